@@ -1,0 +1,126 @@
+"""`[tool.breaklint]` in pyproject.toml -> a frozen, validated Config."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .versions import TorchVersion, default_target
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.9/3.10 only
+    import tomli as tomllib
+
+
+class ConfigError(Exception):
+    """A config problem: one clear line naming the file and the key."""
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] = ("BL",)
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    assume_forward_compiled: bool = True
+    entry_points: tuple[str, ...] = ()
+    target_torch: TorchVersion = field(default_factory=default_target)
+    scope: str = "compiled"
+    root: Path = field(default_factory=Path.cwd)  # per-file-ignores and excludes are relative to it
+    source: Path | None = None  # the file the settings came from
+
+    def with_overrides(self, **changes: Any) -> "Config":
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _str_list(value: object, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _bool(value: object, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: expected true or false, got {value!r}")
+    return value
+
+
+def _version(value: object, where: str) -> TorchVersion:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: expected a version string such as \"2.13\", got {value!r}")
+    try:
+        return TorchVersion.parse(value)
+    except ValueError as error:
+        raise ConfigError(f"{where}: {error}") from None
+
+
+def _scope(value: object, where: str) -> str:
+    if value not in ("compiled", "all"):
+        raise ConfigError(f"{where}: expected \"compiled\" or \"all\", got {value!r}")
+    return str(value)
+
+
+def _per_file(value: object, where: str) -> Mapping[str, tuple[str, ...]]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a table of glob = [codes], got {value!r}")
+    return {str(glob): _str_list(codes, f"{where}.{glob!r}") for glob, codes in value.items()}
+
+
+_KEYS: dict[str, tuple[str, Callable[[object, str], object]]] = {
+    "select": ("select", _str_list),
+    "ignore": ("ignore", _str_list),
+    "per-file-ignores": ("per_file_ignores", _per_file),
+    "exclude": ("exclude", _str_list),
+    "extend-exclude": ("extend_exclude", _str_list),
+    "assume-forward-compiled": ("assume_forward_compiled", _bool),
+    "entry-points": ("entry_points", _str_list),
+    "target-torch": ("target_torch", _version),
+    "scope": ("scope", _scope),
+}
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml with a [tool.breaklint] table, walking up from `start`."""
+    directory = start if start.is_dir() else start.parent
+    for candidate in [directory, *directory.parents]:
+        path = candidate / "pyproject.toml"
+        if path.is_file():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                return path  # let load_config report it
+            if "breaklint" in data.get("tool", {}):
+                return path
+    return None
+
+
+def load_config(path: Path | None, explicit: bool = False) -> Config:
+    if path is None:
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    table = data.get("tool", {}).get("breaklint") if path.name == "pyproject.toml" else data
+    if table is None:
+        if explicit:
+            raise ConfigError(f"{path}: no [tool.breaklint] table")
+        return Config(root=path.parent.resolve(), source=path)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.breaklint] must be a table")
+    settings: dict[str, object] = {}
+    for key, value in table.items():
+        if key not in _KEYS:
+            known = ", ".join(sorted(_KEYS))
+            raise ConfigError(f"{path}: [tool.breaklint] unknown key {key!r} (known: {known})")
+        attribute, convert = _KEYS[key]
+        settings[attribute] = convert(value, f"{path}: [tool.breaklint] {key}")
+    return Config(root=path.parent.resolve(), source=path, **settings)  # type: ignore[arg-type]

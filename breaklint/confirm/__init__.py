@@ -1,0 +1,1 @@
+"""Runtime confirmation: run code under torch.compile and record what Dynamo does."""

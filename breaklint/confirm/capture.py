@@ -1,0 +1,361 @@
+"""Record what Dynamo does (graph breaks, recompiles) while user code runs.
+
+We listen on Dynamo's own `graph_breaks` and `recompiles` logging artifacts rather than
+using `torch._dynamo.explain()`: explain() derives its break count from the number of
+graphs, so it misses frames that produce no graph (a break before the first op, a break
+inside a loop, where Dynamo skips the whole frame) and it says nothing about recompiles.
+
+Tested on torch 2.13. The parsers also accept the 2.5/2.6 message shapes described in
+dynamo-observability.md section 1.2, but those versions were not run.
+
+torch is imported lazily inside functions: `breaklint` must import without torch.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import os
+import re
+import sysconfig
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator
+
+# The artifacts we turn on; `recompiles_verbose` is only listened to (Dynamo writes there
+# instead of `recompiles` when the user enabled it).
+_GRAPH_BREAKS = "graph_breaks"
+_RECOMPILES = "recompiles"
+_LISTENED = (_GRAPH_BREAKS, _RECOMPILES, "recompiles_verbose")
+# Used only if this torch's log registry cannot be listed.
+_KNOWN_LOGGERS = (
+    "torch._dynamo.symbolic_convert.__graph_breaks",
+    "torch._dynamo.convert_frame.__graph_breaks",
+    "torch._dynamo.exc.__graph_breaks",
+    "torch._dynamo.guards.__recompiles",
+    "torch._dynamo.guards.__recompiles_verbose",
+)
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    """One graph break Dynamo logged."""
+
+    filename: str  # innermost user frame of the break (absolute path)
+    lineno: int  # 0 when Dynamo logged no location
+    gb_type: str  # e.g. "Data-dependent branching"
+    gb_id: str | None  # e.g. "GB0170"; None when the registry has no match
+    reason: str  # Dynamo's full reason text
+    frames: tuple[tuple[str, int], ...] = ()  # user stack, outermost first; () if not logged
+    # Dynamo gave up on the whole frame and ran it eagerly (e.g. GB7000 "graph break in loop").
+    frame_skipped: bool = False
+
+
+@dataclass(frozen=True)
+class Recompile:
+    function: str
+    filename: str
+    firstlineno: int
+    reasons: tuple[str, ...]  # guard failure texts, e.g. "L['n'] == 3" (2.13 prints "n == 1")
+
+
+@dataclass
+class Capture:
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
+    recompiles: list[Recompile] = field(default_factory=list)
+    # Deltas of torch._dynamo.utils.counters, filled in on exit: frames Dynamo processed
+    # without error (including ones it left alone) and FX graphs it produced.
+    frames_compiled: int = 0
+    graphs_compiled: int = 0
+    messages: list[str] = field(default_factory=list)  # raw log texts, for debugging
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def registry_path() -> Path | None:
+    """graph_break_registry.json of the installed torch, found without importing torch."""
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return None
+    for loc in (spec.submodule_search_locations or []) if spec is not None else []:
+        path = Path(loc) / "_dynamo" / "graph_break_registry.json"
+        if path.is_file():
+            return path
+    return None  # torch < 2.8 ships no registry
+
+
+@lru_cache(maxsize=None)
+def load_registry(path: str | None = None) -> dict[str, str]:
+    """Gb_type -> GB id. Later ids win on duplicate Gb_types, as in torch's own map."""
+    where = Path(path) if path else registry_path()
+    if where is None:
+        return {}
+    try:
+        data = json.loads(where.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {
+        entry["Gb_type"]: gb_id
+        for gb_id, entries in data.items()
+        for entry in entries
+        if isinstance(entry, dict) and "Gb_type" in entry
+    }
+
+
+@lru_cache(maxsize=None)
+def _registry_patterns(path: str | None) -> tuple[tuple[re.Pattern[str], str], ...]:
+    # Gb_types with runtime placeholders ("... '{attr_name}' ...") become regexes.
+    out: list[tuple[re.Pattern[str], str]] = []
+    for gb_type, gb_id in load_registry(path).items():
+        if "{" in gb_type:
+            parts = re.split(r"\{[^}]*\}", gb_type)
+            out.append((re.compile(".+?".join(map(re.escape, parts)) + "$"), gb_id))
+    return tuple(out)
+
+
+def lookup_gb_id(gb_type: str, path: str | None = None) -> str | None:
+    """Match a reason's first line to a registry Gb_type: exact, placeholder, then prefix."""
+    line = gb_type.strip()
+    registry = load_registry(path)
+    if line in registry:
+        return registry[line]
+    for pattern, gb_id in _registry_patterns(path):
+        if pattern.match(line):
+            return gb_id
+    # Some messages append runtime text to the Gb_type; the longest prefix is the best fit.
+    best = max((t for t in registry if t and line.startswith(t)), key=len, default=None)
+    return registry[best] if best else None
+
+
+# --------------------------------------------------------------------------- parsing
+
+_HEADER = re.compile(
+    r"\s*Graph break (?:\(user stack suppressed due to duplicate graph break\) )?"
+    r"in user code at (?P<file>.+):(?P<line>\d+)\n"
+)
+_FILE_LINE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)', re.M)
+_GB_URL = re.compile(r"/gb/gb(\d+)\.html")
+_STACK_MARKERS = ("User code traceback:", "from user code:", "from user code at:",
+                  "following user code:")
+_SKIPPED = re.compile(
+    r"Skipping the function|skip tracing the frame|frame skipped:|Graph break: skip:"
+)
+_RECOMPILE_HEADER = re.compile(
+    r"\s*Recompiling function (?P<fn>\S+) in (?P<file>.+):(?P<line>\d+)\s*$", re.M
+)
+_GUARD_PREFIX = re.compile(r"^\d+/\d+: ")  # compile id, "0/0: "
+_GUARD_COMMENT = re.compile(r"\s{2,}#.*$")  # "  # return x * n  # f.py:3 in f"
+
+
+@lru_cache(maxsize=None)
+def _torch_roots() -> tuple[str, ...]:
+    spec = importlib.util.find_spec("torch")
+    roots = (spec.submodule_search_locations or []) if spec is not None else []
+    return tuple(os.path.realpath(r) + os.sep for r in roots)
+
+
+def _is_user_file(filename: str) -> bool:
+    """False for torch and stdlib code (which Dynamo may have inlined) and for "<...>"."""
+    if filename.startswith("<"):
+        return False
+    real = os.path.realpath(filename)
+    if real.startswith(_torch_roots()):
+        return False
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
+    # Outside a venv, site-packages lives inside the stdlib dir.
+    return not real.startswith(stdlib) or "-packages" + os.sep in real
+
+
+def _abs(filename: str) -> str:
+    return filename if filename.startswith("<") else os.path.abspath(filename)
+
+
+def _frames(text: str) -> tuple[tuple[str, int], ...]:
+    return tuple((_abs(m["file"]), int(m["line"])) for m in _FILE_LINE.finditer(text))
+
+
+def _gb_blocks(reason: str) -> list[tuple[str, str]]:
+    """(gb_type, block text) for each formatted GB message in the reason (2.7+).
+
+    A reason can hold several: "Encountered graph break when ...:\\n\\n<Gb_type>\\n  Explanation:"
+    wraps one, and a loop break chains the original break and GB7000.
+    """
+    lines = reason.splitlines()
+    starts = [
+        i for i in range(len(lines) - 1)
+        if lines[i].strip() and lines[i + 1].startswith("  Explanation:")
+    ]
+    return [
+        (lines[i].strip(), "\n".join(lines[i: (starts[k + 1] if k + 1 < len(starts) else None)]))
+        for k, i in enumerate(starts)
+    ]
+
+
+def parse_graph_break(message: str, exc: BaseException | None = None,
+                      registry: str | None = None) -> list[GraphBreak]:
+    """Turn one `graph_breaks` log text into events (one per GB message it carries)."""
+    header = _HEADER.match(message)
+    if header:  # 2.6+: "Graph break in user code at F:L\nGraph Break Reason: ..."
+        rest = message[header.end():]
+        cut = rest.rfind("\nUser code traceback:")
+        reason, stack = (rest[:cut], rest[cut:]) if cut >= 0 else (rest, "")
+        reason = reason.split("\n\nStack variable source attribution:")[0]
+        for prefix in ("Graph Break Reason: ", "Reason: "):
+            if reason.startswith(prefix):
+                reason = reason[len(prefix):]
+                break
+        frames = _frames(stack)
+        filename, lineno = _abs(header["file"]), int(header["line"])
+    else:  # frame-skip records, 2.5's "Graph break: from user code at:", WON'T CONVERT
+        stack = message
+        for marker in _STACK_MARKERS:
+            if marker in message:
+                stack = message[message.rfind(marker):]
+                break
+        frames = _frames(stack)
+        reason = str(exc) if exc is not None else message
+        filename, lineno = frames[-1] if frames else ("", 0)
+    reason = reason.strip("\n")
+
+    # Dynamo points at the innermost traced frame, which may be torch code it inlined.
+    if not _is_user_file(filename):
+        user = [f for f in frames if _is_user_file(f[0])]
+        if user:
+            filename, lineno = user[-1]
+
+    blocks = _gb_blocks(reason)
+    if not blocks:
+        gb_type = getattr(exc, "gb_type", None)  # Unsupported.gb_type, 2.11+
+        if not isinstance(gb_type, str):
+            first = next((ln.strip() for ln in reason.splitlines() if ln.strip()), "")
+            gb_type = first.removeprefix("Unsupported: ")  # 2.6 prefixes the exception type
+        blocks = [(gb_type, reason)]
+
+    skipped = bool(_SKIPPED.search(message.split("\nUser code traceback:")[0]))
+    events: list[GraphBreak] = []
+    for gb_type, block in blocks:
+        # The registry first; the doc link Dynamo prints carries the id too (and the
+        # only one if this torch's registry file is missing).
+        url = _GB_URL.search(block)
+        gb_id = lookup_gb_id(gb_type, registry) or (f"GB{url.group(1)}" if url else None)
+        events.append(GraphBreak(filename, lineno, gb_type, gb_id, reason, frames, skipped))
+    return events
+
+
+def parse_recompile(message: str) -> Recompile | None:
+    """Parse "Recompiling function f in F:L\\n    triggered by ...\\n    - 0/0: guard"."""
+    header = _RECOMPILE_HEADER.search(message)
+    if header is None:
+        return None
+    reasons: list[str] = []
+    for line in message[header.end():].splitlines():
+        text = line.strip()
+        if not text.startswith("- "):
+            continue  # "triggered by ..." or recompiles_verbose's "guard 0 failures:"
+        body = text[2:]
+        # Skip the attached user stack ("- User stack trace:" then "-   File ...").
+        if not body or body[0].isspace() or body == "User stack trace:":
+            continue
+        body = _GUARD_COMMENT.sub("", _GUARD_PREFIX.sub("", body)).strip()
+        if body:
+            reasons.append(body)
+    return Recompile(header["fn"], _abs(header["file"]), int(header["line"]), tuple(reasons))
+
+
+# --------------------------------------------------------------------------- capture
+
+_ACTIVE: list[Capture] = []  # nested captures all receive every event
+
+
+class _Sink(logging.Filter):
+    """Logger filter: records the event and returns False so no handler prints it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record must not break the user's compile
+            return False
+        name = record.name.rsplit(".__", 1)[-1]
+        events: list[GraphBreak] = []
+        recompile = None
+        if name == _GRAPH_BREAKS:
+            exc = record.exc_info[1] if record.exc_info else None
+            events = parse_graph_break(message, exc)
+        else:
+            recompile = parse_recompile(message)
+        for cap in _ACTIVE:
+            cap.messages.append(message)
+            cap.graph_breaks.extend(events)
+            if recompile is not None:
+                cap.recompiles.append(recompile)
+        return False
+
+
+_SINK = _Sink()
+_saved: list[tuple[logging.Logger, int]] = []
+_added_artifacts: set[str] = set()
+
+
+def _artifact_loggers() -> list[logging.Logger]:
+    from torch._logging import _internal
+
+    qnames = getattr(_internal.log_registry, "artifact_log_qnames", None) or _KNOWN_LOGGERS
+    return [logging.getLogger(q) for q in sorted(qnames) if q.rsplit(".__", 1)[-1] in _LISTENED]
+
+
+def _install() -> None:
+    import torch._dynamo  # noqa: F401  (creates the artifact loggers before we look for them)
+    from torch._logging import _internal
+
+    # Dynamo checks log_state (is_recompiles_enabled) as well as the logger level.
+    state = _internal.log_state
+    _added_artifacts.update({_GRAPH_BREAKS, _RECOMPILES} - set(state.artifact_names))
+    state.artifact_names.update(_added_artifacts)
+    for logger in _artifact_loggers():
+        _saved.append((logger, logger.level))
+        logger.setLevel(logging.DEBUG)
+        logger.addFilter(_SINK)
+
+
+def _uninstall() -> None:
+    from torch._logging import _internal
+
+    for logger, level in _saved:
+        logger.removeFilter(_SINK)
+        logger.setLevel(level)
+    _saved.clear()
+    _internal.log_state.artifact_names.difference_update(_added_artifacts)
+    _added_artifacts.clear()
+
+
+def _counters() -> tuple[int, int]:
+    from torch._dynamo.utils import counters
+
+    return counters["frames"]["ok"], counters["stats"]["unique_graphs"]
+
+
+@contextmanager
+def capture_dynamo() -> Iterator[Capture]:
+    """Collect graph breaks and recompiles logged while the body runs.
+
+    Restores the logging configuration on exit; the captured records are not printed.
+    """
+    cap = Capture()
+    if not _ACTIVE:
+        _install()
+    _ACTIVE.append(cap)
+    frames0, graphs0 = _counters()
+    try:
+        yield cap
+    finally:
+        frames1, graphs1 = _counters()
+        cap.frames_compiled = max(0, frames1 - frames0)
+        cap.graphs_compiled = max(0, graphs1 - graphs0)
+        del _ACTIVE[next(i for i, c in enumerate(_ACTIVE) if c is cap)]  # not ==: equal twins
+        if not _ACTIVE:
+            _uninstall()

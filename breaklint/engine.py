@@ -1,0 +1,155 @@
+"""check: files -> parse -> project index -> regions -> rules -> findings -> suppressions."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import libcst as cst
+
+from .config import Config
+from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path, read_source
+from .finding import Finding, Span
+from .project import FunctionInfo, ModuleIndex, ProjectIndex, build_module_index, module_name_for
+from .regions import compute_regions, find_entry_points
+from .registry import RuleSet
+from .rule import FileContext, Rule
+from .source import ParsedFile
+from .suppress import Suppression, apply_suppressions, parse_suppressions
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    findings: list[Finding]
+    files_checked: int
+    seconds: float
+
+
+def parse_file(path: Path, root: Path) -> ParsedFile | ReadProblem:
+    text = read_source(path)
+    if isinstance(text, ReadProblem):
+        return text
+    try:
+        tree = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        return ReadProblem("BL001", f"syntax error: {error.message}", error.raw_line, error.raw_column + 1)
+    except RecursionError:
+        return ReadProblem("BL001", "syntax error: expression nested too deeply to parse")
+    module_name, is_package = module_name_for(path)
+    return ParsedFile(path, display_path(path, root), module_name, is_package, text, tree)
+
+
+class _Dispatcher(cst.CSTVisitor):
+    """One traversal per file for every rule; rules only see code in scope."""
+
+    def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
+        self.ctx = ctx
+        self.visitors: dict[str, list[Callable[[cst.CSTNode], None]]] = {}
+        self.leavers: dict[str, list[Callable[[cst.CSTNode], None]]] = {}
+        for rule in rules:
+            for attribute in dir(rule):
+                if attribute.startswith("visit_"):
+                    self.visitors.setdefault(attribute[6:], []).append(getattr(rule, attribute))
+                elif attribute.startswith("leave_"):
+                    self.leavers.setdefault(attribute[6:], []).append(getattr(rule, attribute))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.FunctionDef):
+            info = self.ctx.functions_by_node.get(node)
+            if info is not None:
+                self.ctx.function_stack.append(info)
+        if self.ctx.active:
+            for visit in self.visitors.get(type(node).__name__, ()):
+                visit(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self.ctx.active:
+            for leave in self.leavers.get(type(original_node).__name__, ()):
+                leave(original_node)
+        if isinstance(original_node, cst.FunctionDef) and original_node in self.ctx.functions_by_node:
+            self.ctx.function_stack.pop()
+
+
+class Engine:
+    def __init__(self, config: Config, rules: RuleSet, verbose: bool = False) -> None:
+        self.config = config
+        self.rules = rules
+        self.verbose = verbose
+
+    def check(self, paths: Sequence[Path], force_exclude: bool = False) -> CheckResult:
+        started = time.perf_counter()
+        config = self.config
+        exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
+        files, problems = discover(paths, config.root, exclude, force_exclude)
+        shown_from = Path.cwd()  # paths print relative to where the user stands, like ruff
+        findings = [self._problem(display_path(p, shown_from), problem) for p, problem in problems]
+        parsed: list[ParsedFile] = []
+        for path in files:
+            result = parse_file(path, shown_from)
+            if isinstance(result, ReadProblem):
+                findings.append(self._problem(display_path(path, shown_from), result))
+            else:
+                parsed.append(result)
+        modules = [build_module_index(p) for p in parsed]
+        project = ProjectIndex(modules)
+        entries = find_entry_points(project, config.assume_forward_compiled, config.entry_points)
+        regions = compute_regions(project, entries)
+        for module in modules:
+            findings.extend(self._check_module(module, project, regions))
+        findings.sort(key=lambda f: f.sort_key)
+        return CheckResult(findings, len(files), time.perf_counter() - started)
+
+    def _check_module(self, module: ModuleIndex, project: ProjectIndex,
+                      regions: dict[FunctionInfo, object]) -> list[Finding]:
+        file = module.file
+        rule_classes = self.rules.for_file(file.display)
+        if not rule_classes:
+            return []
+        raw: list[Finding] = []
+        functions = {fn.node: fn for fn in module.functions.values()}
+        has_region = any(fn in regions for fn in functions.values())
+        if not (has_region or (self.config.scope == "all" and functions)):
+            rules: list[Rule] = []
+        else:
+            ctx = FileContext(
+                file=file, module=module, project=project, regions=regions,  # type: ignore[arg-type]
+                functions_by_node=functions, target_torch=self.config.target_torch,
+                scope_all=self.config.scope == "all", emit=raw.append,
+            )
+            rules = [cls(ctx) for cls in rule_classes if not cls.meta]
+            try:
+                file.tree.visit(_Dispatcher(ctx, rules))
+            except Exception as error:  # one broken rule must not hide the other files' findings
+                raw.append(self.rules.meta("BL005").make_finding(
+                    file.display, Span(1, 1, 1, 1),
+                    f"internal error while checking this file: {type(error).__name__}: {error}",
+                    details=traceback.format_exc(),
+                ))
+        suppressions = parse_suppressions(file.text)
+        if not suppressions:
+            return raw
+        return apply_suppressions(raw, suppressions, lambda s, idle: self._unused(file.display, s, idle))
+
+    def _unused(self, path: str, suppression: Suppression, idle: tuple[str, ...]) -> Finding | None:
+        rule = self.rules.meta("BL004")
+        if not self.rules.enabled_for(rule.code, path):
+            return None
+        if suppression.selectors:
+            # Only selectors that name enabled rules can be judged unused.
+            idle = tuple(s for s in idle if self.rules.selects_enabled(s, path))
+            if not idle:
+                return None
+            what = ", ".join(idle)
+            text = f"unused suppression: nothing here matched {what}"
+        else:
+            text = "unused suppression: no finding on this line"
+        return rule.make_finding(path, suppression.span, text)
+
+    def _problem(self, path: str, problem: ReadProblem) -> Finding:
+        rule = self.rules.meta(problem.code)
+        span = Span(problem.line, problem.col, problem.line, problem.col)
+        return rule.make_finding(path, span, problem.message)

@@ -1,0 +1,121 @@
+"""Finding the files to check and reading them into text, or into a reason why not."""
+
+from __future__ import annotations
+
+import codecs
+import fnmatch
+import io
+import os
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".eggs", "__pycache__", "build", "dist",
+    "node_modules", "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    ".breaklint_cache", "*.egg-info",
+)
+SUFFIXES = (".py", ".pyi")
+MAX_BYTES = 8 * 1024 * 1024  # a generated 8 MiB module is not source anyone edits
+
+
+@dataclass(frozen=True)
+class ReadProblem:
+    """Why a file could not become text: rendered as a BL0xx finding by the engine."""
+
+    code: str  # the meta rule's code
+    message: str
+    line: int = 1
+    col: int = 1
+
+
+def display_path(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def is_excluded(path: Path, root: Path, patterns: Iterable[str]) -> bool:
+    """A pattern matches a path component (`build`) or the relative path (`tests/data/*`)."""
+    relative = display_path(path, root)
+    parts = relative.split("/")
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if "/" in pattern:
+            if fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, pattern + "/*"):
+                return True
+        elif any(fnmatch.fnmatchcase(part, pattern) for part in parts):
+            return True
+    return False
+
+
+def discover(
+    paths: Iterable[Path], root: Path, exclude: tuple[str, ...], force_exclude: bool
+) -> tuple[list[Path], list[tuple[Path, ReadProblem]]]:
+    """Python files under `paths`, sorted and unique. Files named explicitly are always checked
+    unless `force_exclude` (the pre-commit case)."""
+    found: set[Path] = set()
+    problems: list[tuple[Path, ReadProblem]] = []
+    for given in paths:
+        path = given if given.is_absolute() else Path.cwd() / given
+        path = Path(os.path.normpath(path))
+        if path.is_dir():
+            found.update(_walk(path, root, exclude, problems))
+        elif path.exists() or path.is_symlink():
+            if not (force_exclude and is_excluded(path, root, exclude)):
+                found.add(path)
+        else:
+            problems.append((path, ReadProblem("BL003", f"no such file or directory: {given}")))
+    return sorted(found), problems
+
+
+def _walk(top: Path, root: Path, exclude: tuple[str, ...], problems: list[tuple[Path, ReadProblem]]) -> Iterator[Path]:
+    def on_error(error: OSError) -> None:
+        problems.append((Path(error.filename or top), ReadProblem("BL003", f"cannot list directory: {error.strerror}")))
+
+    for dirpath, dirnames, filenames in os.walk(top, onerror=on_error):  # never follows dir symlinks
+        directory = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not is_excluded(directory / d, root, exclude))
+        for filename in filenames:
+            if filename.endswith(SUFFIXES):
+                path = directory / filename
+                if not is_excluded(path, root, exclude):
+                    yield path
+
+
+def read_source(path: Path) -> str | ReadProblem:
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            return ReadProblem("BL003", f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; skipped")
+        data = path.read_bytes()
+    except OSError as error:
+        return ReadProblem("BL003", f"cannot read file: {error.strerror or error}")
+    return decode_source(data)
+
+
+def decode_source(data: bytes) -> str | ReadProblem:
+    """Decode as Python does: a BOM or a PEP 263 coding line, else UTF-8."""
+    if b"\0" in data:
+        return ReadProblem("BL003", "file contains NUL bytes (binary?); skipped")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        return ReadProblem("BL002", f"bad encoding declaration: {error}")
+    try:
+        codecs.lookup(encoding)
+        text = data.decode(encoding)
+    except (LookupError, UnicodeDecodeError) as error:
+        line, col = _error_position(data, error)
+        return ReadProblem("BL002", f"file is not valid {encoding}: {error}", line, col)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _error_position(data: bytes, error: Exception) -> tuple[int, int]:
+    if isinstance(error, UnicodeDecodeError):
+        before = data[: error.start]
+        line = before.count(b"\n") + 1
+        col = len(before) - (before.rfind(b"\n") + 1) + 1
+        return line, col
+    return 1, 1

@@ -1,0 +1,73 @@
+"""The one data model every part of breaklint shares: findings and what they carry."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Stage(str, enum.Enum):
+    """The stage of torch.compile a finding hurts (the hundreds digit of its code)."""
+
+    META = "meta"
+    DYNAMO = "dynamo"
+    GUARDS = "guards"
+    AOT_AUTOGRAD = "aot_autograd"
+    INDUCTOR = "inductor"
+    CUDAGRAPHS = "cudagraphs"
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Confidence(str, enum.Enum):
+    """How sure the static pass is. `certain`: the value is known to be a tensor."""
+
+    CERTAIN = "certain"
+    LIKELY = "likely"
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """1-based lines, 1-based columns (in code points); the end is exclusive."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+
+@dataclass(frozen=True)
+class Region:
+    """The compiled region a finding sits in: the traced entry point and how it is compiled."""
+
+    entry: str  # "Net.forward"
+    site: str  # "train.py:12", or "assume-forward-compiled", or "config"
+    path: tuple[str, ...] = ()  # the call chain from the entry to the function with the finding
+
+    def describe(self) -> str:
+        return f"`{self.entry}` via {self.site}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    message: str
+    path: str
+    span: Span
+    severity: Severity
+    confidence: Confidence
+    stage: Stage
+    help: str = ""
+    region: Region | None = None
+    gb_ids: tuple[str, ...] = ()
+    url: str = ""
+    details: str = field(default="", compare=False)  # e.g. a traceback, shown with --verbose
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.span.start_line, self.span.start_col, self.code, self.message)

@@ -1,0 +1,80 @@
+"""Qualified names without libcst's QualifiedNameProvider: an import table per module.
+
+`import torch as t; t.compile(f)` and `from torch import compile` both resolve to
+`torch.compile`; a local `def compile` resolves to `<module>.compile`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def dotted(expr: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return ".".join(reversed(parts))
+
+
+def absolute_module(module: str, is_package: bool, level: int, name: str | None) -> str:
+    """Resolve `from ..x import y` relative to `module` (a package's `__init__` when is_package)."""
+    if level == 0:
+        return name or ""
+    parts = module.split(".")
+    # In pkg/__init__.py the module *is* the package; elsewhere drop the module's own name.
+    keep = len(parts) - level + (1 if is_package else 0)
+    base = parts[: max(keep, 0)]
+    if name:
+        base.append(name)
+    return ".".join(base)
+
+
+class ImportTable:
+    """Local name -> fully qualified dotted name, for one module."""
+
+    def __init__(self, module: str, is_package: bool) -> None:
+        self.module = module
+        self.is_package = is_package
+        self.aliases: dict[str, str] = {}
+        self.local_defs: set[str] = set()
+
+    def add_import(self, node: cst.Import | cst.ImportFrom) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = dotted(alias.name) or ""
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self.aliases[alias.asname.name.value] = full
+                else:
+                    head = full.split(".")[0]
+                    self.aliases[head] = head
+            return
+        level = len(node.relative)
+        source = dotted(node.module) if node.module is not None else None
+        base = absolute_module(self.module, self.is_package, level, source)
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = dotted(alias.name) or ""
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self.aliases[local] = f"{base}.{name}" if base else name
+
+    def resolve(self, expr: cst.BaseExpression) -> str | None:
+        name = dotted(expr)
+        return self.resolve_dotted(name) if name else None
+
+    def resolve_dotted(self, name: str) -> str:
+        head, _, rest = name.partition(".")
+        if head in self.aliases:
+            base = self.aliases[head]
+        elif head in self.local_defs:
+            base = f"{self.module}.{head}"
+        else:
+            base = head
+        return f"{base}.{rest}" if rest else base

@@ -1,0 +1,513 @@
+"""The project index: what each file defines, imports, assigns, calls and compiles.
+
+Built from the libcst trees in one visit per file; resolution across files happens in
+`ProjectIndex`, after every file is indexed (imports may point anywhere in the tree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Union
+
+import libcst as cst
+
+from .names import ImportTable, dotted
+from .source import ParsedFile
+
+FunctionNode = cst.FunctionDef
+
+COMPILE_NAMES = frozenset({"torch.compile", "torch.compiler.compile"})
+OPTIMIZE_NAMES = frozenset({"torch._dynamo.optimize", "torch._dynamo.eval_frame.optimize"})
+DISABLE_NAMES = frozenset(
+    {
+        "torch.compiler.disable",
+        "torch._dynamo.disable",
+        "torch._dynamo.eval_frame.disable",
+        "torch._disable_dynamo",
+        "torch._dynamo.decorators.disable",
+    }
+)
+# Methods that return the module they are called on: `Net().to(device).eval()` is still a Net.
+MODULE_CHAIN_METHODS = frozenset(
+    {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
+     "requires_grad_", "type", "to_empty", "share_memory"}
+)
+MODULE_CONTAINERS = frozenset(
+    {"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict",
+     "torch.nn.modules.container.ModuleList", "torch.nn.modules.container.Sequential",
+     "torch.nn.modules.container.ModuleDict", "list", "tuple", "dict"}
+)
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    module: ModuleIndex
+    qualname: str  # "Net.forward", "helper", "outer.<locals>.inner"
+    node: FunctionNode
+    class_info: ClassInfo | None  # set for methods (defined directly in a class body)
+    parent: FunctionInfo | None  # the enclosing function, for nested defs
+    calls: list[cst.Call] = field(default_factory=list)
+    refs: list[cst.BaseExpression] = field(default_factory=list)  # functions passed as values
+    assigns: dict[str, list[Assigned]] = field(default_factory=dict)
+    nested: list[FunctionInfo] = field(default_factory=list)
+    global_names: set[str] = field(default_factory=set)
+
+    @property
+    def name(self) -> str:
+        return self.node.name.value
+
+    @property
+    def label(self) -> str:
+        return self.qualname
+
+    @property
+    def self_name(self) -> str | None:
+        """The first parameter's name of a method (usually `self`), unless static/class method."""
+        if self.class_info is None:
+            return None
+        for deco in self.node.decorators:
+            if dotted(deco.decorator) in ("staticmethod", "classmethod"):
+                return None
+        params = self.node.params.posonly_params or self.node.params.params
+        return params[0].name.value if params else None
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+@dataclass(frozen=True)
+class Assigned:
+    """One value bound to a name: `x = expr`, or `for x in expr` (iterated=True)."""
+
+    expr: cst.BaseExpression
+    iterated: bool = False
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    module: ModuleIndex
+    qualname: str
+    node: cst.ClassDef
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    # `self.X = expr` anywhere in the class's methods, and `register_buffer("X", …)` & co.
+    attrs: dict[str, list[Assigned]] = field(default_factory=dict)
+    tensor_attrs: set[str] = field(default_factory=set)  # parameters and buffers
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+@dataclass(frozen=True)
+class CompileSite:
+    """`torch.compile(target)`, `@torch.compile`, `optimize(...)(target)` or `target.compile()`."""
+
+    module: ModuleIndex
+    node: cst.CSTNode  # where to point: the call or the decorator
+    target: cst.BaseExpression | FunctionInfo  # a decorated function is its own target
+    scope: FunctionInfo | None  # where the target expression is evaluated
+    method_form: bool = False  # `model.compile()`
+
+    @property
+    def location(self) -> str:
+        return f"{self.module.file.display}:{self.module.file.line(self.node)}"
+
+
+@dataclass(eq=False)
+class ModuleIndex:
+    file: ParsedFile
+    imports: ImportTable
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)  # by qualname
+    classes: dict[str, ClassInfo] = field(default_factory=dict)  # by qualname
+    assigns: dict[str, list[Assigned]] = field(default_factory=dict)  # module-level bindings
+    compile_sites: list[CompileSite] = field(default_factory=list)
+    disabled: dict[FunctionInfo, bool] = field(default_factory=dict)  # fn -> recursive?
+
+    @property
+    def name(self) -> str:
+        return self.file.module_name
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+def _literal_true(expr: cst.BaseExpression) -> bool:
+    return not (isinstance(expr, cst.Name) and expr.value == "False")
+
+
+def _bind_targets(target: cst.BaseExpression, value: Assigned, into: dict[str, list[Assigned]]) -> None:
+    if isinstance(target, cst.Name):
+        into.setdefault(target.value, []).append(value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        # Tuple unpacking loses which element is which; the value still says "came from expr".
+        for element in target.elements:
+            inner = element.value
+            if isinstance(inner, cst.StarredElement):
+                inner = inner.value
+            _bind_targets(inner, Assigned(value.expr, iterated=True), into)
+
+
+class _Indexer(cst.CSTVisitor):
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.classes: list[ClassInfo] = []
+        self.functions: list[FunctionInfo] = []
+        # Whether the innermost scope is a class body (so a def there is a method).
+        self.scope_kinds: list[str] = []
+
+    # --- scopes -------------------------------------------------------------------------
+    def _prefix(self) -> str:
+        if not self.scope_kinds:
+            return ""
+        if self.scope_kinds[-1] == "function":
+            return f"{self.functions[-1].qualname}.<locals>."
+        return f"{self.classes[-1].qualname}."
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        info = ClassInfo(self.index, self._prefix() + node.name.value, node)
+        self.index.classes[info.qualname] = info
+        if not self.scope_kinds:
+            self.index.imports.local_defs.add(node.name.value)
+        self.classes.append(info)
+        self.scope_kinds.append("class")
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
+        self.scope_kinds.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        in_class = bool(self.scope_kinds) and self.scope_kinds[-1] == "class"
+        parent = self.functions[-1] if self.scope_kinds and "function" in self.scope_kinds else None
+        info = FunctionInfo(
+            module=self.index,
+            qualname=self._prefix() + node.name.value,
+            node=node,
+            class_info=self.classes[-1] if in_class else None,
+            parent=parent,
+        )
+        self.index.functions[info.qualname] = info
+        if in_class:
+            self.classes[-1].methods[node.name.value] = info
+        elif not self.scope_kinds:
+            self.index.imports.local_defs.add(node.name.value)
+        elif self.scope_kinds[-1] == "function":
+            self.functions[-1].nested.append(info)
+            self.functions[-1].assigns.setdefault(node.name.value, [])
+        self._decorators(info)
+        self.functions.append(info)
+        self.scope_kinds.append("function")
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+        self.scope_kinds.pop()
+
+    def _current_function(self) -> FunctionInfo | None:
+        if self.scope_kinds and self.scope_kinds[-1] == "function":
+            return self.functions[-1]
+        return None
+
+    # --- imports and bindings -----------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> None:
+        self.index.imports.add_import(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.index.imports.add_import(node)
+
+    def _bindings(self) -> dict[str, list[Assigned]] | None:
+        fn = self._current_function()
+        if fn is not None:
+            return fn.assigns
+        if not self.scope_kinds:
+            return self.index.assigns
+        return None
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, Assigned(node.value))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind(node.target, Assigned(node.value))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target, Assigned(node.value))
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target, Assigned(node.iter, iterated=True))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._bind(node.target, Assigned(node.iter, iterated=True))
+
+    def visit_Global(self, node: cst.Global) -> None:
+        fn = self._current_function()
+        if fn is not None:
+            fn.global_names.update(item.name.value for item in node.names)
+
+    def _bind(self, target: cst.BaseExpression, value: Assigned) -> None:
+        fn = self._current_function()
+        if isinstance(target, cst.Attribute) and fn is not None and fn.class_info is not None:
+            if isinstance(target.value, cst.Name) and target.value.value == fn.self_name:
+                fn.class_info.attrs.setdefault(target.attr.value, []).append(value)
+                return
+        bindings = self._bindings()
+        if bindings is not None:
+            _bind_targets(target, value, bindings)
+
+    # --- calls and compile sites --------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        fn = self._current_function()
+        if fn is not None:
+            fn.calls.append(node)
+            fn.refs.extend(
+                arg.value for arg in node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
+            )
+            self._self_registration(fn, node)
+        self._compile_call(node, fn)
+
+    def _self_registration(self, fn: FunctionInfo, node: cst.Call) -> None:
+        """`self.register_buffer("b", t)`, `register_parameter`, `add_module`/`register_module`."""
+        func = node.func
+        if fn.class_info is None or not isinstance(func, cst.Attribute):
+            return
+        if not (isinstance(func.value, cst.Name) and func.value.value == fn.self_name):
+            return
+        method = func.attr.value
+        if method not in ("register_buffer", "register_parameter", "add_module", "register_module"):
+            return
+        if len(node.args) < 2 or not isinstance(node.args[0].value, cst.SimpleString):
+            return
+        name = node.args[0].value.evaluated_value
+        if not isinstance(name, str):
+            return
+        fn.class_info.attrs.setdefault(name, []).append(Assigned(node.args[1].value))
+        if method in ("register_buffer", "register_parameter"):
+            fn.class_info.tensor_attrs.add(name)
+
+    def _compile_call(self, node: cst.Call, fn: FunctionInfo | None) -> None:
+        func = node.func
+        # `model.compile()` is resolved later, once the receiver's class can be looked up.
+        if isinstance(func, cst.Attribute) and func.attr.value == "compile" and not node.args:
+            self.index.compile_sites.append(
+                CompileSite(self.index, node, func.value, fn, method_form=True)
+            )
+            return
+        resolved = self.index.imports.resolve(func)
+        if resolved in COMPILE_NAMES and node.args and node.args[0].keyword is None:
+            self.index.compile_sites.append(CompileSite(self.index, node, node.args[0].value, fn))
+        elif isinstance(func, cst.Call) and node.args and node.args[0].keyword is None:
+            inner = self.index.imports.resolve(func.func)
+            if inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES:  # torch.compile(**opts)(fn)
+                self.index.compile_sites.append(CompileSite(self.index, node, node.args[0].value, fn))
+
+    def _decorators(self, info: FunctionInfo) -> None:
+        for deco in info.node.decorators:
+            expr = deco.decorator
+            call_args: Iterable[cst.Arg] = ()
+            if isinstance(expr, cst.Call):
+                call_args = expr.args
+                expr = expr.func
+            resolved = self.index.imports.resolve(expr)
+            if resolved in COMPILE_NAMES or resolved in OPTIMIZE_NAMES:
+                self.index.compile_sites.append(CompileSite(self.index, deco, info, info.parent))
+            elif resolved in DISABLE_NAMES:
+                recursive = all(
+                    _literal_true(arg.value)
+                    for arg in call_args
+                    if arg.keyword is not None and arg.keyword.value == "recursive"
+                )
+                self.index.disabled[info] = recursive
+
+
+def build_module_index(parsed: ParsedFile) -> ModuleIndex:
+    index = ModuleIndex(parsed, ImportTable(parsed.module_name, parsed.is_package))
+    # Imports first: a decorator may use a name imported further down (rare, but cheap to get right).
+    for statement in parsed.tree.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    index.imports.add_import(small)
+    parsed.tree.visit(_Indexer(index))
+    return index
+
+
+Definition = Union[FunctionInfo, ClassInfo]
+
+
+class ProjectIndex:
+    """Every indexed module, and name and instance resolution across them."""
+
+    def __init__(self, modules: Iterable[ModuleIndex]) -> None:
+        self.modules: list[ModuleIndex] = list(modules)
+        self.by_name: dict[str, list[ModuleIndex]] = {}
+        for module in self.modules:
+            self.by_name.setdefault(module.name, []).append(module)
+
+    def functions(self) -> Iterator[FunctionInfo]:
+        for module in self.modules:
+            yield from module.functions.values()
+
+    def classes(self) -> Iterator[ClassInfo]:
+        for module in self.modules:
+            yield from module.classes.values()
+
+    # --- global names -------------------------------------------------------------------
+    def _module_candidates(self, name: str, near: ModuleIndex) -> list[ModuleIndex]:
+        found = self.by_name.get(name, [])
+        if len(found) <= 1:
+            return found
+        # Two `model.py` in sibling example folders: prefer the importer's own folder.
+        here = near.file.path.parent
+        return sorted(found, key=lambda m: (m.file.path.parent != here, str(m.file.path)))
+
+    def lookup(self, qualified: str, near: ModuleIndex, depth: int = 0) -> Definition | None:
+        """The project definition a fully qualified dotted name refers to, if any."""
+        if depth > 8:  # re-export cycles
+            return None
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            candidates = self._module_candidates(".".join(parts[:cut]), near)
+            if candidates:
+                return self._lookup_in(candidates[0], parts[cut:], depth)
+        return None
+
+    def _lookup_in(self, module: ModuleIndex, rest: list[str], depth: int) -> Definition | None:
+        head = rest[0]
+        qual = ".".join(rest)
+        if qual in module.functions:
+            return module.functions[qual]
+        if qual in module.classes:
+            return module.classes[qual]
+        if head in module.classes and len(rest) == 2:
+            return self.method(module.classes[head], rest[1])
+        if head in module.imports.aliases:  # a re-export: `from .layers import Block`
+            target = module.imports.aliases[head]
+            return self.lookup(".".join([target, *rest[1:]]), module, depth + 1)
+        return None
+
+    def resolve_class(self, expr: cst.BaseExpression, module: ModuleIndex) -> ClassInfo | None:
+        name = module.imports.resolve(expr)
+        if name is None:
+            return None
+        found = self.lookup(name, module)
+        return found if isinstance(found, ClassInfo) else None
+
+    # --- classes ------------------------------------------------------------------------
+    def bases(self, cls: ClassInfo) -> list[ClassInfo]:
+        found = []
+        for base in cls.node.bases:
+            resolved = self.resolve_class(base.value, cls.module)
+            if resolved is not None and resolved is not cls:
+                found.append(resolved)
+        return found
+
+    def mro(self, cls: ClassInfo) -> list[ClassInfo]:
+        """Depth-first, left to right, duplicates dropped: close enough to C3 for lookups."""
+        order: list[ClassInfo] = []
+        stack = [cls]
+        while stack:
+            current = stack.pop(0)
+            if current in order:
+                continue
+            order.append(current)
+            stack[0:0] = self.bases(current)
+        return order
+
+    def method(self, cls: ClassInfo, name: str, skip_self: bool = False) -> FunctionInfo | None:
+        for klass in self.mro(cls)[1 if skip_self else 0 :]:
+            if name in klass.methods:
+                return klass.methods[name]
+        return None
+
+    def attr_values(self, cls: ClassInfo, name: str) -> list[tuple[ClassInfo, Assigned]]:
+        return [(klass, value) for klass in self.mro(cls) for value in klass.attrs.get(name, ())]
+
+    def is_tensor_attr(self, cls: ClassInfo, name: str) -> bool:
+        return any(name in klass.tensor_attrs for klass in self.mro(cls))
+
+    def is_nn_module(self, cls: ClassInfo) -> bool:
+        for klass in self.mro(cls):
+            for base in klass.node.bases:
+                resolved = klass.module.imports.resolve(base.value) or ""
+                if resolved.startswith("torch.nn."):
+                    return True
+        return False
+
+    # --- instances ----------------------------------------------------------------------
+    def instance_classes(
+        self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex, depth: int = 0
+    ) -> list[ClassInfo]:
+        """Project classes whose instances `expr` may hold; containers are flattened to elements."""
+        if depth > 6:
+            return []
+        found: list[ClassInfo] = []
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            cls = self.resolve_class(func, module)
+            if cls is not None:
+                return [cls]
+            if isinstance(func, cst.Attribute) and func.attr.value in MODULE_CHAIN_METHODS:
+                return self.instance_classes(func.value, scope, module, depth + 1)
+            if module.imports.resolve(func) in MODULE_CONTAINERS:
+                for arg in expr.args:
+                    for inner in _constructor_calls(arg.value):
+                        found.extend(self.instance_classes(inner, scope, module, depth + 1))
+            return found
+        if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
+            for inner in _constructor_calls(expr):
+                found.extend(self.instance_classes(inner, scope, module, depth + 1))
+            return found
+        if isinstance(expr, cst.Subscript):
+            return self.instance_classes(expr.value, scope, module, depth + 1)
+        if isinstance(expr, cst.Name):
+            for value in self.bound_values(expr.value, scope, module):
+                found.extend(self.instance_classes(value.expr, scope, module, depth + 1))
+            return found
+        if isinstance(expr, cst.Attribute):
+            owner = self.self_class(expr.value, scope)
+            if owner is not None:
+                for klass, value in self.attr_values(owner, expr.attr.value):
+                    found.extend(self.instance_classes(value.expr, None, klass.module, depth + 1))
+        return found
+
+    def bound_values(self, name: str, scope: FunctionInfo | None, module: ModuleIndex) -> list[Assigned]:
+        fn = scope
+        while fn is not None:
+            if name in fn.assigns:
+                return fn.assigns[name]
+            fn = fn.parent
+        return module.assigns.get(name, [])
+
+    @staticmethod
+    def self_class(expr: cst.BaseExpression, scope: FunctionInfo | None) -> ClassInfo | None:
+        """The class of `self` when expr is the method's `self` (also inside nested functions)."""
+        fn = scope
+        while fn is not None:
+            if fn.class_info is not None and isinstance(expr, cst.Name) and expr.value == fn.self_name:
+                return fn.class_info
+            fn = fn.parent
+        return None
+
+
+def _constructor_calls(expr: cst.BaseExpression) -> Iterator[cst.Call]:
+    """Calls inside a container literal or comprehension: `[Block(d) for _ in range(n)]`."""
+    found: list[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> bool:
+            found.append(node)
+            return False
+
+    expr.visit(_Calls())
+    yield from found
+
+
+def module_name_for(path: Path) -> tuple[str, bool]:
+    """Dotted module name from the package layout (`__init__.py` files walked upwards)."""
+    path = path.resolve()
+    is_package = path.name == "__init__.py"
+    parts = [] if is_package else [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        parts.append(directory.name)
+        directory = directory.parent
+    return ".".join(reversed(parts)) or path.stem, is_package

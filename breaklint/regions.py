@@ -1,0 +1,188 @@
+"""Which functions Dynamo will trace: entry points, then reachability over the call graph."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .finding import Region
+from .project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
+
+PARTIAL_NAMES = frozenset({"functools.partial"})
+ASSUMED = "assume-forward-compiled"  # the site label of forwards compiled by assumption
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    function: FunctionInfo
+    site: str  # "train.py:12", "assume-forward-compiled", "config: pkg.mod:Net.forward"
+
+
+class CallResolver:
+    """Resolves callee expressions inside one function to project functions."""
+
+    def __init__(self, project: ProjectIndex) -> None:
+        self.project = project
+
+    def callees(self, fn: FunctionInfo) -> list[FunctionInfo]:
+        found: list[FunctionInfo] = list(fn.nested)
+        for call in fn.calls:
+            found.extend(self.call_targets(call.func, fn))
+        for ref in fn.refs:
+            found.extend(t for t in self.function_refs(ref, fn) if t not in found)
+        return found
+
+    def call_targets(self, callee: cst.BaseExpression, scope: FunctionInfo) -> list[FunctionInfo]:
+        """What `callee(...)` runs: a function, a method, or the `forward` of a module instance."""
+        direct = self.function_refs(callee, scope)
+        if direct:
+            return direct
+        return self.forwards(self.project.instance_classes(callee, scope, scope.module))
+
+    def function_refs(self, expr: cst.BaseExpression, scope: FunctionInfo | None) -> list[FunctionInfo]:
+        """Functions that `expr` names: `helper`, `self.method`, `super().forward`, `mod.fn`."""
+        project = self.project
+        module = scope.module if scope is not None else None
+        if isinstance(expr, cst.Attribute):
+            receiver = expr.value
+            name = expr.attr.value
+            if _is_super_call(receiver) and scope is not None:
+                owner = _owner_class(scope)
+                method = project.method(owner, name, skip_self=True) if owner else None
+                return [method] if method else []
+            owner = project.self_class(receiver, scope)
+            if owner is not None:
+                method = project.method(owner, name)
+                return [method] if method else []
+        if isinstance(expr, cst.Name) and scope is not None:
+            nested = _nested_named(scope, expr.value)
+            if nested is not None:
+                return [nested]
+        if module is None or not isinstance(expr, (cst.Name, cst.Attribute)):
+            return []
+        qualified = module.imports.resolve(expr)
+        found = project.lookup(qualified, module) if qualified else None
+        if isinstance(found, FunctionInfo):
+            return [found]
+        if isinstance(expr, cst.Attribute):  # `obj.method` on a known instance
+            methods = [project.method(c, expr.attr.value) for c in
+                       project.instance_classes(expr.value, scope, module)]
+            return [m for m in methods if m is not None]
+        return []
+
+    def forwards(self, classes: list[ClassInfo]) -> list[FunctionInfo]:
+        methods = [self.project.method(cls, "forward") for cls in classes]
+        return [m for m in methods if m is not None]
+
+    def compile_targets(self, site: CompileSite) -> list[FunctionInfo]:
+        target = site.target
+        if isinstance(target, FunctionInfo):
+            return [target]
+        scope, module = site.scope, site.module
+        if site.method_form:  # `model.compile()`: only a known module instance counts
+            return self.forwards(self.project.instance_classes(target, scope, module))
+        if isinstance(target, cst.Call) and module.imports.resolve(target.func) in PARTIAL_NAMES:
+            if target.args:
+                return self.compile_targets(CompileSite(module, site.node, target.args[0].value, scope))
+        functions = self.function_refs(target, scope) if scope else self._module_level_refs(target, module)
+        if functions:
+            return functions
+        return self.forwards(self.project.instance_classes(target, scope, module))
+
+    def _module_level_refs(self, expr: cst.BaseExpression, module: ModuleIndex) -> list[FunctionInfo]:
+        if not isinstance(expr, (cst.Name, cst.Attribute)):
+            return []
+        qualified = module.imports.resolve(expr)
+        found = self.project.lookup(qualified, module) if qualified else None
+        if isinstance(found, FunctionInfo):
+            return [found]
+        if isinstance(expr, cst.Attribute):
+            methods = [self.project.method(c, expr.attr.value)
+                       for c in self.project.instance_classes(expr.value, None, module)]
+            return [m for m in methods if m is not None]
+        return []
+
+
+def _is_super_call(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "super"
+
+
+def _owner_class(fn: FunctionInfo) -> ClassInfo | None:
+    while fn is not None:
+        if fn.class_info is not None:
+            return fn.class_info
+        fn = fn.parent  # type: ignore[assignment]
+    return None
+
+
+def _nested_named(scope: FunctionInfo, name: str) -> FunctionInfo | None:
+    fn: FunctionInfo | None = scope
+    while fn is not None:
+        for nested in fn.nested:
+            if nested.name == name:
+                return nested
+        fn = fn.parent
+    return None
+
+
+def find_entry_points(
+    project: ProjectIndex, assume_forward: bool, configured: tuple[str, ...]
+) -> list[EntryPoint]:
+    resolver = CallResolver(project)
+    entries: list[EntryPoint] = []
+    for module in project.modules:
+        for site in module.compile_sites:
+            entries.extend(EntryPoint(fn, site.location) for fn in resolver.compile_targets(site))
+    for spec in configured:
+        entries.extend(EntryPoint(fn, f"config `{spec}`") for fn in configured_functions(project, spec))
+    if assume_forward:
+        for cls in project.classes():
+            if "forward" in cls.methods and project.is_nn_module(cls):
+                entries.append(EntryPoint(cls.methods["forward"], ASSUMED))
+    return entries
+
+
+def configured_functions(project: ProjectIndex, spec: str) -> list[FunctionInfo]:
+    """`pkg.module:Class.method` or `path/to/file.py:function`."""
+    where, _, qualname = spec.partition(":")
+    found = []
+    for module in project.modules:
+        path = module.file.path.as_posix()
+        if module.name == where or (where.endswith(".py") and path.endswith(where.lstrip("./"))):
+            if qualname in module.functions:
+                found.append(module.functions[qualname])
+    return found
+
+
+def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[FunctionInfo, Region]:
+    """Breadth-first from the entry points, so each function gets its shortest call chain.
+
+    Explicit compile sites are walked first: a `forward` reached from `torch.compile(model)`
+    is labelled with that call, not with the assume-forward switch."""
+    resolver = CallResolver(project)
+    disabled = {fn: rec for module in project.modules for fn, rec in module.disabled.items()}
+    regions: dict[FunctionInfo, Region] = {}
+    explicit = [e for e in entries if e.site != ASSUMED]
+    assumed = [e for e in entries if e.site == ASSUMED]
+    for batch in (explicit, assumed):
+        queue: deque[FunctionInfo] = deque()
+        for entry in batch:
+            if entry.function in regions or disabled.get(entry.function, False):
+                continue
+            regions[entry.function] = Region(entry.function.label, entry.site, (entry.function.label,))
+            queue.append(entry.function)
+        while queue:
+            fn = queue.popleft()
+            region = regions[fn]
+            for callee in resolver.callees(fn):
+                if callee in regions or disabled.get(callee, False):
+                    continue
+                regions[callee] = Region(region.entry, region.site, region.path + (callee.label,))
+                queue.append(callee)
+    # A disabled function itself is never traced, even when it is also an entry; with
+    # recursive=False its callees still are (they get frames of their own), so it was walked.
+    for fn in disabled:
+        regions.pop(fn, None)
+    return regions

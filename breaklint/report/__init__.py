@@ -1,0 +1,13 @@
+"""Reporters: translate findings into a format. Nothing else happens here."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..engine import CheckResult
+from .json import render_json
+from .text import render_text
+
+Renderer = Callable[[CheckResult, bool], str]
+
+RENDERERS: dict[str, Renderer] = {"text": render_text, "json": render_json}

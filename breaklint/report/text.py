@@ -1,0 +1,38 @@
+"""`path:line:col: CODE [confidence] message`, a help line, and a summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..engine import CheckResult
+
+
+def render_text(result: CheckResult, verbose: bool = False) -> str:
+    lines: list[str] = []
+    for f in result.findings:
+        lines.append(f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.code} [{f.confidence.value}] {f.message}")
+        if f.help:
+            lines.append(f"    help: {f.help}")
+        if verbose and f.region is not None and len(f.region.path) > 1:
+            lines.append(f"    call chain: {' -> '.join(f.region.path)}")
+        if verbose and f.details:
+            lines.extend("    " + line for line in f.details.rstrip().splitlines())
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def summary(result: CheckResult) -> str:
+    count = len(result.findings)
+    in_regions = sum(1 for f in result.findings if f.region is not None)
+    noun = "finding" if count == 1 else "findings"
+    files = "file" if result.files_checked == 1 else "files"
+    return (
+        f"Found {count} {noun} ({in_regions} in compiled regions; "
+        f"{result.files_checked} {files}, {result.seconds:.2f} s)"
+    )
+
+
+def render_statistics(result: CheckResult) -> str:
+    counts = Counter((f.code, f.name) for f in result.findings)
+    rows = [f"{n:5d}  {code}  {name}" for (code, name), n in sorted(counts.items())]
+    return "\n".join(rows) + ("\n" if rows else "")

@@ -1,0 +1,153 @@
+"""The base class every rule derives from, and the per-file context the engine gives it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar
+
+import libcst as cst
+
+from .finding import Confidence, Finding, Region, Severity, Span, Stage
+from .project import FunctionInfo, ModuleIndex, ProjectIndex
+from .source import ParsedFile
+from .values import FunctionValues, Value, UNKNOWN
+from .versions import TorchVersion
+
+DOCS_URL = "https://breaklint.dev/rules/{code}"
+DOC_SECTIONS = ("What it does", "Why is this bad?", "How to fix", "When it is fine", "Dynamo says")
+
+
+@dataclass
+class FileContext:
+    """What the engine knows about one file; shared by every rule visiting it."""
+
+    file: ParsedFile
+    module: ModuleIndex
+    project: ProjectIndex
+    regions: dict[FunctionInfo, Region]
+    functions_by_node: dict[cst.FunctionDef, FunctionInfo]
+    target_torch: TorchVersion
+    scope_all: bool
+    emit: Callable[[Finding], None]
+    function_stack: list[FunctionInfo] = field(default_factory=list)
+    _values: dict[FunctionInfo, FunctionValues] = field(default_factory=dict)
+
+    @property
+    def function(self) -> FunctionInfo | None:
+        return self.function_stack[-1] if self.function_stack else None
+
+    @property
+    def region(self) -> Region | None:
+        fn = self.function
+        return self.regions.get(fn) if fn is not None else None
+
+    @property
+    def active(self) -> bool:
+        """Rules only look at code Dynamo traces (or at every function with --scope all)."""
+        return self.region is not None or (self.scope_all and self.function is not None)
+
+    def value(self, node: cst.BaseExpression) -> Value:
+        if not self.function_stack:
+            return UNKNOWN
+        outer = self.function_stack[0]
+        if outer not in self._values:  # nested functions share their outermost function's pass
+            self._values[outer] = FunctionValues(outer, self.project)
+        return self._values[outer].of(node)
+
+    def resolve(self, expr: cst.BaseExpression) -> str | None:
+        """The qualified name of a Name/Attribute chain: `t.compile` -> `torch.compile`."""
+        return self.module.imports.resolve(expr)
+
+
+class Rule:
+    """One pattern that costs torch.compile its speed. Subclasses declare and visit."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    stage: ClassVar[Stage]
+    severity: ClassVar[Severity] = Severity.WARNING
+    message: ClassVar[str]  # format fields: {region} and whatever the rule passes to report()
+    help: ClassVar[str]
+    # Dynamo's own words, by GB id (or by a key such as "recompile" for guard failures).
+    dynamo_says: ClassVar[dict[str, str]] = {}
+    # Torch versions (inclusive, "major.minor") in which the pattern hurts; None: all known.
+    torch_versions: ClassVar[tuple[str | None, str | None]] = (None, None)
+    bad: ClassVar[tuple[str, ...]] = ()
+    good: ClassVar[tuple[str, ...]] = ()
+    meta: ClassVar[bool] = False  # emitted by the engine itself (BL0xx), never visits
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+
+    @classmethod
+    def gb_ids(cls) -> tuple[str, ...]:
+        return tuple(key for key in cls.dynamo_says if re.fullmatch(r"GB\d{4}", key))
+
+    @classmethod
+    def url(cls) -> str:
+        return DOCS_URL.format(code=cls.code)
+
+    @classmethod
+    def applies_to(cls, version: TorchVersion) -> bool:
+        low, high = cls.torch_versions
+        return (low is None or version >= TorchVersion.parse(low)) and (
+            high is None or version <= TorchVersion.parse(high)
+        )
+
+    @classmethod
+    def docs(cls) -> str:
+        return (cls.__doc__ or "").strip()
+
+    @classmethod
+    def make_finding(
+        cls,
+        path: str,
+        span: Span,
+        message: str,
+        confidence: Confidence = Confidence.CERTAIN,
+        region: Region | None = None,
+        says: str | None = None,
+        details: str = "",
+        help: str | None = None,
+    ) -> Finding:
+        gb_ids: tuple[str, ...] = ()
+        if says is not None:
+            quote = cls.dynamo_says[says]
+            if re.fullmatch(r"GB\d{4}", says):
+                gb_ids = (says,)
+                message = f'{message}; Dynamo: "{quote}" ({says})'
+            else:
+                message = f"{message}; Dynamo: {quote}"
+        return Finding(
+            code=cls.code,
+            name=cls.name,
+            message=message,
+            path=path,
+            span=span,
+            severity=cls.severity,
+            confidence=confidence,
+            stage=cls.stage,
+            help=cls.help if help is None else help,
+            region=region,
+            gb_ids=gb_ids,
+            url=cls.url(),
+            details=details,
+        )
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        *,
+        confidence: Confidence,
+        says: str | None = None,
+        **fields: str,
+    ) -> None:
+        region = self.ctx.region
+        where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
+        text = self.message.format(region=where, **fields)
+        self.ctx.emit(
+            self.make_finding(
+                self.ctx.file.display, self.ctx.file.span(node), text, confidence, region, says
+            )
+        )

@@ -1,0 +1,611 @@
+"""A small abstract interpretation: is this expression a tensor, a shape, a Python value?
+
+A branch only breaks the graph when it tests a tensor, so rules ask here before they report.
+One forward pass per function in source order; the last binding seen wins (good enough for
+the straight-line code that forward methods are made of). Unknown never becomes a tensor.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Mapping
+
+import libcst as cst
+
+from .names import dotted
+from .project import ClassInfo, FunctionInfo, ProjectIndex
+
+
+class Kind(enum.Enum):
+    TENSOR = "tensor"  # known to be a tensor: a torch call, a parameter, tensor arithmetic
+    MAYBE_TENSOR = "maybe-tensor"  # an unannotated argument, a module's output
+    SHAPE_INT = "shape-int"  # x.shape[0], x.size(1), x.dim(), len(x): guarded, never a break
+    SHAPE = "shape"  # x.shape, x.size()
+    PYTHON = "python"  # literals, config constants, self.training, isinstance(...)
+    MODULE = "module"  # an nn.Module instance
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: Kind
+    boolean: bool = False  # a tensor known to hold booleans (a mask)
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind is Kind.TENSOR
+
+    @property
+    def tensorish(self) -> bool:
+        return self.kind in (Kind.TENSOR, Kind.MAYBE_TENSOR)
+
+
+TENSOR = Value(Kind.TENSOR)
+MAYBE = Value(Kind.MAYBE_TENSOR)
+SHAPE_INT = Value(Kind.SHAPE_INT)
+SHAPE = Value(Kind.SHAPE)
+PYTHON = Value(Kind.PYTHON)
+MODULE = Value(Kind.MODULE)
+UNKNOWN = Value(Kind.UNKNOWN)
+
+TENSOR_PY_ATTRS = frozenset(
+    {"dtype", "device", "is_cuda", "requires_grad", "layout", "is_sparse", "is_leaf",
+     "is_quantized", "is_meta", "is_mps", "is_cpu", "names", "is_nested"}
+)
+TENSOR_SELF_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
+TENSOR_INT_METHODS = frozenset({"dim", "ndimension", "numel", "nelement", "element_size", "get_device"})
+TENSOR_PY_METHODS = frozenset(
+    {"is_contiguous", "is_floating_point", "is_complex", "data_ptr", "is_pinned", "is_shared",
+     "is_signed", "has_names", "is_set_to", "is_inference", "item", "tolist", "numpy",
+     "untyped_storage", "storage_offset", "__len__"}
+)
+TENSOR_BOOL_METHODS = frozenset(
+    {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "isneginf", "isposinf",
+     "logical_and", "logical_or", "logical_not", "logical_xor", "bool", "isclose", "signbit",
+     "any", "all", "isreal", "greater", "less", "greater_equal", "less_equal", "not_equal"}
+)
+BOOL_PRESERVING_METHODS = frozenset(
+    {"view", "reshape", "flatten", "squeeze", "unsqueeze", "t", "transpose", "permute",
+     "contiguous", "clone", "detach", "expand", "expand_as", "repeat", "cpu", "cuda", "to",
+     "view_as", "reshape_as", "flip", "roll", "__getitem__"}
+)
+TORCH_PY_FUNCS = frozenset(
+    {"is_tensor", "is_storage", "is_grad_enabled", "is_floating_point", "is_complex",
+     "get_default_dtype", "is_autocast_enabled", "is_inference_mode_enabled", "device", "dtype",
+     "finfo", "iinfo", "get_num_threads", "is_nonzero", "equal", "allclose", "no_grad",
+     "enable_grad", "inference_mode", "set_grad_enabled", "is_deterministic_algorithms_warn_only_enabled",
+     "are_deterministic_algorithms_enabled", "manual_seed", "set_default_dtype"}
+)
+TORCH_NON_TENSOR_NAMESPACES = (
+    "torch.cuda.", "torch.backends.", "torch.distributed.", "torch.jit.", "torch.compiler.",
+    "torch._dynamo.", "torch.utils.", "torch.overrides.", "torch.fx.", "torch.library.",
+    "torch._C.", "torch.testing.", "torch.onnx.", "torch.export.", "torch.mps.", "torch.xpu.",
+    "torch.types.", "torch.profiler.", "torch.autocast", "torch.amp.", "torch.cpu.",
+)
+TORCH_BOOL_FUNCS = frozenset(
+    {"isnan", "isinf", "isfinite", "isneginf", "isposinf", "eq", "ne", "gt", "ge", "lt", "le",
+     "logical_and", "logical_or", "logical_not", "logical_xor", "any", "all", "isin", "isclose",
+     "signbit", "greater", "less", "greater_equal", "less_equal", "not_equal", "isreal"}
+)
+PY_RESULT_BUILTINS = frozenset(
+    {"isinstance", "issubclass", "hasattr", "callable", "type", "id", "str", "repr", "range",
+     "enumerate", "zip", "print", "sorted", "reversed", "list", "tuple", "dict", "set", "frozenset",
+     "getattr", "format", "hash", "chr", "ord"}
+)
+NUMERIC_BUILTINS = frozenset({"min", "max", "abs", "sum", "round", "pow", "divmod"})
+SCALAR_CASTS = frozenset({"int", "float", "bool", "complex"})
+
+
+def combine(*values: Value) -> Value:
+    """The value of an operator applied to operands of these values."""
+    kinds = {v.kind for v in values}
+    boolean = all(v.boolean for v in values if v.tensorish)
+    if Kind.TENSOR in kinds:
+        return Value(Kind.TENSOR, boolean)
+    if Kind.MAYBE_TENSOR in kinds:
+        return Value(Kind.MAYBE_TENSOR, boolean)
+    if kinds <= {Kind.SHAPE_INT, Kind.PYTHON} and Kind.SHAPE_INT in kinds:
+        return SHAPE_INT
+    if kinds <= {Kind.SHAPE, Kind.PYTHON} and Kind.SHAPE in kinds:
+        return SHAPE
+    if kinds == {Kind.PYTHON}:
+        return PYTHON
+    return UNKNOWN
+
+
+def _as_bool(value: Value) -> Value:
+    return Value(value.kind, True) if value.tensorish else value
+
+
+class FunctionValues:
+    """Values of every expression in one function (and the functions nested in it)."""
+
+    def __init__(self, fn: FunctionInfo, project: ProjectIndex) -> None:
+        self.fn = fn
+        self.project = project
+        self.results: dict[cst.CSTNode, Value] = {}
+        self._owner: ClassInfo | None = None
+        self._self_names: set[str] = set()
+        self._run_function(fn.node, {}, fn)
+
+    def of(self, node: cst.BaseExpression) -> Value:
+        return self.results.get(node, UNKNOWN)
+
+    # --- statements -------------------------------------------------------------------------
+    def _run_function(self, node: cst.FunctionDef | cst.Lambda, outer: Mapping[str, Value],
+                      info: FunctionInfo | None) -> None:
+        env = dict(outer)
+        self_param = info.self_name if info is not None else None
+        if info is not None and info.class_info is not None and self_param:
+            self._owner = info.class_info
+            self._self_names.add(self_param)
+            env[self_param] = MODULE if self.project.is_nn_module(info.class_info) else UNKNOWN
+        params = node.params
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            if param.name.value != self_param:
+                env[param.name.value] = self._param_value(param)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                env[star.name.value] = UNKNOWN
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            if param.default is not None:
+                self._eval(param.default, dict(outer))
+        if isinstance(node, cst.Lambda):
+            self._eval(node.body, env)
+        else:
+            self._run_block(node.body, env)
+
+    def _param_value(self, param: cst.Param) -> Value:
+        if param.annotation is not None:
+            return _annotation_value(param.annotation.annotation)
+        default = param.default
+        if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+            return MAYBE
+        return PYTHON if _is_literal(default) else UNKNOWN
+
+    def _run_block(self, body: cst.BaseSuite | cst.CSTNode, env: dict[str, Value]) -> None:
+        statements = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else [body]
+        for statement in statements:
+            self._run_statement(statement, env)
+
+    def _run_statement(self, stmt: cst.CSTNode, env: dict[str, Value]) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self._run_small(small, env)
+        elif isinstance(stmt, cst.FunctionDef):
+            for deco in stmt.decorators:
+                self._eval(deco.decorator, env)
+            env[stmt.name.value] = PYTHON
+            nested = self._nested_info(stmt)
+            self._run_function(stmt, env, nested)
+        elif isinstance(stmt, cst.ClassDef):
+            env[stmt.name.value] = UNKNOWN
+        elif isinstance(stmt, cst.If):
+            self._eval(stmt.test, env)
+            self._run_block(stmt.body, env)
+            if stmt.orelse is not None:
+                self._run_statement(stmt.orelse, env)
+        elif isinstance(stmt, cst.Else):
+            self._run_block(stmt.body, env)
+        elif isinstance(stmt, cst.While):
+            self._eval(stmt.test, env)
+            self._run_block(stmt.body, env)
+            if stmt.orelse is not None:
+                self._run_block(stmt.orelse.body, env)
+        elif isinstance(stmt, cst.For):
+            self._bind(stmt.target, self._eval(stmt.iter, env), env, iterated=True, source=stmt.iter)
+            self._run_block(stmt.body, env)
+            if stmt.orelse is not None:
+                self._run_block(stmt.orelse.body, env)
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self._eval(item.item, env)
+                if item.asname is not None:
+                    self._bind(item.asname.name, UNKNOWN, env)
+            self._run_block(stmt.body, env)
+        elif isinstance(stmt, cst.Try):
+            self._run_block(stmt.body, env)
+            for handler in stmt.handlers:
+                if handler.type is not None:
+                    self._eval(handler.type, env)
+                if handler.name is not None:
+                    self._bind(handler.name.name, UNKNOWN, env)
+                self._run_block(handler.body, env)
+            for extra in (stmt.orelse, stmt.finalbody):
+                if extra is not None:
+                    self._run_block(extra.body, env)
+        elif isinstance(stmt, cst.Match):
+            self._eval(stmt.subject, env)
+            for case in stmt.cases:
+                if case.guard is not None:
+                    self._eval(case.guard, env)
+                self._run_block(case.body, env)
+        else:  # TryStar and future compound statements: evaluate what we can see
+            for child in stmt.children:
+                if isinstance(child, cst.BaseExpression):
+                    self._eval(child, env)
+                elif isinstance(child, (cst.BaseSuite, cst.BaseStatement)):
+                    self._run_block(child, env)
+
+    def _nested_info(self, node: cst.FunctionDef) -> FunctionInfo | None:
+        for nested in _all_nested(self.fn):
+            if nested.node is node:
+                return nested
+        return None
+
+    def _run_small(self, small: cst.BaseSmallStatement, env: dict[str, Value]) -> None:
+        if isinstance(small, cst.Assign):
+            value = self._eval(small.value, env)
+            for target in small.targets:
+                self._bind(target.target, value, env, source=small.value)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self._bind(small.target, self._eval(small.value, env), env, source=small.value)
+        elif isinstance(small, cst.AugAssign):
+            value = self._eval(small.value, env)
+            current = self._eval(small.target, env)
+            self._bind(small.target, combine(current, value), env)
+        elif isinstance(small, (cst.Expr, cst.Return, cst.Assert, cst.Raise, cst.Del)):
+            for child in small.children:
+                if isinstance(child, cst.BaseExpression):
+                    self._eval(child, env)
+            if isinstance(small, cst.Assert) and small.msg is not None:
+                self._eval(small.msg, env)
+        elif isinstance(small, (cst.Global, cst.Nonlocal)):
+            for item in small.names:
+                env.setdefault(item.name.value, UNKNOWN)
+
+    def _bind(self, target: cst.BaseExpression, value: Value, env: dict[str, Value],
+              iterated: bool = False, source: cst.BaseExpression | None = None) -> None:
+        if iterated:
+            value = self._element_of(value, source, env)
+        if isinstance(target, cst.Name):
+            env[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = [e.value for e in target.elements]
+            sources = self._parallel_elements(source, len(elements)) if iterated else None
+            literal = source.elements if isinstance(source, (cst.Tuple, cst.List)) and not iterated else None
+            for i, element in enumerate(elements):
+                inner = element.value if isinstance(element, cst.StarredElement) else element
+                if sources is not None:
+                    self._bind(inner, sources[i], env)
+                elif literal is not None and len(literal) == len(elements):
+                    self._bind(inner, self.of(literal[i].value), env)
+                else:
+                    self._bind(inner, self._element_of(value, None, env), env)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, UNKNOWN, env)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            self._eval(target, env)
+
+    def _parallel_elements(self, source: cst.BaseExpression | None, count: int) -> list[Value] | None:
+        """Per-target values for `for i, x in enumerate(xs)` and `for a, b in zip(xs, ys)`."""
+        if not isinstance(source, cst.Call):
+            return None
+        name = dotted(source.func)
+        args = [a.value for a in source.args]
+        if name == "enumerate" and args and count == 2:
+            return [PYTHON, self._element_of(self.of(args[0]), args[0], {})]
+        if name == "zip" and len(args) == count:
+            return [self._element_of(self.of(a), a, {}) for a in args]
+        return None
+
+    def _element_of(self, container: Value, source: cst.BaseExpression | None, env: dict[str, Value]) -> Value:
+        """The value of one element when iterating or unpacking something of this value."""
+        if container.tensorish:
+            return Value(container.kind)
+        if container.kind is Kind.SHAPE:
+            return SHAPE_INT
+        if isinstance(source, cst.Call) and dotted(source.func) == "range":
+            args = [self.of(a.value) for a in source.args]
+            return SHAPE_INT if any(a.kind is Kind.SHAPE_INT for a in args) else PYTHON
+        return UNKNOWN
+
+    # --- expressions --------------------------------------------------------------------------
+    def _eval(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
+        value = self._compute(node, env)
+        self.results[node] = value
+        return value
+
+    def _compute(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                             cst.ConcatenatedString, cst.Ellipsis)):
+            return PYTHON
+        if isinstance(node, cst.FormattedString):
+            self._eval_children(node, env)
+            return PYTHON
+        if isinstance(node, cst.Name):
+            return self._name(node.value, env)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node, env)
+        if isinstance(node, cst.Subscript):
+            return self._subscript(node, env)
+        if isinstance(node, cst.Call):
+            return self._call(node, env)
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self._eval(node.left, env), self._eval(node.right, env)
+            result = combine(left, right)
+            if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and left.boolean and right.boolean:
+                return _as_bool(result)
+            return Value(result.kind) if result.tensorish else result
+        if isinstance(node, cst.UnaryOperation):
+            operand = self._eval(node.expression, env)
+            if isinstance(node.operator, cst.Not):
+                return _as_bool(operand) if operand.tensorish else (operand if operand.kind is Kind.SHAPE_INT else PYTHON)
+            return operand
+        if isinstance(node, cst.BooleanOperation):
+            return combine(self._eval(node.left, env), self._eval(node.right, env))
+        if isinstance(node, cst.Comparison):
+            values = [self._eval(node.left, env)]
+            values += [self._eval(target.comparator, env) for target in node.comparisons]
+            if any(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons):
+                return PYTHON
+            result = combine(*values)
+            if result.kind is Kind.SHAPE:
+                return SHAPE_INT
+            return _as_bool(result)
+        if isinstance(node, cst.IfExp):
+            self._eval(node.test, env)
+            return combine(self._eval(node.body, env), self._eval(node.orelse, env))
+        if isinstance(node, cst.NamedExpr):
+            value = self._eval(node.value, env)
+            self._bind(node.target, value, env)
+            return value
+        if isinstance(node, cst.Lambda):
+            self._run_function(node, env, None)
+            return PYTHON
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            self._comprehension(node, env)
+            return UNKNOWN
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            elements = [self._eval(e.value, env) for e in node.elements]
+            return PYTHON if all(e.kind is Kind.PYTHON for e in elements) else UNKNOWN
+        self._eval_children(node, env)
+        return UNKNOWN
+
+    def _eval_children(self, node: cst.CSTNode, env: dict[str, Value]) -> None:
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                self._eval(child, env)
+            else:
+                self._eval_children(child, env)
+
+    def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
+                       env: dict[str, Value]) -> None:
+        inner = dict(env)
+        clause: cst.CompFor | None = node.for_in
+        while clause is not None:
+            iterated = self._eval(clause.iter, inner)
+            self._bind(clause.target, iterated, inner, iterated=True, source=clause.iter)
+            for condition in clause.ifs:
+                self._eval(condition.test, inner)
+            clause = clause.inner_for_in
+        if isinstance(node, cst.DictComp):
+            self._eval(node.key, inner)
+            self._eval(node.value, inner)
+        else:
+            self._eval(node.elt, inner)
+
+    def _name(self, name: str, env: dict[str, Value]) -> Value:
+        if name in env:
+            return env[name]
+        if name in ("True", "False", "None"):
+            return PYTHON
+        module = self.fn.module
+        bound = module.assigns.get(name)
+        if bound:  # module-level constants: `USE_FAST = True`, `EPS = 1e-6`
+            return PYTHON if all(_is_literal(b.expr) for b in bound) else UNKNOWN
+        qualified = module.imports.resolve_dotted(name)
+        if qualified != name:
+            return self._imported_constant(qualified)
+        return UNKNOWN
+
+    def _imported_constant(self, qualified: str) -> Value:
+        module_name, _, attr = qualified.rpartition(".")
+        for module in self.project.by_name.get(module_name, []):
+            bound = module.assigns.get(attr)
+            if bound and all(_is_literal(b.expr) for b in bound):
+                return PYTHON
+        return UNKNOWN
+
+    def _attribute(self, node: cst.Attribute, env: dict[str, Value]) -> Value:
+        receiver = node.value
+        attr = node.attr.value
+        if isinstance(receiver, cst.Name) and receiver.value in self._self_names and self._owner:
+            self.results[receiver] = env.get(receiver.value, UNKNOWN)
+            return self._self_attribute(self._owner, attr)
+        base = self._eval(receiver, env)
+        if base.tensorish:
+            if attr == "shape":
+                return SHAPE
+            if attr == "ndim":
+                return SHAPE_INT
+            if attr in TENSOR_PY_ATTRS:
+                return PYTHON
+            if attr in TENSOR_SELF_ATTRS:
+                return Value(base.kind, base.boolean)
+            return UNKNOWN
+        qualified = dotted(node)
+        if qualified is not None:
+            resolved = self.fn.module.imports.resolve_dotted(qualified)
+            if resolved.startswith("torch.") and resolved.rpartition(".")[2] in _TORCH_DTYPE_NAMES:
+                return PYTHON
+            if resolved.startswith(("math.", "sys.", "os.", "string.")):
+                return PYTHON
+            if resolved != qualified or "." in resolved:
+                constant = self._imported_constant(resolved)
+                if constant is PYTHON:
+                    return PYTHON
+        return UNKNOWN
+
+    def _self_attribute(self, cls: ClassInfo, attr: str) -> Value:
+        if attr == "training":
+            return PYTHON
+        project = self.project
+        if project.is_tensor_attr(cls, attr):
+            return TENSOR
+        values = project.attr_values(cls, attr)
+        if not values:
+            return UNKNOWN
+        if project.instance_classes(values[0][1].expr, None, values[0][0].module):
+            return MODULE
+        kinds = {_static_value(v.expr, k.module.imports.resolve) for k, v in values}
+        return kinds.pop() if len(kinds) == 1 else UNKNOWN
+
+    def _subscript(self, node: cst.Subscript, env: dict[str, Value]) -> Value:
+        base = self._eval(node.value, env)
+        indices = []
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                indices.append(self._eval(element.slice.value, env))
+            else:
+                for part in (element.slice.lower, element.slice.upper, element.slice.step):
+                    if part is not None:
+                        self._eval(part, env)
+        if base.tensorish:
+            return Value(base.kind, base.boolean)
+        if base.kind is Kind.SHAPE:
+            is_slice = any(isinstance(e.slice, cst.Slice) for e in node.slice)
+            return SHAPE if is_slice else SHAPE_INT
+        if base.kind is Kind.MODULE:
+            return MODULE
+        return UNKNOWN
+
+    def _call(self, node: cst.Call, env: dict[str, Value]) -> Value:
+        args = [self._eval(arg.value, env) for arg in node.args]
+        func = node.func
+        if isinstance(func, cst.Attribute) and _is_self(func.value, self._self_names):
+            # self.sub(x) runs a submodule (a tensor, most likely); self.helper(x) is unknown.
+            return MAYBE if self._eval(func, env).kind is Kind.MODULE else UNKNOWN
+        if isinstance(func, cst.Attribute):
+            receiver = self._eval(func.value, env)
+            method = func.attr.value
+            if receiver.tensorish:
+                return self._tensor_method(receiver, method, args)
+            if receiver.kind is Kind.SHAPE:
+                return SHAPE_INT if method in ("numel", "index", "count") else UNKNOWN
+            if receiver.kind is Kind.MODULE:
+                return MAYBE if method == "forward" else UNKNOWN
+        elif self._eval(func, env).kind is Kind.MODULE:
+            return MAYBE
+        name = dotted(func)
+        if name is None or name.partition(".")[0] in env:
+            return UNKNOWN  # a local callable or a method of a local object
+        qualified = self.fn.module.imports.resolve_dotted(name)
+        return self._function_result(qualified, node, args)
+
+    def _tensor_method(self, receiver: Value, method: str, args: list[Value]) -> Value:
+        if method == "size":
+            return SHAPE_INT if args else SHAPE
+        if method == "stride":
+            return SHAPE_INT if args else SHAPE
+        if method in TENSOR_INT_METHODS:
+            return SHAPE_INT
+        if method in TENSOR_PY_METHODS:
+            return PYTHON
+        if method in TENSOR_BOOL_METHODS:
+            return Value(receiver.kind, True)
+        if method in BOOL_PRESERVING_METHODS:
+            return Value(receiver.kind, receiver.boolean)
+        return Value(receiver.kind)
+
+    def _function_result(self, qualified: str, node: cst.Call, args: list[Value]) -> Value:
+        last = qualified.rpartition(".")[2]
+        if qualified == "len":
+            return SHAPE_INT if args and (args[0].tensorish or args[0].kind is Kind.SHAPE) else PYTHON
+        if qualified in SCALAR_CASTS:
+            if args and args[0].kind is Kind.SHAPE_INT:
+                return SHAPE_INT
+            return PYTHON
+        if qualified in PY_RESULT_BUILTINS:
+            return PYTHON
+        if qualified in NUMERIC_BUILTINS:
+            return combine(*args) if args else UNKNOWN
+        if qualified.startswith("math."):
+            return SHAPE_INT if any(a.kind is Kind.SHAPE_INT for a in args) else PYTHON
+        if qualified == "torch.Size":
+            return SHAPE
+        if qualified.startswith("torch.nn.") and not qualified.startswith(("torch.nn.functional.", "torch.nn.init.")):
+            return MODULE if last[:1].isupper() else UNKNOWN
+        if qualified.startswith("torch."):
+            if qualified.startswith(TORCH_NON_TENSOR_NAMESPACES) or last in TORCH_PY_FUNCS:
+                return PYTHON if last.startswith(("is_", "get_", "are_")) or last in TORCH_PY_FUNCS else UNKNOWN
+            if last in _TORCH_DTYPE_NAMES:
+                return PYTHON
+            if last == "numel":
+                return SHAPE_INT
+            return Value(Kind.TENSOR, last in TORCH_BOOL_FUNCS)
+        found = self.project.lookup(qualified, self.fn.module) if "." in qualified else None
+        if isinstance(found, ClassInfo):
+            return MODULE if self.project.is_nn_module(found) else UNKNOWN
+        return UNKNOWN
+
+
+_TORCH_DTYPE_NAMES = frozenset(
+    {"float32", "float", "float64", "double", "float16", "half", "bfloat16", "int8", "int16",
+     "int32", "int64", "long", "int", "uint8", "bool", "complex64", "complex128", "cfloat",
+     "float8_e4m3fn", "float8_e5m2", "short", "uint16", "uint32", "uint64"}
+)
+
+
+def _is_self(expr: cst.BaseExpression, self_names: set[str]) -> bool:
+    return isinstance(expr, cst.Name) and expr.value in self_names
+
+
+def _is_literal(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation):
+        return _is_literal(expr.expression)
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        return all(_is_literal(e.value) for e in expr.elements)
+    return False
+
+
+def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[no-untyped-def]
+    """What a class attribute holds, judged from what `__init__` assigned to it."""
+    if _is_literal(expr):
+        return PYTHON
+    if isinstance(expr, cst.Call):
+        name = resolve(expr.func) or ""
+        if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            return TENSOR
+        if name.startswith("torch.") and not name.startswith("torch.nn.") and not name.startswith(
+            TORCH_NON_TENSOR_NAMESPACES
+        ):
+            return TENSOR
+        if name in SCALAR_CASTS:
+            return PYTHON
+    return UNKNOWN
+
+
+def _annotation_value(annotation: cst.BaseExpression) -> Value:
+    text = dotted(annotation)
+    if isinstance(annotation, cst.SimpleString):
+        text = annotation.evaluated_value if isinstance(annotation.evaluated_value, str) else None
+    if isinstance(annotation, cst.Subscript):  # Optional[Tensor]
+        text = dotted(annotation.value)
+        inner = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if text in ("Optional", "typing.Optional") and inner:
+            return _annotation_value(inner[0])
+        return UNKNOWN
+    if isinstance(annotation, cst.BinaryOperation):  # Tensor | None
+        left, right = _annotation_value(annotation.left), _annotation_value(annotation.right)
+        return left if left.is_tensor else right if right.is_tensor else UNKNOWN
+    if text is None:
+        return UNKNOWN
+    if text.rpartition(".")[2] == "Tensor":
+        return TENSOR
+    if text in ("int", "float", "bool", "str", "bytes", "complex", "None"):
+        return PYTHON
+    return UNKNOWN
+
+
+def _all_nested(fn: FunctionInfo) -> list[FunctionInfo]:
+    found = list(fn.nested)
+    for inner in fn.nested:
+        found.extend(_all_nested(inner))
+    return found
