@@ -571,8 +571,10 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
         return PYTHON
     if isinstance(expr, cst.Call):
         name = resolve(expr.func) or ""
-        if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+        if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
             return TENSOR
+        if name.startswith("torch.nn.") and name.rpartition(".")[2][:1].isupper():
+            return MODULE  # torch.nn.Linear(...), torch.nn.ModuleList(...)
         if name.startswith("torch.") and not name.startswith("torch.nn.") and not name.startswith(
             TORCH_NON_TENSOR_NAMESPACES
         ):

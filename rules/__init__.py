@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from breaklint.rule import Rule
 
+from .data_dependent_branch import DataDependentBranch
 from .decode_error import DecodeError
+from .dynamic_shape_op import DynamicShapeOp
+from .explicit_graph_break import ExplicitGraphBreak
 from .internal_error import InternalError
 from .syntax_error import SyntaxErrorRule
 from .tensor_to_scalar import TensorToScalar
@@ -18,4 +21,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UnusedSuppression,
     InternalError,
     TensorToScalar,
+    DataDependentBranch,
+    DynamicShapeOp,
+    ExplicitGraphBreak,
 )

@@ -32,9 +32,9 @@ def _line(fn: Callable[..., Any], marker: str) -> int:
     return start + next(i for i, text in enumerate(lines) if marker in text)
 
 
-def _run(fn: Callable[..., Any], *calls: tuple[Any, ...]) -> Capture:
+def _run(fn: Callable[..., Any], *calls: tuple[Any, ...], **options: Any) -> Capture:
     with capture_dynamo() as cap:
-        compiled = torch.compile(fn, backend="eager")
+        compiled = torch.compile(fn, backend="eager", **options)
         for args in calls:
             compiled(*args)
     return cap
@@ -132,6 +132,15 @@ def test_int_argument_recompiles(x: Any) -> None:
     assert (rec.function, rec.filename) == ("scale", HERE)
     assert rec.firstlineno == inspect.getsourcelines(scale)[1]
     assert any("n" in reason and "1" in reason for reason in rec.reasons), rec.reasons
+
+
+def test_recompile_limit_hit_is_reported() -> None:
+    with torch._dynamo.config.patch(recompile_limit=2):
+        cap = _run(scale, *[(torch.randn(n), 2) for n in (1, 2, 3)], dynamic=False)
+    [gb] = cap.graph_breaks
+    assert (gb.lineno, gb.gb_id, gb.frame_skipped) == (
+        inspect.getsourcelines(scale)[1], "GB0039", True)
+    assert len(cap.recompiles) == 2
 
 
 def test_clean_function_records_nothing(x: Any) -> None:

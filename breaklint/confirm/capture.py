@@ -30,6 +30,7 @@ from typing import Iterator
 _GRAPH_BREAKS = "graph_breaks"
 _RECOMPILES = "recompiles"
 _LISTENED = (_GRAPH_BREAKS, _RECOMPILES, "recompiles_verbose")
+_LIMIT_LOGGER = "torch._dynamo.convert_frame"  # warns "torch._dynamo hit config.recompile_limit"
 # Used only if this torch's log registry cannot be listed.
 _KNOWN_LOGGERS = (
     "torch._dynamo.symbolic_convert.__graph_breaks",
@@ -42,7 +43,7 @@ _KNOWN_LOGGERS = (
 
 @dataclass(frozen=True)
 class GraphBreak:
-    """One graph break Dynamo logged."""
+    """One graph break Dynamo logged (or a recompile-limit hit, GB0039, at the def line)."""
 
     filename: str  # innermost user frame of the break (absolute path)
     lineno: int  # 0 when Dynamo logged no location
@@ -267,33 +268,59 @@ def parse_recompile(message: str) -> Recompile | None:
     return Recompile(header["fn"], _abs(header["file"]), int(header["line"]), tuple(reasons))
 
 
+_LIMIT_PREFIX = "torch._dynamo hit config."
+_LIMIT_FUNCTION = re.compile(r"function: '(?P<fn>[^']*)' \((?P<file>.+):(?P<line>\d+)\)")
+
+
+def parse_recompile_limit(message: str) -> list[GraphBreak]:
+    """The recompile-limit warning, as a GB0039 event at the function's first line.
+
+    Dynamo then runs the frame eagerly, but (2.13) logs no `graph_breaks` record for it.
+    """
+    where = _LIMIT_FUNCTION.search(message)
+    if where is None:
+        return []
+    # Renamed in 2.11 (formerly "Dynamo cache limit exceeded").
+    gb_type = next((t for t in ("Dynamo recompile limit exceeded", "Dynamo cache limit exceeded")
+                    if lookup_gb_id(t)), "Dynamo recompile limit exceeded")
+    return [GraphBreak(_abs(where["file"]), int(where["line"]), gb_type, lookup_gb_id(gb_type),
+                       message, frame_skipped=True)]
+
+
 # --------------------------------------------------------------------------- capture
 
 _ACTIVE: list[Capture] = []  # nested captures all receive every event
 
 
 class _Sink(logging.Filter):
-    """Logger filter: records the event and returns False so no handler prints it."""
+    """Logger filter that records events. It returns False for the artifact records (so
+    no handler prints them) and True for the recompile-limit warning (torch prints it
+    whether or not we listen)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        artifact = ".__" in record.name
         try:
             message = record.getMessage()
-        except Exception:  # a malformed record must not break the user's compile
-            return False
-        name = record.name.rsplit(".__", 1)[-1]
-        events: list[GraphBreak] = []
-        recompile = None
-        if name == _GRAPH_BREAKS:
-            exc = record.exc_info[1] if record.exc_info else None
-            events = parse_graph_break(message, exc)
-        else:
-            recompile = parse_recompile(message)
+            kind = record.name.rsplit(".__", 1)[-1]
+            events: list[GraphBreak] = []
+            recompile = None
+            if not artifact:
+                if not message.startswith(_LIMIT_PREFIX):
+                    return True
+                events = parse_recompile_limit(message)
+            elif kind == _GRAPH_BREAKS:
+                exc = record.exc_info[1] if record.exc_info else None
+                events = parse_graph_break(message, exc)
+            else:
+                recompile = parse_recompile(message)
+        except Exception:  # an unexpected text must never break the user's compile
+            return not artifact
         for cap in _ACTIVE:
             cap.messages.append(message)
             cap.graph_breaks.extend(events)
             if recompile is not None:
                 cap.recompiles.append(recompile)
-        return False
+        return not artifact
 
 
 _SINK = _Sink()
@@ -320,6 +347,10 @@ def _install() -> None:
         _saved.append((logger, logger.level))
         logger.setLevel(logging.DEBUG)
         logger.addFilter(_SINK)
+    # Listen only (level untouched) for the recompile-limit warning.
+    limit_logger = logging.getLogger(_LIMIT_LOGGER)
+    _saved.append((limit_logger, limit_logger.level))
+    limit_logger.addFilter(_SINK)
 
 
 def _uninstall() -> None:

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from breaklint.finding import Confidence, Stage
+from breaklint.rule import FileContext, Rule
+
+
+def truth_tested(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The operands whose truth value a test evaluates: through `and`, `or`, `not`, parentheses."""
+    if isinstance(expr, cst.BooleanOperation):
+        yield from truth_tested(expr.left)
+        yield from truth_tested(expr.right)
+    elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        yield from truth_tested(expr.expression)
+    else:
+        yield expr
+
+
+class DataDependentBranch(Rule):
+    """## What it does
+    Finds Python control flow that depends on a tensor's values inside a compiled region: `if`,
+    `elif`, `while`, a conditional expression, `and`/`or`/`not` on a tensor, and comprehension
+    filters.
+
+    ## Why is this bad?
+    Dynamo traces one path through the code. When the path depends on data it cannot know at
+    trace time (`if x.sum() > 0`), it ends the graph, runs the test eagerly and compiles each side
+    separately: a graph break, and a device sync to read the value.
+
+    Tests on shapes (`x.dim() == 3`, `x.shape[0] > 1`), on `self.training` or on Python
+    values are fine: Dynamo turns them into guards.
+
+    ## How to fix
+    Compute both sides and select with `torch.where(cond, a, b)`; use `torch.cond(pred, true_fn,
+    false_fn, operands)` for real control flow; or move the branch out of the compiled function.
+
+    ## When it is fine
+    When the branch is rare and the break is measured to be cheap, or the code is not compiled.
+
+    ## Dynamo says
+    `Data-dependent branching` (GB0170).
+    """
+
+    code = "BL102"
+    name = "data-dependent-branch"
+    stage = Stage.DYNAMO
+    message = "data-dependent `{statement}` on a tensor in {region} forces a graph break"
+    help = "select with torch.where(cond, a, b), use torch.cond for real control flow, or branch outside the compiled code"
+    dynamo_says = {"GB0170": "Data-dependent branching"}
+    bad = (
+        "import torch\n\n@torch.compile\ndef f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n",
+        "import torch\n\n@torch.compile\ndef f(x):\n    return x if x.max() > 0 else -x\n",
+    )
+    good = (
+        "import torch\n\n@torch.compile\ndef f(x):\n    if x.dim() == 3:\n        return x\n    return -x\n",
+        "import torch\n\n@torch.compile\ndef f(x):\n    return torch.where(x.sum() > 0, x, -x)\n",
+    )
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self._tests: set[cst.BaseExpression] = set()  # operands already judged as part of a test
+
+    def visit_If(self, node: cst.If) -> None:
+        self._check_test(node.test, node.test, "if")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._check_test(node.test, node.test, "while")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._check_test(node.test, node.test, "... if ... else ...")
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._check_test(node.test, node.test, "comprehension filter")
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        # Outside a test, `a and b` still asks for bool(a).
+        if node in self._tests or node.left in self._tests:
+            return
+        self._check_test(node.left, node, "and" if isinstance(node.operator, cst.And) else "or")
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not) and node not in self._tests:
+            self._check_test(node.expression, node, "not")
+
+    def _check_test(self, test: cst.BaseExpression, anchor: cst.CSTNode, statement: str) -> None:
+        self._mark(test)
+        for operand in truth_tested(test):
+            value = self.ctx.value(operand)
+            if value.tensorish:
+                confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
+                self.report(anchor, confidence=confidence, says="GB0170", statement=statement)
+                return  # Dynamo breaks at the first one; one finding per test
+
+    def _mark(self, expr: cst.BaseExpression) -> None:
+        self._tests.add(expr)
+        if isinstance(expr, cst.BooleanOperation):
+            self._mark(expr.left)
+            self._mark(expr.right)
+        elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            self._mark(expr.expression)

@@ -1,0 +1,32 @@
+"""BL101 positives: each marked line must graph-break under real Dynamo."""
+import torch
+
+
+@torch.compile
+def scale_by_total(x):
+    return x * x.sum().item()  # expect: BL101
+
+
+@torch.compile
+def to_list(x: torch.Tensor):
+    values = x[0].tolist()  # expect: BL101
+    return x + len(values)
+
+
+@torch.compile
+def as_int(x: torch.Tensor):
+    return x * int(x.max())  # expect: BL101
+
+
+@torch.compile
+def as_float(x: torch.Tensor):
+    return x / float(x.abs().sum())  # expect: BL101
+
+
+def _helper(t):
+    return t.mean().item()  # expect: BL101
+
+
+@torch.compile
+def through_helper(x):
+    return x - _helper(x)

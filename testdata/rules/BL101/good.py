@@ -1,0 +1,21 @@
+"""BL101 negatives: nothing here may graph-break or be flagged."""
+import torch
+
+
+def not_compiled(x):
+    return x.sum().item()
+
+
+@torch.compile
+def shape_to_int(x):
+    return x * int(x.shape[0])
+
+
+@torch.compile
+def python_float(x, scale: float = 2.0):
+    return x * float(scale)
+
+
+@torch.compile
+def numel_cast(x):
+    return x / float(x.numel())

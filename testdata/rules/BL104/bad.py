@@ -1,0 +1,27 @@
+"""BL104 positives: each marked line must graph-break under real Dynamo."""
+import torch
+
+
+@torch.compile
+def nonzero(x):
+    return torch.nonzero(x) + 1  # expect: BL104
+
+
+@torch.compile
+def mask_index(x):
+    return x[x > 0] * 2  # expect: BL104
+
+
+@torch.compile
+def unique_values(x: torch.Tensor):
+    return x.round().unique() + 1  # expect: BL104
+
+
+@torch.compile
+def masked_select(x):
+    return torch.masked_select(x, x > 0) + 1  # expect: BL104
+
+
+@torch.compile
+def where_one_arg(x):
+    return torch.where(x > 0)[0] + 1  # expect: BL104

@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from breaklint.config import Config  # noqa: E402
+from breaklint.engine import CheckResult, Engine  # noqa: E402
+from breaklint.registry import RuleSet  # noqa: E402
+
+
+def run_check(paths: list[Path], root: Path | None = None, **settings: object) -> CheckResult:
+    config = Config(root=root or Path.cwd(), **settings)  # type: ignore[arg-type]
+    return Engine(config, RuleSet(config)).check(paths)
+
+
+@pytest.fixture
+def check():
+    return run_check
