@@ -1,0 +1,267 @@
+"""Which functions are compiled regions: every entry-point form, reachability and its cuts."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ITEM = "x.sum().item()"
+
+
+@pytest.fixture(autouse=True)
+def _in_project(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # paths print relative to the working directory
+
+
+def project(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return tmp_path
+
+
+def flagged(result) -> set[tuple[str, int]]:
+    return {(f.path.rsplit("/", 1)[-1], f.span.start_line) for f in result.findings if f.code == "BL101"}
+
+
+def regions(result) -> dict[int, str]:
+    return {f.span.start_line: f.region.describe() for f in result.findings if f.region}
+
+
+DECORATOR_FORMS = [
+    ("import torch", "@torch.compile"),
+    ("import torch", "@torch.compile()"),
+    ("import torch", '@torch.compile(mode="reduce-overhead", fullgraph=False)'),
+    ("import torch as t", "@t.compile"),
+    ("from torch import compile", "@compile"),
+    ("from torch import compile as tc", "@tc(dynamic=True)"),
+    ("import torch", "@torch.compiler.compile"),
+    ("import torch._dynamo", '@torch._dynamo.optimize("inductor")'),
+    ("import torch._dynamo as dynamo", "@dynamo.optimize()"),
+]
+
+
+@pytest.mark.parametrize("imports,decorator", DECORATOR_FORMS)
+def test_decorator_forms(tmp_path, check, imports, decorator) -> None:
+    root = project(tmp_path, {"m.py": f"{imports}\n\n{decorator}\ndef f(x):\n    return {ITEM}\n"})
+    assert flagged(check([root], root=root)) == {("m.py", 5)}
+
+
+def test_local_compile_function_is_not_torch(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"def compile(fn):\n    return fn\n\n@compile\ndef f(x):\n    return {ITEM}\n"})
+    assert flagged(check([root], root=root)) == set()
+
+
+def test_uncompiled_function_is_silent_unless_scope_all(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"def f(x):\n    return {ITEM}\n"})
+    assert flagged(check([root], root=root)) == set()
+    result = check([root], root=root, scope="all")
+    assert flagged(result) == {("m.py", 2)}
+    assert result.findings[0].region is None
+
+
+def test_compile_call_on_function_and_partial(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"""
+        import functools
+        import torch
+
+        def f(x):
+            return {ITEM}
+
+        def g(x, k):
+            return {ITEM}
+
+        fast_f = torch.compile(f)
+        fast_g = torch.compile(functools.partial(g, k=2))
+        """})
+    result = check([root], root=root)
+    assert flagged(result) == {("m.py", 6), ("m.py", 9)}
+    assert regions(result)[6] == "`f` via m.py:11"
+
+
+def test_compile_model_instance_and_submodule_and_method_form(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"""
+        import torch
+        from torch import nn
+
+        class A(nn.Module):
+            def forward(self, x):
+                return {ITEM}
+
+        class B(nn.Module):
+            def forward(self, x):
+                return {ITEM}
+
+        class C(nn.Module):
+            def forward(self, x):
+                return {ITEM}
+
+        class Outer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.b = B()
+                self.b = torch.compile(self.b)
+
+        model = A().to("cpu")
+        fast = torch.compile(model)
+        c = C()
+        c.compile()
+        """})
+    result = check([root], root=root, assume_forward_compiled=False)
+    assert flagged(result) == {("m.py", 7), ("m.py", 11), ("m.py", 15)}
+    assert regions(result) == {7: "`A.forward` via m.py:24", 11: "`B.forward` via m.py:21", 15: "`C.forward` via m.py:26"}
+
+
+def test_reachability_across_files(tmp_path, check) -> None:
+    """The issue's case: compile in train.py, `.item()` two calls down in layers.py."""
+    root = project(tmp_path, {
+        "layers.py": f"""
+            import torch
+            from torch import nn
+
+            def scale(x):
+                return {ITEM}
+
+            class Inner(nn.Module):
+                def forward(self, x):
+                    return self.helper(x)
+
+                def helper(self, x):
+                    return scale(x)
+
+            def load(x):
+                return {ITEM}
+            """,
+        "train.py": """
+            import torch
+            from torch import nn
+            from layers import Inner, load
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.inner = Inner()
+
+                def forward(self, x):
+                    return self.inner(x)
+
+            batch = load(torch.ones(2))
+            model = torch.compile(Net())
+            """,
+    })
+    result = check([root], root=root, assume_forward_compiled=False)
+    assert flagged(result) == {("layers.py", 6)}
+    finding = result.findings[0]
+    assert finding.region.describe() == "`Net.forward` via train.py:15"
+    assert finding.region.path == ("Net.forward", "Inner.forward", "Inner.helper", "scale")
+
+
+def test_package_imports_super_and_module_list(tmp_path, check) -> None:
+    root = project(tmp_path, {
+        "pkg/__init__.py": "from .blocks import Block\n",
+        "pkg/base.py": f"""
+            from torch import nn
+
+            class Base(nn.Module):
+                def forward(self, x):
+                    return {ITEM}
+            """,
+        "pkg/blocks.py": """
+            from .base import Base
+            from . import util
+
+            class Block(Base):
+                def forward(self, x):
+                    x = util.prep(x)
+                    return super().forward(x)
+            """,
+        "pkg/util.py": f"def prep(x):\n    return x * {ITEM}\n",
+        "run.py": """
+            import torch
+            from torch import nn
+            from pkg import Block
+
+            class Stack(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = nn.ModuleList([Block() for _ in range(3)])
+
+                def forward(self, x):
+                    for layer in self.layers:
+                        x = layer(x)
+                    return x
+
+            stack = torch.compile(Stack())
+            """,
+    })
+    result = check([root], root=root, assume_forward_compiled=False)
+    assert flagged(result) == {("base.py", 6), ("util.py", 2)}
+
+
+def test_disable_cuts_reachability(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"""
+        import torch
+
+        @torch.compiler.disable
+        def logged(x):
+            return {ITEM}
+
+        @torch._dynamo.disable(recursive=False)
+        def shallow(x):
+            return inner(x) + {ITEM}
+
+        def inner(x):
+            return {ITEM}
+
+        @torch.compile
+        def f(x):
+            return logged(x) + shallow(x)
+        """})
+    assert flagged(check([root], root=root)) == {("m.py", 13)}
+
+
+def test_assume_forward_switch(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"""
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return {ITEM}
+
+        class NotAModule:
+            def forward(self, x):
+                return {ITEM}
+        """})
+    result = check([root], root=root)
+    assert flagged(result) == {("m.py", 6)}
+    assert regions(result)[6] == "`Net.forward` via assume-forward-compiled"
+    assert flagged(check([root], root=root, assume_forward_compiled=False)) == set()
+
+
+def test_configured_entry_points(tmp_path, check) -> None:
+    root = project(tmp_path, {"pkg/__init__.py": "", "pkg/step.py": f"def train_step(x):\n    return {ITEM}\n"})
+    assert flagged(check([root], root=root)) == set()
+    for spec in ("pkg.step:train_step", "pkg/step.py:train_step"):
+        result = check([root], root=root, entry_points=(spec,))
+        assert flagged(result) == {("step.py", 2)}, spec
+        assert regions(result)[2] == f"`train_step` via config `{spec}`"
+
+
+def test_nested_function_and_reference_passed_as_argument(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"""
+        import torch
+        from torch.utils.checkpoint import checkpoint
+
+        def heavy(x):
+            return {ITEM}
+
+        @torch.compile
+        def f(x):
+            def inner(y):
+                return y.max().item()
+            return inner(x) + checkpoint(heavy, x)
+        """})
+    assert flagged(check([root], root=root)) == {("m.py", 6), ("m.py", 11)}
