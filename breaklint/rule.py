@@ -107,18 +107,19 @@ class Rule:
         message: str,
         confidence: Confidence = Confidence.CERTAIN,
         region: Region | None = None,
-        says: str | None = None,
+        says: str | tuple[str, ...] | None = None,
         details: str = "",
         help: str | None = None,
     ) -> Finding:
         gb_ids: tuple[str, ...] = ()
-        if says is not None:
-            quote = cls.dynamo_says[says]
-            if re.fullmatch(r"GB\d{4}", says):
-                gb_ids = (says,)
-                message = f'{message}; Dynamo: "{quote}" ({says})'
-            else:
-                message = f"{message}; Dynamo: {quote}"
+        if says:
+            keys = (says,) if isinstance(says, str) else says
+            gb_ids = tuple(key for key in keys if re.fullmatch(r"GB\d{4}", key))
+            quotes = " or ".join(
+                f'"{cls.dynamo_says[key]}" ({key})' if key in gb_ids else cls.dynamo_says[key]
+                for key in keys
+            )
+            message = f"{message}; Dynamo: {quotes}"
         return Finding(
             code=cls.code,
             name=cls.name,
@@ -140,7 +141,7 @@ class Rule:
         node: cst.CSTNode,
         *,
         confidence: Confidence,
-        says: str | None = None,
+        says: str | tuple[str, ...] | None = None,
         **fields: str,
     ) -> None:
         region = self.ctx.region

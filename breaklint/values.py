@@ -57,7 +57,7 @@ TENSOR_SELF_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "im
 TENSOR_INT_METHODS = frozenset({"dim", "ndimension", "numel", "nelement", "element_size", "get_device"})
 TENSOR_PY_METHODS = frozenset(
     {"is_contiguous", "is_floating_point", "is_complex", "data_ptr", "is_pinned", "is_shared",
-     "is_signed", "has_names", "is_set_to", "is_inference", "item", "tolist", "numpy",
+     "is_signed", "has_names", "is_set_to", "is_inference", "item", "tolist",
      "untyped_storage", "storage_offset", "__len__"}
 )
 TENSOR_BOOL_METHODS = frozenset(
@@ -524,6 +524,10 @@ class FunctionValues:
             return combine(*args) if args else UNKNOWN
         if qualified.startswith("math."):
             return SHAPE_INT if any(a.kind is Kind.SHAPE_INT for a in args) else PYTHON
+        if qualified.startswith("numpy."):
+            # Dynamo traces NumPy on tensors as torch (trace_numpy): arrays behave like tensors.
+            result = combine(*args) if args else UNKNOWN
+            return Value(result.kind, last in TORCH_BOOL_FUNCS) if result.tensorish else UNKNOWN
         if qualified == "torch.Size":
             return SHAPE
         if qualified.startswith("torch.nn.") and not qualified.startswith(("torch.nn.functional.", "torch.nn.init.")):

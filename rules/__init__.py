@@ -12,6 +12,7 @@ from .internal_error import InternalError
 from .syntax_error import SyntaxErrorRule
 from .tensor_to_scalar import TensorToScalar
 from .unreadable_file import UnreadableFile
+from .untraceable_numpy_call import UntraceableNumpyCall
 from .unused_suppression import UnusedSuppression
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -22,6 +23,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     InternalError,
     TensorToScalar,
     DataDependentBranch,
+    UntraceableNumpyCall,
     DynamicShapeOp,
     ExplicitGraphBreak,
 )

@@ -9,13 +9,17 @@ from breaklint.rule import FileContext, Rule
 # Operators whose output shape depends on the values of their input.
 DYNAMIC_OPS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"})
 TORCH_DYNAMIC_FUNCTIONS = frozenset(f"torch.{op}" for op in DYNAMIC_OPS)
+# Traced NumPy (trace_numpy) maps these onto the same torch ops, with the same break.
+NUMPY_DYNAMIC_FUNCTIONS = frozenset({"numpy.nonzero", "numpy.argwhere", "numpy.flatnonzero", "numpy.unique"})
+WHERE_FUNCTIONS = frozenset({"torch.where", "numpy.where"})
 
 
 class DynamicShapeOp(Rule):
     """## What it does
     Finds operators whose output shape depends on the data inside a compiled region:
     `nonzero`, `argwhere`, `unique`, `unique_consecutive`, `masked_select`, single-argument
-    `torch.where(cond)`, and indexing with a boolean mask (`x[x > 0]`).
+    `torch.where(cond)`, indexing with a boolean mask (`x[x > 0]`), and their NumPy spellings on
+    arrays made from tensors (`np.nonzero(t.numpy())`, `np.unique`, `np.where(cond)`).
 
     ## Why is this bad?
     Dynamo traces with fake tensors that have shapes but no values, so it cannot know how many
@@ -68,8 +72,14 @@ class DynamicShapeOp(Rule):
         if resolved in TORCH_DYNAMIC_FUNCTIONS:
             self.report(node, confidence=Confidence.CERTAIN, says="GB0036", what=f"`{resolved}`")
             return
-        if resolved == "torch.where" and len(node.args) == 1:
-            self.report(node, confidence=Confidence.CERTAIN, says="GB0036", what="`torch.where(cond)`")
+        if resolved in WHERE_FUNCTIONS and len(node.args) == 1:
+            self.report(node, confidence=Confidence.CERTAIN, says="GB0036", what=f"`{resolved}(cond)`")
+            return
+        if resolved in NUMPY_DYNAMIC_FUNCTIONS and node.args:
+            value = self.ctx.value(node.args[0].value)
+            if value.tensorish:  # only arrays made from tensors are traced
+                confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
+                self.report(node, confidence=confidence, says="GB0036", what=f"`{resolved}`")
             return
         receiver = method_call(node, DYNAMIC_OPS)
         if receiver is not None and not resolved.startswith("torch."):

@@ -5,12 +5,12 @@ import libcst as cst
 from breaklint.finding import Confidence, Stage
 from breaklint.rule import Rule
 
+# What Dynamo 2.13 says for each (read from real runs, see testdata/rules/BL105).
 EXPLICIT_BREAKS = {
     "torch._dynamo.graph_break": "GB0025",
-    "breakpoint": "GB0007",
-    "pdb.set_trace": "GB0007",
+    "breakpoint": "GB0059",  # a builtin Dynamo has no rule for
+    "pdb.set_trace": "GB0007",  # pdb is on Dynamo's skip list
     "ipdb.set_trace": "GB0007",
-    "pdb.breakpoint": "GB0007",
 }
 
 
@@ -31,8 +31,9 @@ class ExplicitGraphBreak(Rule):
     A deliberate `graph_break()` that isolates untraceable code, measured to be worth it.
 
     ## Dynamo says
-    `Call to torch._dynamo.graph_break()` (GB0025); `breakpoint()` and `pdb` are skipped functions:
-    `Attempted to call function marked as skipped` (GB0007).
+    `Call to torch._dynamo.graph_break()` (GB0025); for `breakpoint()`: `Failed to trace builtin
+    operator` (GB0059); for `pdb.set_trace()`, on Dynamo's skip list: `Attempted to call function
+    marked as skipped` (GB0007).
     """
 
     code = "BL105"
@@ -43,6 +44,7 @@ class ExplicitGraphBreak(Rule):
     dynamo_says = {
         "GB0025": "Call to `torch._dynamo.graph_break()`",
         "GB0007": "Attempted to call function marked as skipped",
+        "GB0059": "Failed to trace builtin operator",
     }
     bad = ("import torch\n\n@torch.compile\ndef f(x):\n    x = x + 1\n    torch._dynamo.graph_break()\n    return x * 2\n",)
     good = ("import torch\n\n@torch.compile\ndef f(x):\n    x = x + 1\n    return x * 2\n",)

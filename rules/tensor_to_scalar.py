@@ -7,8 +7,9 @@ from breaklint.patterns import method_call
 from breaklint.rule import Rule
 from breaklint.values import Kind
 
-SCALAR_METHODS = frozenset({"item", "tolist"})
-SCALAR_BUILTINS = {"int": "GB0124", "float": "GB0124", "bool": "GB0170", "complex": "GB0124"}
+# What Dynamo 2.13 says for each form (read from real runs, see testdata/rules/BL101).
+METHOD_SAYS = {"item": ("GB0124",), "tolist": ("GB0109", "GB0033")}  # float / integer tensors
+SCALAR_BUILTINS = frozenset({"int", "float", "bool", "complex"})  # all go through .item()
 
 
 class TensorToScalar(Rule):
@@ -32,7 +33,9 @@ class TensorToScalar(Rule):
     `capture_scalar_outputs` is on.
 
     ## Dynamo says
-    `Unsupported Tensor.item() call with capture_scalar_outputs=False` (GB0124).
+    `Unsupported Tensor.item() call with capture_scalar_outputs=False` (GB0124) for `.item()`,
+    `int()`, `float()` and `bool()`; `Tensor.tolist() with non-integer tensor` (GB0109) or
+    `Data dependent operator` (GB0033, integer tensors) for `.tolist()`.
     """
 
     code = "BL101"
@@ -45,7 +48,8 @@ class TensorToScalar(Rule):
     )
     dynamo_says = {
         "GB0124": "Unsupported Tensor.item() call with capture_scalar_outputs=False",
-        "GB0170": "Data-dependent branching",
+        "GB0109": "Tensor.tolist() with non-integer tensor",
+        "GB0033": "Data dependent operator",
     }
     bad = (
         "import torch\n\n@torch.compile\ndef f(x):\n    return x * x.sum().item()\n",
@@ -57,13 +61,13 @@ class TensorToScalar(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        receiver = method_call(node, SCALAR_METHODS)
+        receiver = method_call(node, METHOD_SAYS)
         if receiver is not None:
             value = self.ctx.value(receiver)
             if value.kind in (Kind.TENSOR, Kind.MAYBE_TENSOR, Kind.UNKNOWN):
                 method = node.func.attr.value  # type: ignore[attr-defined]
                 confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
-                self.report(node, confidence=confidence, says="GB0124", what=f"`.{method}()`")
+                self.report(node, confidence=confidence, says=METHOD_SAYS[method], what=f"`.{method}()`")
             return
         if isinstance(node.func, cst.Name) and node.func.value in SCALAR_BUILTINS and len(node.args) == 1:
             if self.ctx.resolve(node.func) != node.func.value:
@@ -72,4 +76,4 @@ class TensorToScalar(Rule):
             if value.tensorish:
                 confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
                 name = node.func.value
-                self.report(node, confidence=confidence, says=SCALAR_BUILTINS[name], what=f"`{name}(tensor)`")
+                self.report(node, confidence=confidence, says="GB0124", what=f"`{name}(tensor)`")

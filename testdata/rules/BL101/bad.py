@@ -30,3 +30,13 @@ def _helper(t):
 @torch.compile
 def through_helper(x):
     return x - _helper(x)
+
+
+@torch.compile
+def as_bool(x: torch.Tensor):
+    return x * bool(x.sum() > 0)  # expect: BL101
+
+
+@torch.compile
+def int_tolist(x):
+    return x + len(x.long()[0].tolist())  # expect: BL101

@@ -25,3 +25,10 @@ def masked_select(x):
 @torch.compile
 def where_one_arg(x):
     return torch.where(x > 0)[0] + 1  # expect: BL104
+
+
+@torch.compile
+def numpy_nonzero(x):
+    import numpy as np
+
+    return torch.from_numpy(np.nonzero(x.numpy() > 0)[0]) + 1  # expect: BL104

@@ -1,4 +1,6 @@
 """BL105 positives: each marked line must graph-break under real Dynamo."""
+import pdb
+
 import torch
 
 
@@ -13,4 +15,11 @@ def user_break(x):
 def debugger(x):
     x = x + 1
     breakpoint()  # expect: BL105
+    return x * 2
+
+
+@torch.compile
+def pdb_trace(x):
+    x = x + 1
+    pdb.set_trace()  # expect: BL105
     return x * 2
