@@ -72,6 +72,20 @@ class FunctionInfo:
         params = self.node.params.posonly_params or self.node.params.params
         return params[0].name.value if params else None
 
+    def binds_locally(self, name: str) -> bool:
+        """Whether `name` is a parameter or local of this function or an enclosing one."""
+        fn: FunctionInfo | None = self
+        while fn is not None:
+            params = fn.node.params
+            all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
+            all_params += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+            if name in fn.assigns and name not in fn.global_names:
+                return True
+            if any(p.name.value == name for p in all_params):
+                return True
+            fn = fn.parent
+        return False
+
     def __hash__(self) -> int:
         return id(self)
 

@@ -1,0 +1,145 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from breaklint.finding import Confidence, Stage
+from breaklint.names import dotted
+from breaklint.project import Assigned
+from breaklint.rule import Rule
+from breaklint.values import Kind
+
+MUTATING_METHODS = frozenset(
+    {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "clear",
+     "remove", "discard"}
+)
+CONTAINER_FACTORIES = frozenset(
+    {"list", "dict", "set", "collections.defaultdict", "collections.OrderedDict", "collections.deque",
+     "collections.Counter"}
+)
+
+
+def _is_container(value: Assigned, resolve) -> bool:  # type: ignore[no-untyped-def]
+    expr = value.expr
+    if isinstance(expr, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return True
+    return isinstance(expr, cst.Call) and resolve(expr.func) in CONTAINER_FACTORIES
+
+
+def _mentions(expr: cst.BaseExpression, target: str) -> bool:
+    """Whether `expr` reads `target` (a dotted name such as `self.step` or `STEP`)."""
+    found = False
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            nonlocal found
+            found = found or dotted(node) == target
+            return not found
+
+        def visit_Name(self, node: cst.Name) -> None:
+            nonlocal found
+            found = found or node.value == target
+
+    expr.visit(_Reads())
+    return found
+
+
+class MutatedPythonState(Rule):
+    """## What it does
+    Finds Python state that a compiled region changes on every call: a counter on the module
+    (`self.calls += 1`), a `global` updated in place, or a module-level or attribute list/dict
+    that grows (`SEEN.append(...)`, `self.history.append(...)`).
+
+    ## Why is this bad?
+    Dynamo does not trace Python ints and containers into the graph: it bakes their current
+    value in and guards on it (`self.calls == 3`, `len(G['SEEN']) == 1`). The update makes that
+    guard fail on the next call, so the function recompiles every time; after
+    `recompile_limit` (8) compiles, Dynamo gives up and runs it eagerly for good.
+
+    ## How to fix
+    Keep counters in tensors (`self.register_buffer("calls", torch.zeros((), dtype=torch.long))`
+    and `self.calls += 1`), or move the bookkeeping out of the compiled function (count in the
+    training loop). Log into a list outside the compiled code.
+
+    ## When it is fine
+    Assigning the same constant each call, or storing a tensor on the module (`self.last = x`):
+    neither changes a guarded value.
+
+    ## Dynamo says
+    `Recompiling function forward ... triggered by the following guard failure(s): self.calls == 0`;
+    after 8 compiles, `torch._dynamo hit config.recompile_limit (8)` (GB0039 `Dynamo recompile
+    limit exceeded`).
+    """
+
+    code = "BL201"
+    name = "mutated-python-state"
+    stage = Stage.GUARDS
+    message = "{what} in {region} changes Python state that Dynamo guards on: the function recompiles on every call"
+    help = (
+        "keep the counter in a tensor buffer (register_buffer + in-place add), or move the "
+        "bookkeeping out of the compiled code"
+    )
+    dynamo_says = {"recompile": "guard failure on every call (e.g. `self.calls == 0`), then `hit config.recompile_limit (8)`"}
+    bad = (
+        "import torch\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.calls = 0\n\n    def forward(self, x):\n        self.calls += 1\n        return x * 2\n",
+    )
+    good = (
+        "import torch\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('calls', torch.zeros((), dtype=torch.long))\n\n"
+        "    def forward(self, x):\n        self.calls += 1\n        return x * 2\n",
+    )
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._check_update(node.target, node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            name = dotted(target.target)
+            if name is not None and _mentions(node.value, name):  # self.step = self.step + 1
+                self._check_update(target.target, node)
+            elif isinstance(target.target, cst.Subscript):
+                self._check_container(target.target.value, node, "item assignment")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
+            self._check_container(func.value, node, f"`.{func.attr.value}()`")
+
+    def _check_update(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
+        fn = self.ctx.function
+        if fn is None:
+            return
+        if isinstance(target, cst.Name):
+            if target.value in fn.global_names:
+                self.report(node, confidence=Confidence.CERTAIN, says="recompile", what=f"global `{target.value}` update")
+            return
+        if not (isinstance(target, cst.Attribute) and _is_self(target.value, fn.self_name)):
+            return
+        value = self.ctx.value(target)
+        if value.kind in (Kind.PYTHON, Kind.SHAPE_INT):
+            self.report(node, confidence=Confidence.CERTAIN, says="recompile", what=f"`self.{target.attr.value}` update")
+        elif value.kind is Kind.UNKNOWN:
+            self.report(node, confidence=Confidence.LIKELY, says="recompile", what=f"`self.{target.attr.value}` update")
+
+    def _check_container(self, receiver: cst.BaseExpression, node: cst.CSTNode, what: str) -> None:
+        fn = self.ctx.function
+        if fn is None:
+            return
+        project, module = self.ctx.project, self.ctx.module
+        resolve = module.imports.resolve
+        if isinstance(receiver, cst.Name):
+            if fn.binds_locally(receiver.value):
+                return
+            values = module.assigns.get(receiver.value, [])
+            if values and all(_is_container(v, resolve) for v in values):
+                self.report(node, confidence=Confidence.CERTAIN, says="recompile",
+                            what=f"{what} on module-level `{receiver.value}`")
+        elif isinstance(receiver, cst.Attribute) and _is_self(receiver.value, fn.self_name) and fn.class_info:
+            values = project.attr_values(fn.class_info, receiver.attr.value)
+            if values and all(_is_container(v, k.module.imports.resolve) for k, v in values):
+                self.report(node, confidence=Confidence.CERTAIN, says="recompile",
+                            what=f"{what} on `self.{receiver.attr.value}`")
+
+
+def _is_self(expr: cst.BaseExpression, self_name: str | None) -> bool:
+    return self_name is not None and isinstance(expr, cst.Name) and expr.value == self_name
