@@ -43,18 +43,33 @@ def parse_file(path: Path, root: Path) -> ParsedFile | ReadProblem:
 
 
 class _Dispatcher(cst.CSTVisitor):
-    """One traversal per file for every rule; rules only see code in scope."""
+    """One traversal per file for every rule; rules only see code in scope.
 
-    def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
+    A rule that raises is switched off for the rest of the file and reported as BL005; the
+    other rules go on."""
+
+    def __init__(self, ctx: FileContext, rules: Sequence[Rule], on_error: Callable[[Rule, BaseException], None]) -> None:
         self.ctx = ctx
-        self.visitors: dict[str, list[Callable[[cst.CSTNode], None]]] = {}
-        self.leavers: dict[str, list[Callable[[cst.CSTNode], None]]] = {}
+        self.on_error = on_error
+        self.failed: set[int] = set()
+        self.visitors: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
+        self.leavers: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
         for rule in rules:
             for attribute in dir(rule):
                 if attribute.startswith("visit_"):
-                    self.visitors.setdefault(attribute[6:], []).append(getattr(rule, attribute))
+                    self.visitors.setdefault(attribute[6:], []).append((rule, getattr(rule, attribute)))
                 elif attribute.startswith("leave_"):
-                    self.leavers.setdefault(attribute[6:], []).append(getattr(rule, attribute))
+                    self.leavers.setdefault(attribute[6:], []).append((rule, getattr(rule, attribute)))
+
+    def _dispatch(self, handlers: list[tuple[Rule, Callable[[cst.CSTNode], None]]], node: cst.CSTNode) -> None:
+        for rule, handler in handlers:
+            if id(rule) in self.failed:
+                continue
+            try:
+                handler(node)
+            except Exception as error:  # one broken rule must not hide the others' findings
+                self.failed.add(id(rule))
+                self.on_error(rule, error)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.FunctionDef):
@@ -62,14 +77,12 @@ class _Dispatcher(cst.CSTVisitor):
             if info is not None:
                 self.ctx.function_stack.append(info)
         if self.ctx.active:
-            for visit in self.visitors.get(type(node).__name__, ()):
-                visit(node)
+            self._dispatch(self.visitors.get(type(node).__name__, []), node)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         if self.ctx.active:
-            for leave in self.leavers.get(type(original_node).__name__, ()):
-                leave(original_node)
+            self._dispatch(self.leavers.get(type(original_node).__name__, []), original_node)
         if isinstance(original_node, cst.FunctionDef) and original_node in self.ctx.functions_by_node:
             self.ctx.function_stack.pop()
 
@@ -121,14 +134,19 @@ class Engine:
                 scope_all=self.config.scope == "all", emit=raw.append,
             )
             rules = [cls(ctx) for cls in rule_classes if not cls.meta]
-            try:
-                file.tree.visit(_Dispatcher(ctx, rules))
-            except Exception as error:  # one broken rule must not hide the other files' findings
+
+            def internal_error(rule: Rule | None, error: BaseException) -> None:
+                where = f"in rule {rule.code} ({rule.name})" if rule else "while checking this file"
                 raw.append(self.rules.meta("BL005").make_finding(
                     file.display, Span(1, 1, 1, 1),
-                    f"internal error while checking this file: {type(error).__name__}: {error}",
-                    details=traceback.format_exc(),
+                    f"internal error {where}: {type(error).__name__}: {error}",
+                    details="".join(traceback.format_exception(error)),
                 ))
+
+            try:
+                file.tree.visit(_Dispatcher(ctx, rules, internal_error))
+            except Exception as error:  # the engine itself failed on this file: keep the others
+                internal_error(None, error)
         suppressions = parse_suppressions(file.text)
         if not suppressions:
             return raw

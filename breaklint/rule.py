@@ -15,6 +15,10 @@ from .values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion
 
 DOCS_URL = "https://breaklint.dev/rules/{code}"
+# Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
+# placeholder Gb_type there and got its real name in 2.9 (shared/reference/graph-break-registry.md).
+GB_IDS_SINCE = TorchVersion(2, 8)
+GB_ID_SINCE_OVERRIDES = {"GB0170": TorchVersion(2, 9)}
 DOC_SECTIONS = ("What it does", "Why is this bad?", "How to fix", "When it is fine", "Dynamo says")
 
 
@@ -82,7 +86,7 @@ class Rule:
 
     @classmethod
     def gb_ids(cls) -> tuple[str, ...]:
-        return tuple(key for key in cls.dynamo_says if re.fullmatch(r"GB\d{4}", key))
+        return tuple(key for key in cls.dynamo_says if _is_gb_id(key))
 
     @classmethod
     def url(cls) -> str:
@@ -109,14 +113,18 @@ class Rule:
         region: Region | None = None,
         says: str | tuple[str, ...] | None = None,
         details: str = "",
-        help: str | None = None,
+        target: TorchVersion | None = None,
     ) -> Finding:
+        """A finding of this rule; `says` picks the Dynamo messages to quote (GB ids or keys).
+
+        A GB id is only cited for a target torch that has it; the text is quoted either way."""
         gb_ids: tuple[str, ...] = ()
         if says:
             keys = (says,) if isinstance(says, str) else says
-            gb_ids = tuple(key for key in keys if re.fullmatch(r"GB\d{4}", key))
+            gb_ids = tuple(key for key in keys if _is_gb_id(key) and _has_gb_id(key, target))
             quotes = " or ".join(
-                f'"{cls.dynamo_says[key]}" ({key})' if key in gb_ids else cls.dynamo_says[key]
+                f'"{cls.dynamo_says[key]}" ({key})' if key in gb_ids
+                else f'"{cls.dynamo_says[key]}"' if _is_gb_id(key) else cls.dynamo_says[key]
                 for key in keys
             )
             message = f"{message}; Dynamo: {quotes}"
@@ -129,7 +137,7 @@ class Rule:
             severity=cls.severity,
             confidence=confidence,
             stage=cls.stage,
-            help=cls.help if help is None else help,
+            help=cls.help,
             region=region,
             gb_ids=gb_ids,
             url=cls.url(),
@@ -149,6 +157,15 @@ class Rule:
         text = self.message.format(region=where, **fields)
         self.ctx.emit(
             self.make_finding(
-                self.ctx.file.display, self.ctx.file.span(node), text, confidence, region, says
+                self.ctx.file.display, self.ctx.file.span(node), text, confidence, region, says,
+                target=self.ctx.target_torch,
             )
         )
+
+
+def _is_gb_id(key: str) -> bool:
+    return re.fullmatch(r"GB\d{4}", key) is not None
+
+
+def _has_gb_id(gb_id: str, target: TorchVersion | None) -> bool:
+    return target is None or target >= GB_ID_SINCE_OVERRIDES.get(gb_id, GB_IDS_SINCE)
