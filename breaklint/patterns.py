@@ -11,7 +11,3 @@ def method_call(node: cst.Call, names: frozenset[str] | set[str]) -> cst.BaseExp
     if isinstance(func, cst.Attribute) and func.attr.value in names:
         return func.value
     return None
-
-
-def method_name(node: cst.Call) -> str | None:
-    return node.func.attr.value if isinstance(node.func, cst.Attribute) else None

@@ -58,10 +58,6 @@ class FunctionInfo:
         return self.node.name.value
 
     @property
-    def label(self) -> str:
-        return self.qualname
-
-    @property
     def self_name(self) -> str | None:
         """The first parameter's name of a method (usually `self`), unless static/class method."""
         if self.class_info is None:

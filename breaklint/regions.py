@@ -171,7 +171,7 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
         for entry in batch:
             if entry.function in regions or disabled.get(entry.function, False):
                 continue
-            regions[entry.function] = Region(entry.function.label, entry.site, (entry.function.label,))
+            regions[entry.function] = Region(entry.function.qualname, entry.site, (entry.function.qualname,))
             queue.append(entry.function)
         while queue:
             fn = queue.popleft()
@@ -179,7 +179,7 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
             for callee in resolver.callees(fn):
                 if callee in regions or disabled.get(callee, False):
                     continue
-                regions[callee] = Region(region.entry, region.site, region.path + (callee.label,))
+                regions[callee] = Region(region.entry, region.site, region.path + (callee.qualname,))
                 queue.append(callee)
     # A disabled function itself is never traced, even when it is also an entry; with
     # recursive=False its callees still are (they get frames of their own), so it was walked.

@@ -1,0 +1,32 @@
+"""The wheel ships `rules/` as breaklint.rules and nothing at top level but `breaklint`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from testdata import ROOT
+
+
+def test_wheel_layout(tmp_path: Path) -> None:
+    pytest.importorskip("setuptools")
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    (wheel,) = tmp_path.glob("breaklint-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {name.split("/")[0] for name in names} == {"breaklint", next(n.split("/")[0] for n in names if ".dist-info/" in n)}
+    assert "breaklint/rules/tensor_to_scalar.py" in names
+    assert not any(name.startswith("rules/") for name in names)
+    metadata = next(n for n in names if n.endswith("METADATA"))
+    text = zipfile.ZipFile(wheel).read(metadata).decode()
+    requires = [line for line in text.splitlines() if line.startswith("Requires-Dist:")]
+    runtime = [line for line in requires if "extra ==" not in line]
+    assert sorted(r.split()[1].split(">")[0].split(";")[0] for r in runtime) == ["click", "libcst", "tomli"]
+    assert any("tomli" in r and 'python_version < "3.11"' in r for r in runtime)
+    assert any(r.startswith("Requires-Dist: torch") and 'extra == "confirm"' in r for r in requires)
