@@ -13,6 +13,7 @@ import libcst as cst
 from .config import Config
 from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path, read_source
 from .finding import Finding, Span
+from .patterns import untraced_blocks
 from .project import FunctionInfo, ModuleIndex, ProjectIndex, build_module_index, module_name_for
 from .regions import compute_regions, find_entry_points
 from .registry import RuleSet
@@ -52,6 +53,8 @@ class _Dispatcher(cst.CSTVisitor):
         self.ctx = ctx
         self.on_error = on_error
         self.failed: set[int] = set()
+        self.untraced: set[cst.CSTNode] = set()  # e.g. the body of `if not is_compiling():`
+        self.untraced_depth = 0
         self.visitors: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
         self.leavers: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
         for rule in rules:
@@ -71,18 +74,27 @@ class _Dispatcher(cst.CSTVisitor):
                 self.failed.add(id(rule))
                 self.on_error(rule, error)
 
+    def _active(self) -> bool:
+        return self.ctx.active and not self.untraced_depth
+
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.FunctionDef):
             info = self.ctx.functions_by_node.get(node)
             if info is not None:
                 self.ctx.function_stack.append(info)
-        if self.ctx.active:
+        elif isinstance(node, cst.If):
+            self.untraced.update(untraced_blocks(node, self.ctx.resolve))
+        if node in self.untraced:
+            self.untraced_depth += 1
+        if self._active():
             self._dispatch(self.visitors.get(type(node).__name__, []), node)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        if self.ctx.active:
+        if self._active():
             self._dispatch(self.leavers.get(type(original_node).__name__, []), original_node)
+        if original_node in self.untraced:
+            self.untraced_depth -= 1
         if isinstance(original_node, cst.FunctionDef) and original_node in self.ctx.functions_by_node:
             self.ctx.function_stack.pop()
 

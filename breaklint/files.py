@@ -37,10 +37,12 @@ def display_path(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def is_excluded(path: Path, root: Path, patterns: Iterable[str]) -> bool:
-    """A pattern matches a path component (`build`) or the relative path (`tests/data/*`)."""
+def is_excluded(path: Path, root: Path, patterns: Iterable[str], below: Path | None = None) -> bool:
+    """A pattern matches a path component (`build`) or the path relative to the config root
+    (`tests/data/*`). Components are only those below `below` (the directory the user named):
+    `breaklint check .venv/lib/.../torch` checks torch although `.venv` is excluded."""
     relative = display_path(path, root)
-    parts = relative.split("/")
+    parts = display_path(path, below).split("/") if below is not None else relative.split("/")
     for pattern in patterns:
         pattern = pattern.rstrip("/")
         if "/" in pattern:
@@ -77,11 +79,11 @@ def _walk(top: Path, root: Path, exclude: tuple[str, ...], problems: list[tuple[
 
     for dirpath, dirnames, filenames in os.walk(top, onerror=on_error):  # never follows dir symlinks
         directory = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if not is_excluded(directory / d, root, exclude))
+        dirnames[:] = sorted(d for d in dirnames if not is_excluded(directory / d, root, exclude, top))
         for filename in filenames:
             if filename.endswith(SUFFIXES):
                 path = directory / filename
-                if not is_excluded(path, root, exclude):
+                if not is_excluded(path, root, exclude, top):
                     yield path
 
 

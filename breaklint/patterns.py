@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 
@@ -11,3 +13,37 @@ def method_call(node: cst.Call, names: frozenset[str] | set[str]) -> cst.BaseExp
     if isinstance(func, cst.Attribute) and func.attr.value in names:
         return func.value
     return None
+
+
+# Functions Dynamo answers with a constant while it traces.
+TRUE_WHILE_COMPILING = frozenset(
+    {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
+     "torch._dynamo.external_utils.is_compiling", "torch._utils.is_compiling"}
+)
+FALSE_WHILE_COMPILING = frozenset({"torch.jit.is_scripting", "torch.jit.is_tracing"})
+
+
+def value_while_compiling(test: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> bool | None:
+    """True/False when Dynamo knows the test's value while tracing (`torch.compiler.is_compiling()`),
+    else None. Code under the branch Dynamo does not take is never traced."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = value_while_compiling(test.expression, resolve)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Call) and not test.args:
+        name = resolve(test.func)
+        if name in TRUE_WHILE_COMPILING:
+            return True
+        if name in FALSE_WHILE_COMPILING:
+            return False
+    return None
+
+
+def untraced_blocks(node: cst.If, resolve: Callable[[cst.BaseExpression], str | None]) -> list[cst.CSTNode]:
+    """The parts of an `if` that Dynamo never traces: the body of `if not is_compiling():`, the
+    `else` of `if is_compiling():`."""
+    known = value_while_compiling(node.test, resolve)
+    if known is False:
+        return [node.body]
+    if known is True and node.orelse is not None:
+        return [node.orelse]
+    return []

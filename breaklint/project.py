@@ -13,6 +13,7 @@ from typing import Iterable, Iterator, Union
 import libcst as cst
 
 from .names import ImportTable, dotted
+from .patterns import untraced_blocks
 from .source import ParsedFile
 
 FunctionNode = cst.FunctionDef
@@ -164,6 +165,22 @@ class _Indexer(cst.CSTVisitor):
         self.functions: list[FunctionInfo] = []
         # Whether the innermost scope is a class body (so a def there is a method).
         self.scope_kinds: list[str] = []
+        # Blocks Dynamo never traces (`if not torch.compiler.is_compiling():`): no call edges.
+        self.untraced: set[cst.CSTNode] = set()
+        self.untraced_depth = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node in self.untraced:
+            self.untraced_depth += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if original_node in self.untraced:
+            self.untraced_depth -= 1
+
+    def visit_If(self, node: cst.If) -> None:
+        self.untraced.update(untraced_blocks(node, self.index.imports.resolve))
 
     # --- scopes -------------------------------------------------------------------------
     def _prefix(self) -> str:
@@ -266,7 +283,7 @@ class _Indexer(cst.CSTVisitor):
     # --- calls and compile sites --------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         fn = self._current_function()
-        if fn is not None:
+        if fn is not None and not self.untraced_depth:
             fn.calls.append(node)
             fn.refs.extend(
                 arg.value for arg in node.args if isinstance(arg.value, (cst.Name, cst.Attribute))

@@ -56,7 +56,9 @@ class FileContext:
             return UNKNOWN
         outer = self.function_stack[0]
         if outer not in self._values:  # nested functions share their outermost function's pass
-            self._values[outer] = FunctionValues(outer, self.project)
+            region = self.regions.get(outer)
+            entry = region.path == (outer.qualname,) if region else self.scope_all
+            self._values[outer] = FunctionValues(outer, self.project, entry=entry)
         return self._values[outer].of(node)
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:

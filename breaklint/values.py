@@ -15,6 +15,7 @@ import libcst as cst
 
 from .names import dotted
 from .project import ClassInfo, FunctionInfo, ProjectIndex
+from .torch_api import RETURNS_BOOL, RETURNS_INT, RETURNS_TENSOR
 
 
 class Kind(enum.Enum):
@@ -70,19 +71,9 @@ BOOL_PRESERVING_METHODS = frozenset(
      "contiguous", "clone", "detach", "expand", "expand_as", "repeat", "cpu", "cuda", "to",
      "view_as", "reshape_as", "flip", "roll", "__getitem__"}
 )
-TORCH_PY_FUNCS = frozenset(
-    {"is_tensor", "is_storage", "is_grad_enabled", "is_floating_point", "is_complex",
-     "get_default_dtype", "is_autocast_enabled", "is_inference_mode_enabled", "device", "dtype",
-     "finfo", "iinfo", "get_num_threads", "is_nonzero", "equal", "allclose", "no_grad",
-     "enable_grad", "inference_mode", "set_grad_enabled", "is_deterministic_algorithms_warn_only_enabled",
-     "are_deterministic_algorithms_enabled", "manual_seed", "set_default_dtype"}
-)
-TORCH_NON_TENSOR_NAMESPACES = (
-    "torch.cuda.", "torch.backends.", "torch.distributed.", "torch.jit.", "torch.compiler.",
-    "torch._dynamo.", "torch.utils.", "torch.overrides.", "torch.fx.", "torch.library.",
-    "torch._C.", "torch.testing.", "torch.onnx.", "torch.export.", "torch.mps.", "torch.xpu.",
-    "torch.types.", "torch.profiler.", "torch.autocast", "torch.amp.", "torch.cpu.",
-)
+# torch.<sub>.<fn> that are ATen ops named `<sub>_<fn>` (torch.linalg.norm -> aten::linalg_norm).
+ATEN_PREFIXED_NAMESPACES = frozenset({"linalg", "fft", "special", "nested"})
+SHAPE_INT_OPS = frozenset({"dim", "numel", "sym_numel", "element_size", "storage_offset", "dense_dim", "sparse_dim"})
 TORCH_BOOL_FUNCS = frozenset(
     {"isnan", "isinf", "isfinite", "isneginf", "isposinf", "eq", "ne", "gt", "ge", "lt", "le",
      "logical_and", "logical_or", "logical_not", "logical_xor", "any", "all", "isin", "isclose",
@@ -121,10 +112,14 @@ def _as_bool(value: Value) -> Value:
 class FunctionValues:
     """Values of every expression in one function (and the functions nested in it)."""
 
-    def __init__(self, fn: FunctionInfo, project: ProjectIndex) -> None:
+    def __init__(self, fn: FunctionInfo, project: ProjectIndex, entry: bool = False) -> None:
         self.fn = fn
+        # The arguments of an entry point are what torch.compile is called with: tensors, most
+        # likely. A helper's arguments only count as tensors with evidence in its body.
+        self.entry = entry
         self.project = project
         self.results: dict[cst.CSTNode, Value] = {}
+        self._evidence_cache: dict[cst.CSTNode, set[str]] = {}
         self._owner: ClassInfo | None = None
         self._self_names: set[str] = set()
         self._run_function(fn.node, {}, fn)
@@ -144,7 +139,7 @@ class FunctionValues:
         params = node.params
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             if param.name.value != self_param:
-                env[param.name.value] = self._param_value(param)
+                env[param.name.value] = self._param_value(param, node, info is self.fn)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 env[star.name.value] = UNKNOWN
@@ -156,13 +151,20 @@ class FunctionValues:
         else:
             self._run_block(node.body, env)
 
-    def _param_value(self, param: cst.Param) -> Value:
+    def _param_value(self, param: cst.Param, owner: cst.FunctionDef | cst.Lambda, outermost: bool) -> Value:
         if param.annotation is not None:
             return _annotation_value(param.annotation.annotation)
         default = param.default
-        if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+        if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+            return PYTHON if _is_literal(default) else UNKNOWN
+        if outermost and self.entry and default is None:
             return MAYBE
-        return PYTHON if _is_literal(default) else UNKNOWN
+        return MAYBE if param.name.value in self._evidence(owner) else UNKNOWN
+
+    def _evidence(self, owner: cst.FunctionDef | cst.Lambda) -> set[str]:
+        if owner not in self._evidence_cache:
+            self._evidence_cache[owner] = used_as_tensor(owner, self.fn.module.imports.resolve)
+        return self._evidence_cache[owner]
 
     def _run_block(self, body: cst.BaseSuite | cst.CSTNode, env: dict[str, Value]) -> None:
         statements = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else [body]
@@ -502,7 +504,7 @@ class FunctionValues:
             return SHAPE_INT if args else SHAPE
         if method in TENSOR_INT_METHODS:
             return SHAPE_INT
-        if method in TENSOR_PY_METHODS:
+        if method in TENSOR_PY_METHODS or method in RETURNS_BOOL or method in RETURNS_INT:
             return PYTHON
         if method in TENSOR_BOOL_METHODS:
             return Value(receiver.kind, True)
@@ -532,18 +534,41 @@ class FunctionValues:
             return SHAPE
         if qualified.startswith("torch.nn.") and not qualified.startswith(("torch.nn.functional.", "torch.nn.init.")):
             return MODULE if last[:1].isupper() else UNKNOWN
-        if qualified.startswith("torch."):
-            if qualified.startswith(TORCH_NON_TENSOR_NAMESPACES) or last in TORCH_PY_FUNCS:
-                return PYTHON if last.startswith(("is_", "get_", "are_")) or last in TORCH_PY_FUNCS else UNKNOWN
-            if last in _TORCH_DTYPE_NAMES:
-                return PYTHON
-            if last == "numel":
-                return SHAPE_INT
-            return Value(Kind.TENSOR, last in TORCH_BOOL_FUNCS)
+        # A definition in the checked tree wins over the name's spelling (we may be checking torch).
         found = self.project.lookup(qualified, self.fn.module) if "." in qualified else None
         if isinstance(found, ClassInfo):
             return MODULE if self.project.is_nn_module(found) else UNKNOWN
+        if found is None and qualified.startswith("torch."):
+            return _torch_function_result(qualified)
         return UNKNOWN
+
+
+def _torch_function_result(qualified: str) -> Value:
+    """What `torch.fn(...)` returns, from the ATen schemas (breaklint/torch_api.py)."""
+    parts = qualified.split(".")[1:]
+    if parts[:2] == ["nn", "functional"] or parts[0] == "functional":
+        return TENSOR  # torch.nn.functional.* and torch.functional.*: tensor in, tensor out
+    if len(parts) == 2 and parts[0] in ATEN_PREFIXED_NAMESPACES:
+        op = f"{parts[0]}_{parts[1]}"
+    elif len(parts) == 1:
+        op = parts[0]
+    else:
+        return UNKNOWN  # torch.cuda.*, torch.accelerator.*, torch.distributed.*: not tensors
+    if op in _TORCH_DTYPE_NAMES:
+        return PYTHON
+    return _op_result(op, Kind.TENSOR) if op in _KNOWN_OPS else UNKNOWN
+
+
+_KNOWN_OPS = RETURNS_TENSOR | RETURNS_BOOL | RETURNS_INT
+
+
+def _op_result(op: str, tensor_kind: Kind) -> Value:
+    """The value an ATen op (as a function or a tensor method) returns."""
+    if op in RETURNS_BOOL:
+        return PYTHON
+    if op in RETURNS_INT:
+        return SHAPE_INT if op in SHAPE_INT_OPS else PYTHON
+    return Value(tensor_kind, op in TORCH_BOOL_FUNCS)
 
 
 _TORCH_DTYPE_NAMES = frozenset(
@@ -579,10 +604,8 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
             return TENSOR
         if name.startswith("torch.nn.") and name.rpartition(".")[2][:1].isupper():
             return MODULE  # torch.nn.Linear(...), torch.nn.ModuleList(...)
-        if name.startswith("torch.") and not name.startswith("torch.nn.") and not name.startswith(
-            TORCH_NON_TENSOR_NAMESPACES
-        ):
-            return TENSOR
+        if name.startswith("torch.") and not name.startswith("torch.nn."):
+            return _torch_function_result(name)
         if name in SCALAR_CASTS:
             return PYTHON
     return UNKNOWN
@@ -614,4 +637,37 @@ def _all_nested(fn: FunctionInfo) -> list[FunctionInfo]:
     found = list(fn.nested)
     for inner in fn.nested:
         found.extend(_all_nested(inner))
+    return found
+
+
+# Attributes and methods that only tensors (and arrays) have: using one on a name is evidence.
+TENSOR_EVIDENCE_ATTRS = (
+    (RETURNS_TENSOR - {"split", "count", "index", "copy", "format", "join", "get", "update", "keys",
+                       "values", "items", "pop", "append", "extend", "insert", "remove", "sort",
+                       "add", "clear", "all", "any", "round", "real", "imag", "conj"})
+    | {"shape", "dtype", "device", "ndim", "size", "dim", "numel", "item", "tolist", "numpy",
+       "requires_grad", "grad", "is_cuda", "float", "half", "long", "int", "bool", "contiguous"}
+)
+
+
+def used_as_tensor(function: cst.FunctionDef | cst.Lambda, resolve) -> set[str]:  # type: ignore[no-untyped-def]
+    """Names the function body uses as tensors: `x.sum()`, `x.shape`, `torch.cat([x])`, `a @ x`."""
+    found: set[str] = set()
+
+    class _Uses(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if isinstance(node.value, cst.Name) and node.attr.value in TENSOR_EVIDENCE_ATTRS:
+                found.add(node.value.value)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if (resolve(node.func) or "").startswith("torch."):
+                for arg in node.args:
+                    if isinstance(arg.value, cst.Name):
+                        found.add(arg.value.value)
+
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            if isinstance(node.operator, cst.MatrixMultiply):
+                found.update(side.value for side in (node.left, node.right) if isinstance(side, cst.Name))
+
+    function.body.visit(_Uses())
     return found

@@ -19,3 +19,22 @@ def python_float(x, scale: float = 2.0):
 @torch.compile
 def numel_cast(x):
     return x / float(x.numel())
+
+
+@torch.compile
+def only_when_eager(x):
+    if not torch.compiler.is_compiling():
+        print(f"sum {x.sum().item()}")  # Dynamo never traces this branch
+    return x + 1
+
+
+def _log(x):
+    return x.max().item()
+
+
+@torch.compile
+def helper_only_when_eager(x):
+    if torch.compiler.is_compiling():
+        return x * 2
+    else:
+        return x * _log(x)
