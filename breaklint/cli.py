@@ -14,6 +14,7 @@ import click
 from . import __version__
 from .config import Config, ConfigError, find_pyproject, load_config
 from .engine import CheckResult, Engine
+from .finding import Severity
 from .registry import RuleSet, all_rules, find_rule
 from .versions import TorchVersion
 
@@ -45,7 +46,9 @@ def cli() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--select", multiple=True, help="Rule codes, code prefixes or names to enable (comma-separated).")
 @click.option("--ignore", multiple=True, help="Rule codes, code prefixes or names to disable.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github", "lsp"]),
+              default="text", show_default=True,
+              help="text; json; sarif (SARIF 2.1.0); github (Actions annotations); lsp ({uri: [Diagnostic]}).")
 @click.option("--output-file", "-o", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--scope", type=click.Choice(["compiled", "all"]), default=None,
@@ -130,6 +133,99 @@ def rules_command() -> None:
     for rule in all_rules():
         ids = ",".join(rule.gb_ids())
         click.echo(f"{rule.code}  {rule.name:<28} {rule.stage.value:<13} {ids}")
+
+
+class _ConfirmCommand(click.Command):
+    """`breaklint confirm [TARGETS] -- COMMAND ARGS...`: what follows `--` is the observed command."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            cut = args.index("--")
+            ctx.meta["observe"] = args[cut + 1:]
+            args = args[:cut]
+        return super().parse_args(ctx, args)
+
+
+@cli.command("confirm", cls=_ConfirmCommand)
+@click.argument("targets", nargs=-1)
+@click.option("--check", "check_paths", multiple=True, type=click.Path(path_type=Path),
+              help="Paths to check statically for the join (default: the targets' folders, or . when observing).")
+@click.option("--stages", default="eager,dynamo,aot_eager,inductor,cudagraphs", show_default=True,
+              help="Comma-separated stages to run.")
+@click.option("--timeout", default=600.0, show_default=True, help="Seconds per target (or for the observed command).")
+@click.option("--repeat", default=20, show_default=True, help="Timed calls per stage (the median is reported).")
+@click.option("--warmup", default=3, show_default=True, help="Untimed calls before timing.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--output-file", "-o", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
+@click.option("--plot", type=click.Path(path_type=Path), help="Draw the stage ladder to this PNG (needs matplotlib).")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False))
+@click.pass_context
+def confirm_command(
+    ctx: click.Context, targets: tuple[str, ...], check_paths: tuple[Path, ...], stages: str, timeout: float,
+    repeat: int, warmup: int, output_format: str, output_file: Path | None, plot: Path | None,
+    config_path: Path | None,
+) -> None:
+    """Run TARGETS (FILE.py, FILE.py::provider, or a folder of example providers) through the real
+    torch.compile pipeline, or observe a command: `breaklint confirm -- python train.py`."""
+    from .confirm.session import confirm_observed, confirm_targets, render_json, render_text
+    from .confirm.stages import STAGE_NAMES
+    from .confirm.targets import TargetError, discover_targets
+
+    observed: list[str] | None = ctx.meta.get("observe")
+    wanted = [s.strip() for s in stages.split(",") if s.strip()]
+    unknown = [s for s in wanted if s not in STAGE_NAMES]
+    if unknown:
+        raise _fail(f"unknown stage(s) {', '.join(unknown)}; known: {', '.join(STAGE_NAMES)}")
+    if not targets and not observed:
+        raise _fail("give targets (FILE.py[::provider] or a folder) or a command after `--`")
+    try:
+        found = [t for spec in targets for t in discover_targets(spec)]
+    except TargetError as error:
+        raise _fail(str(error))
+    if targets and not found:
+        raise _fail("no example providers found (decorate one with @breaklint.example)")
+    cwd = Path.cwd()
+    roots = list(check_paths) or ([cwd] if observed else sorted({t.path.parent for t in found}))
+    try:
+        config = _load(config_path, tuple(roots))
+        static = Engine(config, RuleSet(config)).check(roots)
+    except (ConfigError, ValueError) as error:
+        raise _fail(str(error))
+    if observed:
+        report = confirm_observed(observed, static, cwd, timeout)
+    else:
+        with click.progressbar(found, label="confirm", file=sys.stderr, item_show_func=lambda t: t.label if t else "") as bar:
+            report = confirm_targets(found, static, wanted, [r.resolve() for r in roots], timeout, repeat, warmup,
+                                     cwd, progress=lambda items: bar)
+    rendered = render_json(report) if output_format == "json" else render_text(report)
+    if output_file is not None:
+        output_file.write_text(rendered, encoding="utf-8")
+    else:
+        click.echo(rendered, nl=False)
+    if plot is not None:
+        try:
+            from .confirm.ladder import plot_ladders
+
+            plot_ladders([(run.target.label, run.result) for run in report.runs], plot)
+        except (ImportError, ValueError) as error:
+            raise _fail(f"cannot plot: {error}")
+    if report.failures:
+        sys.exit(EXIT_ERROR)
+    # Recompiles the probe provoked on purpose are information (severity info), not findings.
+    runtime = [f for f in report.joined.runtime_only if f.severity is not Severity.INFO]
+    sys.exit(EXIT_FINDINGS if report.count("confirmed") or runtime else EXIT_CLEAN)
+
+
+@cli.command("lsp")
+def lsp_command() -> None:
+    """Run the language server on stdin/stdout (needs the `lsp` extra: pygls)."""
+    try:
+        from .lsp import serve  # pygls is optional and only ever imported here
+    except ImportError as error:
+        if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
+            raise
+        raise _fail(f"`breaklint lsp` needs pygls ({error}); install it with: pip install 'breaklint[lsp]'")
+    serve()
 
 
 def main() -> None:

@@ -12,9 +12,12 @@ ALWAYS_SHOWN = frozenset({"BL001", "BL002", "BL003", "BL005"})  # the run's own 
 
 
 def all_rules() -> tuple[type[Rule], ...]:
-    from breaklint.rules import ALL_RULES  # the catalog lives in `rules/`, shipped as breaklint.rules
+    """The static catalog (`rules/`, shipped as breaklint.rules) and the findings only `confirm`
+    makes (breaklint/confirm/observed), sorted by code."""
+    from breaklint.confirm.observed import OBSERVED_RULES
+    from breaklint.rules import ALL_RULES
 
-    return ALL_RULES
+    return tuple(sorted((*ALL_RULES, *OBSERVED_RULES), key=lambda rule: rule.code))
 
 
 def find_rule(code_or_name: str) -> type[Rule] | None:

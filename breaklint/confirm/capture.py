@@ -29,7 +29,9 @@ from typing import Iterator
 # instead of `recompiles` when the user enabled it).
 _GRAPH_BREAKS = "graph_breaks"
 _RECOMPILES = "recompiles"
-_LISTENED = (_GRAPH_BREAKS, _RECOMPILES, "recompiles_verbose")
+# Inductor's cudagraph skip messages: artifact `perf_hints` up to 2.10, `cudagraphs` from 2.11.
+_CUDAGRAPHS = ("cudagraphs", "perf_hints")
+_LISTENED = (_GRAPH_BREAKS, _RECOMPILES, "recompiles_verbose", *_CUDAGRAPHS)
 _LIMIT_LOGGER = "torch._dynamo.convert_frame"  # warns "torch._dynamo hit config.recompile_limit"
 # Used only if this torch's log registry cannot be listed.
 _KNOWN_LOGGERS = (
@@ -63,10 +65,21 @@ class Recompile:
     reasons: tuple[str, ...]  # guard failure texts, e.g. "L['n'] == 3" (2.13 prints "n == 1")
 
 
+@dataclass(frozen=True)
+class CudagraphSkip:
+    """Inductor ran a graph without CUDA graphs (mode="reduce-overhead"), or split it."""
+
+    reason: str  # "mutated inputs (1 instances)", "cpu device (arg3_1)", ...
+    filename: str  # the user frame Inductor names ("Found from"), "" when it names none
+    lineno: int
+    message: str
+
+
 @dataclass
 class Capture:
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     recompiles: list[Recompile] = field(default_factory=list)
+    cudagraph_skips: list[CudagraphSkip] = field(default_factory=list)
     # Deltas of torch._dynamo.utils.counters, filled in on exit: frames Dynamo processed
     # without error (including ones it left alone) and FX graphs it produced.
     frames_compiled: int = 0
@@ -268,6 +281,23 @@ def parse_recompile(message: str) -> Recompile | None:
     return Recompile(header["fn"], _abs(header["file"]), int(header["line"]), tuple(reasons))
 
 
+_SKIP_REASON = re.compile(r"(?:skipping|disabling) cudagraphs? due to (?P<reason>[^\n]*?)(?:\. Found from|\n|$)")
+
+
+def parse_cudagraph_skip(message: str) -> CudagraphSkip | None:
+    """`skipping cudagraphs due to <reason>. Found from : <stack>`; the reason may be wrapped
+    twice ("skipping cudagraphs due to skipping cudagraphs due to cpu device")."""
+    matches = list(_SKIP_REASON.finditer(message))
+    if not matches:
+        return None
+    reason = matches[-1]["reason"].strip().rstrip(".")
+    while reason.startswith(("skipping cudagraphs due to ", "disabling cudagraphs due to ")):
+        reason = reason.split(" due to ", 1)[1]
+    user = [f for f in _frames(message) if _is_user_file(f[0])]
+    filename, lineno = user[-1] if user else ("", 0)
+    return CudagraphSkip(reason, filename, lineno, message)
+
+
 _LIMIT_PREFIX = "torch._dynamo hit config."
 _LIMIT_FUNCTION = re.compile(r"function: '(?P<fn>[^']*)' \((?P<file>.+):(?P<line>\d+)\)")
 
@@ -304,6 +334,7 @@ class _Sink(logging.Filter):
             kind = record.name.rsplit(".__", 1)[-1]
             events: list[GraphBreak] = []
             recompile = None
+            skip = None
             if not artifact:
                 if not message.startswith(_LIMIT_PREFIX):
                     return True
@@ -311,6 +342,8 @@ class _Sink(logging.Filter):
             elif kind == _GRAPH_BREAKS:
                 exc = record.exc_info[1] if record.exc_info else None
                 events = parse_graph_break(message, exc)
+            elif kind in _CUDAGRAPHS:
+                skip = parse_cudagraph_skip(message)
             else:
                 recompile = parse_recompile(message)
         except Exception:  # an unexpected text must never break the user's compile
@@ -320,6 +353,8 @@ class _Sink(logging.Filter):
             cap.graph_breaks.extend(events)
             if recompile is not None:
                 cap.recompiles.append(recompile)
+            if skip is not None:
+                cap.cudagraph_skips.append(skip)
         return not artifact
 
 
@@ -341,7 +376,7 @@ def _install() -> None:
 
     # Dynamo checks log_state (is_recompiles_enabled) as well as the logger level.
     state = _internal.log_state
-    _added_artifacts.update({_GRAPH_BREAKS, _RECOMPILES} - set(state.artifact_names))
+    _added_artifacts.update({_GRAPH_BREAKS, _RECOMPILES, *_CUDAGRAPHS} - set(state.artifact_names))
     state.artifact_names.update(_added_artifacts)
     for logger in _artifact_loggers():
         _saved.append((logger, logger.level))

@@ -1,0 +1,157 @@
+"""Join static findings with what the compiler did: confirmed, not reproduced, not reached,
+and runtime-only findings for every event no rule predicted."""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..finding import Confidence, Finding, Severity, Span, Stage
+from ..registry import find_rule
+
+CONFIRMED, NOT_REPRODUCED, NOT_REACHED = "confirmed", "not reproduced", "not reached"
+# Which runtime events can confirm a finding of each stage.
+EVENT_KINDS = {
+    Stage.DYNAMO: ("graph_break",),
+    Stage.GUARDS: ("recompile",),
+    Stage.CUDAGRAPHS: ("cudagraph_skip",),
+    Stage.AOT_AUTOGRAD: ("compile_error",),
+    Stage.INDUCTOR: ("compile_error", "inductor_fallback"),
+}
+OBSERVED_CODE = {
+    ("graph_break", None): "BL190",
+    ("recompile", None): "BL290",
+    ("compile_error", "aot_eager"): "BL390",
+    ("compile_error", "inductor"): "BL490",
+    ("compile_error", "cudagraphs"): "BL490",
+    ("compile_error", "dynamo"): "BL006",
+    ("inductor_fallback", None): "BL490",
+    ("cudagraph_skip", None): "BL590",
+}
+
+
+@dataclass(frozen=True)
+class Judged:
+    finding: Finding
+    status: str  # confirmed / not reproduced / not reached
+    evidence: str = ""  # the event that confirmed it: stage and Dynamo's words
+
+
+@dataclass(frozen=True)
+class JoinResult:
+    judged: list[Judged]
+    runtime_only: list[Finding]
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+@lru_cache(maxsize=None)
+def _function_spans(path: str) -> tuple[tuple[int, int], ...]:
+    """(first line incl. decorators, last line) of every function in a file; () if unreadable."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    return tuple(
+        (min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno or node.lineno)
+        for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
+
+
+def function_lines(filename: str, first_line: int) -> range:
+    """All lines of the function whose code object starts at `first_line` (co_firstlineno)."""
+    for first, last in _function_spans(filename):
+        if first == first_line:
+            return range(first, last + 1)
+    return range(first_line, first_line + 1)
+
+
+def event_lines(event: dict[str, Any]) -> range:
+    """The lines an event speaks for: its own line, or the whole function that recompiled."""
+    line = int(event.get("lineno") or 0)
+    if event["kind"] == "recompile":
+        return function_lines(event["filename"], line)
+    return range(line, line + 1)
+
+
+def _matches(finding: Finding, finding_file: str, event: dict[str, Any]) -> bool:
+    if event["kind"] not in EVENT_KINDS.get(finding.stage, ()):
+        return False
+    if not event.get("filename") or _real(event["filename"]) != finding_file:
+        return False
+    lines = event_lines(event)
+    return any(line in lines for line in range(finding.span.start_line, finding.span.end_line + 1))
+
+
+def describe(event: dict[str, Any]) -> str:
+    kind, stage = event["kind"], event["stage"]
+    if kind == "graph_break":
+        gb = f" ({event['gb_id']})" if event.get("gb_id") else ""
+        return f'graph break in {stage}: "{event["gb_type"]}"{gb}'
+    if kind == "recompile":
+        reasons = "; ".join(event.get("reasons") or []) or "a guard failed"
+        cause = " (recompile probe: other inputs)" if event.get("probe") else ""
+        return f"recompile of `{event['function']}` in {stage}{cause}: {reasons}"
+    if kind == "cudagraph_skip":
+        return f"cudagraphs skipped: {event['reason']}"
+    if kind == "inductor_fallback":
+        return f"Inductor fell back to ATen for {event['op']}"
+    return f"{event.get('type', 'error')} in {stage}: {event.get('message', '')}".strip()
+
+
+def join(findings: Iterable[Finding], events: list[dict[str, Any]], executed: dict[str, set[int]],
+         cwd: Path) -> JoinResult:
+    judged: list[Judged] = []
+    used: set[int] = set()
+    executed_real = {_real(f): lines for f, lines in executed.items()}
+    for finding in findings:
+        finding_file = _real(str(cwd / finding.path))
+        hits = [i for i, event in enumerate(events) if _matches(finding, finding_file, event)]
+        if hits:
+            used.update(hits)
+            judged.append(Judged(finding, CONFIRMED, describe(events[hits[0]])))
+            continue
+        ran = executed_real.get(finding_file, set())
+        reached = any(line in ran for line in range(finding.span.start_line, finding.span.end_line + 1))
+        judged.append(Judged(finding, NOT_REPRODUCED if reached else NOT_REACHED))
+    runtime_only = _runtime_only([e for i, e in enumerate(events) if i not in used], cwd)
+    return JoinResult(judged, runtime_only)
+
+
+def _runtime_only(events: list[dict[str, Any]], cwd: Path) -> list[Finding]:
+    """One finding per distinct event (the same break seen in every stage counts once)."""
+    seen: set[tuple[Any, ...]] = set()
+    found = []
+    for event in events:
+        key = (event["kind"], event.get("filename"), event.get("lineno"), event.get("gb_id"),
+               event.get("reason"), event.get("op"), event.get("message") if event["kind"] == "compile_error" else None)
+        if key in seen:
+            continue
+        seen.add(key)
+        code = OBSERVED_CODE.get((event["kind"], event["stage"])) or OBSERVED_CODE.get((event["kind"], None), "BL006")
+        rule = find_rule(code)
+        assert rule is not None
+        filename = event.get("filename") or ""
+        line = int(event.get("lineno") or 1)
+        path = os.path.relpath(filename, cwd) if filename else "<unknown>"
+        finding = rule.make_finding(path, Span(line, 1, line, 1), describe(event), Confidence.CERTAIN)
+        gb = event.get("gb_id")
+        if gb:
+            finding = replace(finding, gb_ids=(gb,))
+        if event.get("probe"):  # provoked on purpose with other inputs: information, not a defect
+            finding = replace(finding, severity=Severity.INFO)
+        found.append(finding)
+    return sorted(found, key=lambda f: f.sort_key)
+
+
+def failure_finding(target_label: str, path: Path, line: int, reason: str, cwd: Path) -> Finding:
+    rule = find_rule("BL006")
+    assert rule is not None
+    return rule.make_finding(os.path.relpath(path, cwd), Span(line, 1, line, 1),
+                             f"target {target_label} failed: {reason}")

@@ -1,0 +1,99 @@
+"""The stage ladder: what each stage of torch.compile bought, and where breaks gave it back.
+Text, JSON records and an optional picture (matplotlib, imported only when asked for)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .stages import STAGES
+
+STAGE_TITLES = {stage.name: stage.title for stage in STAGES}
+HEADER = f" {'stage':<18} {'graphs':>6} {'breaks':>6} {'recompiles':>10} {'cudagraph skips':>15} {'median ms':>10} {'vs eager':>9}"
+
+
+def _cell(value: Any, width: int) -> str:
+    return f"{'-' if value is None else value:>{width}}"
+
+
+def ladder_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One record per stage run, with the speed-up over eager where both were timed."""
+    stages = result.get("stages", [])
+    eager = next((s.get("median_ms") for s in stages if s["stage"] == "eager"), None)
+    rows = []
+    for stage in stages:
+        median = stage.get("median_ms")
+        compiled = stage["stage"] != "eager"
+        rows.append({
+            "stage": stage["stage"],
+            "graphs": stage.get("graphs") if compiled else None,
+            "graph_breaks": stage.get("graph_breaks") if compiled else None,
+            "recompiles": stage.get("recompiles") if compiled else None,
+            "cudagraph_skips": stage.get("cudagraph_skips") if stage["stage"] == "cudagraphs" else None,
+            "median_ms": median,
+            "speedup": (eager / median) if eager and median else None,
+            "first_call_s": stage.get("first_call_s"),
+            "probe_recompiles": stage.get("probe_recompiles"),
+            "kernels": stage.get("kernels"),
+            "skipped": stage.get("skipped"),
+            "error": (stage.get("error") or {}).get("message"),
+        })
+    return rows
+
+
+def render_ladder(result: dict[str, Any]) -> str:
+    lines = [HEADER]
+    for row in ladder_rows(result):
+        title = STAGE_TITLES.get(row["stage"], row["stage"])
+        if row["skipped"]:
+            lines.append(f" {title:<18} skipped: {row['skipped']}")
+            continue
+        if row["error"] and row["median_ms"] is None:
+            lines.append(f" {title:<18} error: {row['error'].splitlines()[0][:90]}")
+            continue
+        median = f"{row['median_ms']:.3f}" if row["median_ms"] is not None else None
+        speedup = f"{row['speedup']:.2f}x" if row["speedup"] is not None else None
+        lines.append(
+            f" {title:<18} {_cell(row['graphs'], 6)} {_cell(row['graph_breaks'], 6)} "
+            f"{_cell(row['recompiles'], 10)} {_cell(row['cudagraph_skips'], 15)} {_cell(median, 10)} {_cell(speedup, 9)}"
+        )
+    for row in ladder_rows(result):
+        kernels = row["kernels"]
+        if kernels:
+            made = ", ".join(f"{kernels[k]} {label}" for k, label in
+                             (("triton", "Triton kernels"), ("cpp", "C++ kernels"), ("extern", "extern calls")) if kernels[k])
+            fallbacks = ", ".join(kernels["aten_fallbacks"]) or "none"
+            lines.append(f" {STAGE_TITLES[row['stage']]} made: {made or 'no kernels'}; ATen fallbacks: {fallbacks}")
+        if row["probe_recompiles"]:
+            lines.append(f" {STAGE_TITLES[row['stage']]}: the recompile probe (other inputs) recompiled "
+                         f"{row['probe_recompiles']} time(s)")
+    return "\n".join(lines)
+
+
+def plot_ladders(results: list[tuple[str, dict[str, Any]]], path: Path) -> None:
+    """Bars of median time per stage, one panel per target, speed-ups over eager written on them."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    timed = [(label, [r for r in ladder_rows(result) if r["median_ms"] is not None]) for label, result in results]
+    timed = [(label, rows) for label, rows in timed if rows]
+    if not timed:
+        raise ValueError("no stage was timed: nothing to plot")
+    figure, axes = plt.subplots(len(timed), 1, figsize=(8, 1.2 + 0.5 * max(len(r) for _, r in timed) * len(timed)),
+                                squeeze=False)
+    for axis, (label, rows) in zip(axes[:, 0], timed):
+        names = [STAGE_TITLES.get(r["stage"], r["stage"]) for r in rows][::-1]
+        values = [r["median_ms"] for r in rows][::-1]
+        bars = axis.barh(names, values, color="#4c72b0")
+        for bar, row in zip(bars, rows[::-1]):
+            note = f" {row['median_ms']:.3f} ms" + (f"  {row['speedup']:.2f}x" if row["speedup"] else "")
+            note += f"  breaks {row['graph_breaks']}" if row["graph_breaks"] else ""
+            axis.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, note, va="center", fontsize=8)
+        axis.set_title(label, fontsize=10)
+        axis.set_xlabel("median ms per call")
+        axis.set_xlim(0, max(values) * 1.6)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
