@@ -47,3 +47,22 @@ def untraced_blocks(node: cst.If, resolve: Callable[[cst.BaseExpression], str | 
     if known is True and node.orelse is not None:
         return [node.orelse]
     return []
+
+
+# torch.compile modes that record CUDA graphs.
+CUDAGRAPH_MODES = frozenset({"reduce-overhead", "max-autotune"})
+
+
+def compile_mode(node: cst.CSTNode) -> str | None:
+    """The `mode=` string of a `torch.compile(...)` call or `@torch.compile(...)` decorator."""
+    if isinstance(node, cst.Decorator):
+        node = node.decorator
+    if not isinstance(node, cst.Call):
+        return None
+    calls = [node] + ([node.func] if isinstance(node.func, cst.Call) else [])  # torch.compile(mode=...)(fn)
+    for call in calls:
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "mode" and isinstance(arg.value, cst.SimpleString):
+                value = arg.value.evaluated_value
+                return value if isinstance(value, str) else None
+    return None
