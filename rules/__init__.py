@@ -4,16 +4,32 @@ from __future__ import annotations
 
 from breaklint.rule import Rule
 
+from .c_extension_call import CExtensionCall
 from .data_dependent_branch import DataDependentBranch
 from .decode_error import DecodeError
+from .deepcopy_in_region import DeepcopyInRegion
 from .dynamic_shape_op import DynamicShapeOp
 from .explicit_graph_break import ExplicitGraphBreak
+from .file_io import FileIo
+from .inference_mode_query import InferenceModeQuery
+from .grad_mode_flip import GradModeFlip
 from .internal_error import InternalError
+from .mutated_input import MutatedInput
 from .mutated_python_state import MutatedPythonState
+from .parameter_created_in_region import ParameterCreatedInRegion
+from .per_instance_specialization import PerInstanceSpecialization
+from .python_side_effect import PythonSideEffect
+from .requires_grad_mutation import RequiresGradMutation
+from .rnn_module import RnnModule
+from .sparse_tensor import SparseTensor
 from .syntax_error import SyntaxErrorRule
+from .tensor_id import TensorId
 from .tensor_to_scalar import TensorToScalar
 from .unreadable_file import UnreadableFile
+from .unsupported_builtin import UnsupportedBuiltin
 from .untraceable_numpy_call import UntraceableNumpyCall
+from .untraceable_stdlib_call import UntraceableStdlibCall
+from .untraceable_tensor_method import UntraceableTensorMethod
 from .unused_suppression import UnusedSuppression
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -27,5 +43,21 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UntraceableNumpyCall,  # BL103
     DynamicShapeOp,  # BL104
     ExplicitGraphBreak,  # BL105
+    PythonSideEffect,  # BL106
+    UntraceableStdlibCall,  # BL107
+    FileIo,  # BL108
+    UnsupportedBuiltin,  # BL109
+    CExtensionCall,  # BL110
+    RnnModule,  # BL111
+    InferenceModeQuery,  # BL112
+    RequiresGradMutation,  # BL113
+    ParameterCreatedInRegion,  # BL114
+    SparseTensor,  # BL115
+    DeepcopyInRegion,  # BL116
+    UntraceableTensorMethod,  # BL117
     MutatedPythonState,  # BL201
+    PerInstanceSpecialization,  # BL202
+    TensorId,  # BL203
+    GradModeFlip,  # BL204
+    MutatedInput,  # BL501
 )

@@ -75,7 +75,7 @@ def function_lines(filename: str, first_line: int) -> range:
 def event_lines(event: dict[str, Any]) -> range:
     """The lines an event speaks for: its own line, or the whole function that recompiled."""
     line = int(event.get("lineno") or 0)
-    if event["kind"] == "recompile":
+    if event["kind"] == "recompile" or event.get("function_level"):
         return function_lines(event["filename"], line)
     return range(line, line + 1)
 

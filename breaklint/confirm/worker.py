@@ -215,6 +215,15 @@ def compiled_frames() -> list[list[Any]]:
             if getattr(m, "co_filename", None)]
 
 
+def code_location(target: Any) -> tuple[str, int] | None:
+    """File and first line of the function (or the module's forward) that confirm compiled."""
+    import inspect
+
+    function = getattr(target, "forward", target)
+    code = getattr(inspect.unwrap(function), "__code__", None)
+    return (code.co_filename, code.co_firstlineno) if code is not None else None
+
+
 def events_of(stage: str, capture: Capture, probe_from: int | None = None) -> list[dict[str, Any]]:
     """Events as JSON records; recompiles from index `probe_from` on came from the recompile probe."""
     events = []
@@ -272,7 +281,13 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
             continue
         record, capture = run_stage(stage, example, cuda, request["repeat"], request["warmup"])
         result["stages"].append(record)
-        result["events"].extend(events_of(stage.name, capture, record.get("recompiles")))
+        events = events_of(stage.name, capture, record.get("recompiles"))
+        where = code_location(example.target)
+        for event in events:
+            # Some skips name no user frame (a mutation through __setitem__): charge the function.
+            if event["kind"] == "cudagraph_skip" and not event["lineno"] and where is not None:
+                event.update(filename=where[0], lineno=where[1], function_level=True)
+        result["events"].extend(events)
         if record["error"]:
             where = _user_frame(record["error"]["traceback"], roots) or (request["path"], example_line(request))
             result["events"].append({"kind": "compile_error", "stage": stage.name, "filename": where[0],
