@@ -144,7 +144,9 @@ def _runtime_only(events: list[dict[str, Any]], cwd: Path) -> list[Finding]:
         gb = event.get("gb_id")
         if gb:
             finding = replace(finding, gb_ids=(gb,))
-        if event.get("probe"):  # provoked on purpose with other inputs: information, not a defect
+        if event.get("probe") or event["kind"] == "inductor_fallback":
+            # Provoked on purpose with other inputs, or an ATen kernel Inductor chose to call:
+            # information, not a defect.
             finding = replace(finding, severity=Severity.INFO)
         found.append(finding)
     return sorted(found, key=lambda f: f.sort_key)

@@ -283,9 +283,12 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         result["stages"].append(record)
         events = events_of(stage.name, capture, record.get("recompiles"))
         where = code_location(example.target)
+        for op in (record.get("kernels") or {}).get("aten_fallbacks", []):
+            events.append({"kind": "inductor_fallback", "stage": stage.name, "op": op, "filename": "", "lineno": 0})
         for event in events:
-            # Some skips name no user frame (a mutation through __setitem__): charge the function.
-            if event["kind"] == "cudagraph_skip" and not event["lineno"] and where is not None:
+            # Some skips name no user frame (a mutation through __setitem__), and fallbacks never
+            # do: charge the function that was compiled.
+            if event["kind"] in ("cudagraph_skip", "inductor_fallback") and not event["lineno"] and where:
                 event.update(filename=where[0], lineno=where[1], function_level=True)
         result["events"].extend(events)
         if record["error"]:
