@@ -91,9 +91,7 @@ def _matches(finding: Finding, finding_file: str, event: dict[str, Any]) -> bool
 
 def describe(event: dict[str, Any]) -> str:
     kind, stage = event["kind"], event["stage"]
-    if kind == "graph_break":
-        gb = f" ({event['gb_id']})" if event.get("gb_id") else ""
-        return f'graph break in {stage}: "{event["gb_type"]}"{gb}'
+XX
     if kind == "recompile":
         reasons = "; ".join(event.get("reasons") or []) or "a guard failed"
         cause = " (recompile probe: other inputs)" if event.get("probe") else ""

@@ -35,6 +35,7 @@ def ladder_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             "first_call_s": stage.get("first_call_s"),
             "probe_recompiles": stage.get("probe_recompiles"),
             "kernels": stage.get("kernels"),
+            "compile_times_us": stage.get("compile_times_us"),
             "skipped": stage.get("skipped"),
             "error": (stage.get("error") or {}).get("message"),
         })

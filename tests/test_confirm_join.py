@@ -1,0 +1,58 @@
+"""The join of static findings with runtime events, on synthetic events (no torch needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from breaklint.confirm.join import CONFIRMED, NOT_REACHED, NOT_REPRODUCED, join
+from breaklint.finding import Confidence, Severity, Span
+from breaklint.registry import find_rule
+
+SOURCE = "import torch\n\n@torch.compile\ndef f(x):\n    y = x * 2\n    return y.sum().item()\n\n\ndef g(x):\n    return x\n"
+
+
+def finding(code: str, line: int):
+    rule = find_rule(code)
+    return rule.make_finding("m.py", Span(line, 5, line, 20), "msg", Confidence.CERTAIN)
+
+
+def test_statuses_and_runtime_only(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    events = [
+        {"kind": "graph_break", "stage": "dynamo", "filename": str(path), "lineno": 6, "gb_type": "Unsupported Tensor.item() call with capture_scalar_outputs=False", "gb_id": "GB0124"},
+        {"kind": "graph_break", "stage": "aot_eager", "filename": str(path), "lineno": 6, "gb_type": "Unsupported Tensor.item() call with capture_scalar_outputs=False", "gb_id": "GB0124"},
+        {"kind": "recompile", "stage": "dynamo", "filename": str(path), "lineno": 3, "function": "f", "reasons": ["x.size()[0] == 8"], "probe": True},
+        {"kind": "cudagraph_skip", "stage": "cudagraphs", "filename": str(path), "lineno": 3, "reason": "mutated inputs (1 instances)", "function_level": True},
+        {"kind": "inductor_fallback", "stage": "inductor", "filename": str(path), "lineno": 3, "op": "_cdist_forward.default", "function_level": True},
+    ]
+    findings = [finding("BL101", 6), finding("BL201", 5), finding("BL501", 5), finding("BL102", 10)]
+    result = join(findings, events, {str(path): {4, 5, 6}}, tmp_path)
+    status = {(j.finding.code, j.finding.span.start_line): j.status for j in result.judged}
+    # BL101 by the break at its line; BL201 by the recompile of its function; BL501 by the
+    # function-level skip; BL102 in g, which never ran.
+    assert status == {("BL101", 6): CONFIRMED, ("BL201", 5): CONFIRMED, ("BL501", 5): CONFIRMED, ("BL102", 10): NOT_REACHED}
+    evidence = {j.finding.code: j.evidence for j in result.judged}
+    assert evidence["BL101"] == 'graph break in dynamo: "Unsupported Tensor.item() call with capture_scalar_outputs=False" (GB0124)'
+    assert "recompile probe" in evidence["BL201"]
+    # The fallback matched no finding: runtime-only, informational. The break seen in two stages
+    # was used; nothing else is left.
+    assert [(f.code, f.severity) for f in result.runtime_only] == [("BL490", Severity.INFO)]
+
+
+def test_not_reproduced_when_the_line_ran(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    result = join([finding("BL101", 6)], [], {str(path): {6}}, tmp_path)
+    assert [j.status for j in result.judged] == [NOT_REPRODUCED]
+
+
+def test_events_elsewhere_do_not_confirm(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    other = {"kind": "graph_break", "stage": "dynamo", "filename": str(tmp_path / "other.py"), "lineno": 6,
+             "gb_type": "Data-dependent branching", "gb_id": "GB0170"}
+    wrong_kind = {"kind": "recompile", "stage": "dynamo", "filename": str(path), "lineno": 6, "function": "f", "reasons": []}
+    result = join([finding("BL101", 6)], [other, wrong_kind], {str(path): {6}}, tmp_path)
+    assert [j.status for j in result.judged] == [NOT_REPRODUCED]
+    assert sorted(f.code for f in result.runtime_only) == ["BL190", "BL290"]
