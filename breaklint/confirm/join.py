@@ -91,7 +91,10 @@ def _matches(finding: Finding, finding_file: str, event: dict[str, Any]) -> bool
 
 def describe(event: dict[str, Any]) -> str:
     kind, stage = event["kind"], event["stage"]
-XX
+    if kind == "graph_break":
+        gb = f" ({event['gb_id']})" if event.get("gb_id") else ""
+        skipped = "; Dynamo gave up on the whole frame, which runs eagerly" if event.get("frame_skipped") else ""
+        return f'graph break in {stage}: "{event["gb_type"]}"{gb}{skipped}'
     if kind == "recompile":
         reasons = "; ".join(event.get("reasons") or []) or "a guard failed"
         cause = " (recompile probe: other inputs)" if event.get("probe") else ""
