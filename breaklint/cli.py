@@ -224,7 +224,7 @@ def lsp_command() -> None:
     except ImportError as error:
         if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
             raise
-        raise _fail(f"`breaklint lsp` needs pygls ({error}); install it with: pip install 'breaklint[lsp]'")
+        raise _fail(f"`breaklint lsp` needs pygls ({error}); install it with: pip install 'breaklint[lsp]'") from None
     serve()
 
 

@@ -29,8 +29,10 @@ class CheckResult:
     seconds: float
 
 
-def parse_file(path: Path, root: Path) -> ParsedFile | ReadProblem:
-    text = read_source(path)
+def parse_file(path: Path, root: Path, text: str | None = None) -> ParsedFile | ReadProblem:
+    """`text`: the file's content when it is not read from disk (an editor's unsaved buffer)."""
+    if text is None:
+        text = read_source(path)
     if isinstance(text, ReadProblem):
         return text
     try:
@@ -127,6 +129,15 @@ class Engine:
             findings.extend(self._check_module(module, project, regions))
         findings.sort(key=lambda f: f.sort_key)
         return CheckResult(findings, len(files), time.perf_counter() - started)
+
+    # --- for the language server (breaklint/workspace.py), which caches the modules it indexed
+    def check_indexed(self, modules: Sequence[ModuleIndex], targets: Sequence[ModuleIndex]) -> list[Finding]:
+        """Findings for `targets` only, with compiled regions computed over all of `modules`."""
+        project = ProjectIndex(modules)
+        entries = find_entry_points(project, self.config.assume_forward_compiled, self.config.entry_points)
+        regions = compute_regions(project, entries)
+        findings = [f for module in targets for f in self._check_module(module, project, regions)]
+        return sorted(findings, key=lambda f: f.sort_key)
 
     def _check_module(self, module: ModuleIndex, project: ProjectIndex,
                       regions: dict[FunctionInfo, object]) -> list[Finding]:

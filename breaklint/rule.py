@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass, field
 from typing import Callable, ClassVar
@@ -18,7 +19,17 @@ DOCS_URL = "https://breaklint.dev/rules/{code}"
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
 # placeholder Gb_type there and got its real name in 2.9 (shared/reference/graph-break-registry.md).
 GB_IDS_SINCE = TorchVersion(2, 8)
-GB_ID_SINCE_OVERRIDES = {"GB0170": TorchVersion(2, 9)}
+# Ids registered after 2.8: the "Since" column of shared/reference/graph-break-registry.md.
+GB_ID_SINCE_OVERRIDES = {
+    "GB0170": TorchVersion(2, 9), "GB0225": TorchVersion(2, 9), "GB0246": TorchVersion(2, 9),
+    "GB0264": TorchVersion(2, 9), "GB0277": TorchVersion(2, 10), "GB0291": TorchVersion(2, 10),
+    "GB7000": TorchVersion(2, 11), "GB9186": TorchVersion(2, 11), "GB0467": TorchVersion(2, 13),
+    "GB0569": TorchVersion(2, 13), "GB4198": TorchVersion(2, 13), "GB4841": TorchVersion(2, 13),
+    "GB8977": TorchVersion(2, 13), "GB8985": TorchVersion(2, 13),
+}
+# A graph break in a for/while loop makes Dynamo give up on the whole frame (registered as GB7000
+# "graph break in loop" from 2.11; earlier versions skip the frame as well, without an id).
+GB_IN_LOOP = ("GB7000", "graph break in loop")
 DOC_SECTIONS = ("What it does", "Why is this bad?", "How to fix", "When it is fine", "Dynamo says")
 
 
@@ -36,6 +47,7 @@ class FileContext:
     emit: Callable[[Finding], None]
     function_stack: list[FunctionInfo] = field(default_factory=list)
     _values: dict[FunctionInfo, FunctionValues] = field(default_factory=dict)
+    _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
 
     @property
     def function(self) -> FunctionInfo | None:
@@ -60,6 +72,22 @@ class FileContext:
             entry = region.path == (outer.qualname,) if region else self.scope_all
             self._values[outer] = FunctionValues(outer, self.project, entry=entry)
         return self._values[outer].of(node)
+
+    def in_loop(self, node: cst.CSTNode) -> bool:
+        """Whether `node` sits in the body of a for/while loop of its own function (not in a
+        nested def, a comprehension, or the loop's header)."""
+        fn = self.function
+        if fn is None:
+            return False
+        if fn not in self._loops:
+            bodies = _loop_bodies(fn.node)
+            spans = [self.file.span(body) for body in bodies]
+            self._loops[fn] = [((s.start_line, s.start_col), (s.end_line, s.end_col)) for s in spans]
+        if not self._loops[fn]:
+            return False
+        span = self.file.span(node)
+        start = (span.start_line, span.start_col)
+        return any(low <= start < high for low, high in self._loops[fn])
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name of a Name/Attribute chain: `t.compile` -> `torch.compile`."""
@@ -103,7 +131,7 @@ class Rule:
 
     @classmethod
     def docs(cls) -> str:
-        return (cls.__doc__ or "").strip()
+        return inspect.cleandoc(cls.__doc__ or "")
 
     @classmethod
     def make_finding(
@@ -116,6 +144,7 @@ class Rule:
         says: str | tuple[str, ...] | None = None,
         details: str = "",
         target: TorchVersion | None = None,
+        severity: Severity | None = None,
     ) -> Finding:
         """A finding of this rule; `says` picks the Dynamo messages to quote (GB ids or keys).
 
@@ -136,7 +165,7 @@ class Rule:
             message=message,
             path=path,
             span=span,
-            severity=cls.severity,
+            severity=severity or cls.severity,
             confidence=confidence,
             stage=cls.stage,
             help=cls.help,
@@ -157,10 +186,17 @@ class Rule:
         region = self.ctx.region
         where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
         text = self.message.format(region=where, **fields)
+        severity = None
+        if self.stage is Stage.DYNAMO and says and self.ctx.in_loop(node):
+            # Escalate: Dynamo does not resume after a break in a loop, it runs the frame eagerly.
+            gb_id, gb_type = GB_IN_LOOP
+            cite = f' ("{gb_type}", {gb_id})' if _has_gb_id(gb_id, self.ctx.target_torch) else ""
+            text += f"; inside a loop, so Dynamo skips the whole function{cite}"
+            severity = Severity.ERROR
         self.ctx.emit(
             self.make_finding(
                 self.ctx.file.display, self.ctx.file.span(node), text, confidence, region, says,
-                target=self.ctx.target_torch,
+                target=self.ctx.target_torch, severity=severity,
             )
         )
 
@@ -171,3 +207,27 @@ def _is_gb_id(key: str) -> bool:
 
 def _has_gb_id(gb_id: str, target: TorchVersion | None) -> bool:
     return target is None or target >= GB_ID_SINCE_OVERRIDES.get(gb_id, GB_IDS_SINCE)
+
+
+def _loop_bodies(function: cst.FunctionDef) -> list[cst.CSTNode]:
+    """The bodies of the for/while loops of one function, nested defs and lambdas excluded."""
+    found: list[cst.CSTNode] = []
+
+    class _Loops(cst.CSTVisitor):
+        def visit_For(self, node: cst.For) -> None:
+            found.append(node.body)
+
+        def visit_While(self, node: cst.While) -> None:
+            found.append(node.body)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+    function.visit(_Loops())
+    return found

@@ -5,9 +5,18 @@ from __future__ import annotations
 from typing import Callable
 
 from ..engine import CheckResult
+from .github import render_github
 from .json import render_json
+from .lsp import render_lsp
+from .sarif import render_sarif
 from .text import render_text
 
 Renderer = Callable[[CheckResult, bool], str]
 
-RENDERERS: dict[str, Renderer] = {"text": render_text, "json": render_json}
+RENDERERS: dict[str, Renderer] = {
+    "text": render_text,
+    "json": render_json,
+    "sarif": render_sarif,
+    "github": render_github,
+    "lsp": render_lsp,
+}

@@ -1,0 +1,106 @@
+"""A project kept warm for the language server: every Python file under a root, indexed once and
+indexed again only when its text changes (on disk, or in an editor's unsaved buffer).
+
+A file's compiled regions come from the whole project (`layers.py` is compiled because
+`train.py` calls `torch.compile(model)`), but only the files asked about run the rules.
+Nothing here imports pygls: it is tested on its own and shared by any editor integration.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from .config import Config, ConfigError, find_pyproject, load_config
+from .engine import Engine, parse_file
+from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path
+from .finding import Finding, Span
+from .project import ModuleIndex, build_module_index
+from .registry import RuleSet
+
+PYPROJECT = "pyproject.toml"
+
+
+@dataclass(frozen=True)
+class _Indexed:
+    """A file's index and what it was built from: (mtime_ns, size) on disk, or the buffer's text."""
+
+    source: tuple[int, int] | str
+    result: ModuleIndex | ReadProblem
+
+
+class Project:
+    def __init__(self, root: Path, config: Config) -> None:
+        self.root = root
+        self.config = config
+        self.rules = RuleSet(config)  # raises ConfigError for unknown selectors
+        self.engine = Engine(config, self.rules)
+        self._files: list[Path] | None = None  # discovered once, again after invalidate()
+        self._index: dict[Path, _Indexed] = {}
+
+    def contains(self, path: Path) -> bool:
+        return path == self.root or self.root in path.parents
+
+    def invalidate(self, paths: Iterable[Path] = ()) -> None:
+        """Files were created, deleted or changed outside any buffer: list the tree again."""
+        self._files = None
+        for path in paths:
+            self._index.pop(path, None)
+
+    def check(self, targets: Sequence[Path], buffers: Mapping[Path, str] | None = None) -> dict[Path, list[Finding]]:
+        """Findings for each target (absolute paths); open buffers replace the files on disk."""
+        buffers = buffers or {}
+        paths = dict.fromkeys([*self._discover(), *(p for p in buffers if self.contains(p)), *targets])
+        indexed = {path: self._indexed(path, buffers.get(path)) for path in paths}
+        for gone in self._index.keys() - indexed.keys():  # deleted, excluded, or a closed buffer
+            del self._index[gone]
+        modules = [r for r in indexed.values() if isinstance(r, ModuleIndex)]
+        wanted = [indexed[t] for t in targets if isinstance(indexed[t], ModuleIndex)]
+        findings: dict[Path, list[Finding]] = {t: [] for t in targets}
+        for finding in self.engine.check_indexed(modules, wanted):  # type: ignore[arg-type]
+            findings[self.root / finding.path].append(finding)
+        for target in targets:
+            problem = indexed[target]
+            if isinstance(problem, ReadProblem):
+                rule = self.rules.meta(problem.code)
+                span = Span(problem.line, problem.col, problem.line, problem.col)
+                findings[target].append(rule.make_finding(display_path(target, self.root), span, problem.message))
+        return findings
+
+    def _discover(self) -> list[Path]:
+        if self._files is None:
+            exclude = (*(self.config.exclude or DEFAULT_EXCLUDE), *self.config.extend_exclude)
+            self._files, _ = discover([self.root], self.config.root, exclude, force_exclude=False)
+        return self._files
+
+    def _indexed(self, path: Path, buffer: str | None) -> ModuleIndex | ReadProblem:
+        source: tuple[int, int] | str
+        if buffer is not None:
+            source = buffer
+        else:
+            try:
+                stat = os.stat(path)
+                source = (stat.st_mtime_ns, stat.st_size)
+            except OSError:
+                source = (-1, -1)  # parse_file reports why it cannot be read
+        cached = self._index.get(path)
+        if cached is not None and cached.source == source:
+            return cached.result
+        parsed = parse_file(path, self.root, buffer)
+        result = parsed if isinstance(parsed, ReadProblem) else build_module_index(parsed)
+        self._index[path] = _Indexed(source, result)
+        return result
+
+
+def load_project(root: Path) -> tuple[Project, str | None]:
+    """The project at `root` with its `[tool.breaklint]` settings; on a config error, the
+    defaults and the error's text (an editor shows it and keeps linting)."""
+    try:
+        config = load_config(find_pyproject(root))
+        if config.source is None:
+            config = replace(config, root=root)  # no settings file: paths are relative to the root
+        return Project(root, config), None
+    except ConfigError as error:
+        return Project(root, Config(root=root)), str(error)

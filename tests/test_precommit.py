@@ -1,0 +1,118 @@
+"""The real `pre-commit` runs this repository's hook (.pre-commit-hooks.yaml): it installs
+breaklint from a copy of the working tree into its own environment, fails on a bad file, passes on
+a good one, honours the config's excludes for files it is given, and blocks a bad commit."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from testdata import ROOT
+
+pytest.importorskip("pre_commit")
+import yaml  # noqa: E402  (pre-commit's own dependency)
+
+if shutil.which("git") is None:
+    pytest.skip("git is needed", allow_module_level=True)
+
+BAD = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n"
+GOOD = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum()\n"
+INSTALL_TIMEOUT = 600  # pre-commit builds a virtualenv and pip-installs breaklint into it
+
+
+def git(*args: str, cwd: Path, env: dict[str, str]) -> str:
+    result = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def pre_commit(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=INSTALL_TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    home = tmp_path_factory.mktemp("git-home")
+    (home / "gitconfig").write_text("[user]\n\tname = t\n\temail = t@example.invalid\n[commit]\n\tgpgsign = false\n")
+    return {
+        **os.environ,
+        "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),  # the user's own git settings stay out
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "PRE_COMMIT_HOME": str(tmp_path_factory.mktemp("pre-commit-home")),
+        "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+    }
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) -> Path:
+    """A copy of the working tree (what git would see) committed in a repository of its own:
+    pre-commit installs from a commit, and /work's own history is never touched."""
+    repo = tmp_path_factory.mktemp("hook-repo")
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60, check=True).stdout.split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, repo / name)
+    git("init", "-q", cwd=repo, env=env)
+    git("add", "-A", cwd=repo, env=env)
+    git("commit", "-q", "-m", "hook under test", cwd=repo, env=env)
+    return repo
+
+
+@pytest.fixture
+def work(tmp_path: Path, env: dict[str, str]) -> Path:
+    git("init", "-q", cwd=tmp_path, env=env)
+    (tmp_path / "bad.py").write_text(BAD, encoding="utf-8")
+    (tmp_path / "good.py").write_text(GOOD, encoding="utf-8")
+    return tmp_path
+
+
+def test_hook_definition() -> None:
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert hook["id"] == "breaklint" and hook["language"] == "python"
+    assert hook["entry"] == "breaklint check --force-exclude"
+    assert hook["types_or"] == ["python", "pyi"] and hook["require_serial"] is True
+
+
+def test_try_repo_fails_on_the_bad_file(hook_repo: Path, work: Path, env: dict[str, str]) -> None:
+    git("add", "bad.py", "good.py", cwd=work, env=env)
+    result = pre_commit("try-repo", str(hook_repo), "breaklint", "--files", "bad.py", "good.py", cwd=work, env=env)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "Failed" in output and "bad.py:5:12: BL101" in output
+    assert "good.py:" not in output
+
+
+def test_installed_hook_blocks_a_bad_commit(hook_repo: Path, work: Path, env: dict[str, str]) -> None:
+    rev = git("rev-parse", "HEAD", cwd=hook_repo, env=env)
+    (work / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_repo.as_posix()}\n    rev: {rev}\n    hooks:\n      - id: breaklint\n")
+    (work / "pyproject.toml").write_text('[tool.breaklint]\nextend-exclude = ["vendored"]\n')
+    (work / "vendored").mkdir()
+    (work / "vendored" / "third_party.py").write_text(BAD, encoding="utf-8")
+    installed = pre_commit("install", cwd=work, env=env)
+    assert installed.returncode == 0, installed.stderr
+
+    # a good file (and an excluded bad one: --force-exclude) commits
+    git("add", ".pre-commit-config.yaml", "pyproject.toml", "good.py", "vendored/third_party.py", cwd=work, env=env)
+    commit = subprocess.run(["git", "commit", "-m", "good"], cwd=work, env=env, capture_output=True, text=True,
+                            timeout=INSTALL_TIMEOUT)
+    assert commit.returncode == 0, commit.stdout + commit.stderr
+    assert "breaklint" in commit.stdout + commit.stderr and "Passed" in commit.stdout + commit.stderr
+
+    # a bad file does not
+    git("add", "bad.py", cwd=work, env=env)
+    blocked = subprocess.run(["git", "commit", "-m", "bad"], cwd=work, env=env, capture_output=True, text=True,
+                             timeout=INSTALL_TIMEOUT)
+    output = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0, output
+    assert "bad.py:5:12: BL101" in output and "Failed" in output
+    assert git("log", "--format=%s", cwd=work, env=env).splitlines() == ["good"]
