@@ -27,13 +27,16 @@ class Example:
 
     `target` is a function or an nn.Module; `args`/`kwargs` are the inputs; `probe_args` (and
     `probe_kwargs`) are a second input set for the recompile probe, e.g. another batch size.
-    Without it the probe perturbs the first tensor argument's batch dimension."""
+    Without it the probe halves the batch dimension of the inputs. `compile_options` are the
+    `torch.compile` arguments your code uses (`{"dynamic": False}`, `{"fullgraph": True}`):
+    every stage compiles with them, plus its own backend and mode."""
 
     target: Callable[..., Any]
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
     probe_args: tuple[Any, ...] | None = None
     probe_kwargs: dict[str, Any] | None = None
+    compile_options: dict[str, Any] = field(default_factory=dict)
 
 
 def example(provider: F) -> F:

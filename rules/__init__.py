@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from breaklint.rule import Rule
 
+from .autograd_call_in_region import AutogradCallInRegion
 from .c_extension_call import CExtensionCall
+from .complex_tensor import ComplexTensor
 from .data_dependent_branch import DataDependentBranch
 from .decode_error import DecodeError
 from .deepcopy_in_region import DeepcopyInRegion
@@ -12,10 +14,14 @@ from .dynamic_shape_op import DynamicShapeOp
 from .explicit_graph_break import ExplicitGraphBreak
 from .file_io import FileIo
 from .inference_mode_query import InferenceModeQuery
+from .forced_static_shapes import ForcedStaticShapes
 from .grad_mode_flip import GradModeFlip
+from .inductor_fallback_op import InductorFallbackOp
 from .internal_error import InternalError
+from .module_hook_in_region import ModuleHookInRegion
 from .mutated_input import MutatedInput
 from .mutated_python_state import MutatedPythonState
+from .opaque_custom_op import OpaqueCustomOp
 from .parameter_created_in_region import ParameterCreatedInRegion
 from .per_instance_specialization import PerInstanceSpecialization
 from .python_side_effect import PythonSideEffect
@@ -59,5 +65,11 @@ ALL_RULES: tuple[type[Rule], ...] = (
     PerInstanceSpecialization,  # BL202
     TensorId,  # BL203
     GradModeFlip,  # BL204
+    ForcedStaticShapes,  # BL210
+    AutogradCallInRegion,  # BL301
+    ModuleHookInRegion,  # BL302
+    InductorFallbackOp,  # BL401
+    ComplexTensor,  # BL402
+    OpaqueCustomOp,  # BL403
     MutatedInput,  # BL501
 )

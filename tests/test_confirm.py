@@ -277,3 +277,16 @@ def test_plot(project: Path, tmp_path: Path) -> None:
     assert completed.returncode == 0, completed.stderr
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "dynamo (capture)" in completed.stdout and "vs eager" in completed.stdout
+
+
+def test_recompile_confirmed_through_the_probe() -> None:
+    """BL210 (dynamic=False) predicts a recompile per new shape; the probe's other batch size
+    makes it happen, and the join confirms the finding with the probe's guard failure."""
+    root = Path(__file__).resolve().parent.parent
+    code, data, stderr = confirm("testdata/confirm_targets/breaklint_examples.py::static_shapes",
+                                 "--check", "testdata/rules/BL210", "--stages", "dynamo", "--repeat", "2", cwd=root)
+    assert data is not None, stderr
+    (finding,) = [f for f in data["findings"] if f["path"] == "testdata/rules/BL210/bad.py"]
+    assert finding["code"] == "BL210" and finding["status"] == "confirmed"
+    assert "recompile probe" in finding["evidence"] and "size mismatch" in finding["evidence"]
+    assert code == 1

@@ -20,8 +20,8 @@ except ImportError:
 print(f"torch {torch.__version__}, triton {tv}, {torch.cuda.get_device_name() if torch.cuda.is_available() else 'no GPU'}, python {platform.python_version()}")
 PY
 pytest -q -s -p no:cacheprovider tests/test_gpu_cudagraphs.py 2>&1 | tee "$OUT/gpu_cudagraphs.log"
-breaklint confirm examples/tinygpt examples/clean testdata/cudagraphs \
-    --check examples --check testdata/rules/BL501 \
+breaklint confirm examples/tinygpt examples/clean testdata/confirm_targets \
+    --check examples --check testdata/rules/BL501 --check testdata/rules/BL210 \
     --repeat 30 --warmup 5 --timeout 240 --format json -o "$OUT/confirm.json" --plot "$OUT/ladder.png" \
     2> "$OUT/confirm.stderr"
 echo "confirm exit code: $?"

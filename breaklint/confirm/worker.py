@@ -151,7 +151,8 @@ def run_stage(stage: Stage, example: Example, cuda: bool, repeat: int, warmup: i
     if clear is not None:
         clear()  # so that compile_times() is this stage's own
     target = example.target
-    compiled = torch.compile(target, **stage.options) if stage.options is not None else target
+    options = {**example.compile_options, **stage.options} if stage.options is not None else None
+    compiled = torch.compile(target, **options) if options is not None else target
     args, kwargs = example.args, example.kwargs
     with capture_dynamo() as capture:
         try:

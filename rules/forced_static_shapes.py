@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from breaklint.finding import Confidence, Stage
+from breaklint.project import COMPILE_NAMES
+from breaklint.rule import FileContext, Rule
+
+
+def _dynamic_false(call: cst.Call) -> bool:
+    return any(
+        arg.keyword is not None and arg.keyword.value == "dynamic"
+        and isinstance(arg.value, cst.Name) and arg.value.value == "False"
+        for arg in call.args
+    )
+
+
+class ForcedStaticShapes(Rule):
+    """## What it does
+    Finds `torch.compile(..., dynamic=False)`: as a decorator of a compiled function, or as a
+    call inside compiled code.
+
+    ## Why is this bad?
+    By default Dynamo compiles for the first shapes it sees and, when a size changes, compiles
+    once more with that dimension symbolic (automatic dynamic shapes). `dynamic=False` turns that
+    off: every new batch size or sequence length fails a size guard and compiles again, and after
+    `recompile_limit` (8) distinct shapes the function runs eagerly for good.
+
+    ## How to fix
+    Drop `dynamic=False` (let automatic dynamic shapes work), pass `dynamic=True`, or mark the
+    varying dimension with `torch._dynamo.mark_dynamic(x, 0)`; pad inputs to a few fixed sizes
+    if you need static shapes for speed.
+
+    ## When it is fine
+    When the shapes never change (a fixed-size serving batch), static shapes give the fastest
+    kernels.
+
+    ## Dynamo says
+    `Recompiling function f ... triggered by the following guard failure(s): tensor 'x' size
+    mismatch at index 0. expected 8, actual 4`, and after 8 shapes `torch._dynamo hit
+    config.recompile_limit (8)`.
+    """
+
+    code = "BL210"
+    name = "forced-static-shapes"
+    stage = Stage.GUARDS
+    message = "`dynamic=False` on {what}: every new input shape recompiles (then, after 8, runs eagerly)"
+    help = "drop dynamic=False, pass dynamic=True, or torch._dynamo.mark_dynamic the varying dimension"
+    dynamo_says = {"recompile": "`tensor 'x' size mismatch at index 0. expected 8, actual 4`"}
+    bad = ("import torch\n\n@torch.compile(dynamic=False)\ndef f(x):\n    return x * 2\n",)
+    good = ("import torch\n\n@torch.compile(dynamic=True)\ndef f(x):\n    return x * 2\n",)
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self._decorator_calls: set[cst.Call] = set()
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        call = node.decorator
+        fn = self.ctx.function
+        if isinstance(call, cst.Call) and fn is not None and node in fn.node.decorators:
+            self._decorator_calls.add(call)
+            if self.ctx.resolve(call.func) in COMPILE_NAMES and _dynamic_false(call):
+                self.report(node, confidence=Confidence.LIKELY, says="recompile", what=f"`{fn.qualname}`")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if node in self._decorator_calls:
+            return
+        if self.ctx.resolve(node.func) in COMPILE_NAMES and node.args and _dynamic_false(node):
+            self.report(node, confidence=Confidence.LIKELY, says="recompile", what="this torch.compile call")
