@@ -5,9 +5,17 @@ import libcst as cst
 from breaklint.finding import Confidence, Stage
 from breaklint.patterns import method_call
 from breaklint.rule import FileContext, Rule
+from breaklint.versions import TorchVersion
+
+from ._support import compile_option, config_enabled
 
 # Operators whose output shape depends on the values of their input.
-DYNAMIC_OPS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"})
+DYNAMIC_OPS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"})
+# repeat_interleave's output length is the sum of a tensor of repeats, unless output_size says it.
+REPEAT_INTERLEAVE = frozenset({"torch.repeat_interleave"})
+ONE_HOT = frozenset({"torch.nn.functional.one_hot"})
+# From 2.10, fullgraph=True implies capture_dynamic_output_shape_ops (dynamo-observability.md 1.3).
+FULLGRAPH_CAPTURES_SINCE = TorchVersion(2, 10)
 TORCH_DYNAMIC_FUNCTIONS = frozenset(f"torch.{op}" for op in DYNAMIC_OPS)
 # Traced NumPy (trace_numpy) maps these onto the same torch ops, with the same break.
 NUMPY_DYNAMIC_FUNCTIONS = frozenset({"numpy.nonzero", "numpy.argwhere", "numpy.flatnonzero", "numpy.unique"})
@@ -17,9 +25,11 @@ WHERE_FUNCTIONS = frozenset({"torch.where", "numpy.where"})
 class DynamicShapeOp(Rule):
     """## What it does
     Finds operators whose output shape depends on the data inside a compiled region:
-    `nonzero`, `argwhere`, `unique`, `unique_consecutive`, `masked_select`, single-argument
-    `torch.where(cond)`, indexing with a boolean mask (`x[x > 0]`), and their NumPy spellings on
-    arrays made from tensors (`np.nonzero(t.numpy())`, `np.unique`, `np.where(cond)`).
+    `nonzero`, `argwhere`, `unique`, `unique_consecutive`, `masked_select`, `bincount`,
+    `repeat_interleave` with a tensor of repeats and no `output_size`, `F.one_hot` without
+    `num_classes`, single-argument `torch.where(cond)`, indexing with a boolean mask
+    (`x[x > 0]`, also `x[mask] += 1`), and their NumPy spellings on arrays made from tensors
+    (`np.nonzero(t.numpy())`, `np.unique`, `np.where(cond)`).
 
     ## Why is this bad?
     Dynamo traces with fake tensors that have shapes but no values, so it cannot know how many
@@ -33,9 +43,13 @@ class DynamicShapeOp(Rule):
 
     ## When it is fine
     Writing through a mask (`x[mask] = 0`) is traced without a break. Outside compiled code.
+    Not reported where `capture_dynamic_output_shape_ops` is on (set at module level, or
+    patched above the entry point's `@torch.compile`) or the entry point is compiled with
+    `fullgraph=True` for torch 2.10 and newer; `one_hot` without `num_classes` breaks even then.
 
     ## Dynamo says
-    `Dynamic shape operator` (GB0036).
+    `Dynamic shape operator` (GB0036); for `one_hot`: `Attempted to use
+    torch.nn.functional.one_hot with data-dependent output shape` (GB0246, from 2.9).
     """
 
     code = "BL104"
@@ -46,7 +60,10 @@ class DynamicShapeOp(Rule):
         "keep shapes static (torch.where(mask, x, 0), x * mask, nonzero_static), or set "
         "torch._dynamo.config.capture_dynamic_output_shape_ops = True"
     )
-    dynamo_says = {"GB0036": "Dynamic shape operator"}
+    dynamo_says = {
+        "GB0036": "Dynamic shape operator",
+        "GB0246": "Attempted to use `torch.nn.functional.one_hot` with data-dependent output shape",
+    }
     bad = (
         "import torch\n\n@torch.compile\ndef f(x):\n    return torch.nonzero(x)\n",
         "import torch\n\n@torch.compile\ndef f(x):\n    return x[x > 0]\n",
@@ -59,16 +76,50 @@ class DynamicShapeOp(Rule):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self._stores: set[cst.Subscript] = set()
+        self._captures: dict[object, bool] = {}
+
+    def _shapes_captured(self) -> bool:
+        """Whether data-dependent output shapes are traced (unbacked) in the region being visited."""
+        region = self.ctx.region
+        if region not in self._captures:
+            fullgraph = compile_option(self.ctx, "fullgraph")
+            self._captures[region] = config_enabled(self.ctx, "capture_dynamic_output_shape_ops") or (
+                isinstance(fullgraph, cst.Name) and fullgraph.value == "True"
+                and self.ctx.target_torch >= FULLGRAPH_CAPTURES_SINCE
+            )
+        return self._captures[region]
+
+    def report(self, node: cst.CSTNode, *, confidence: Confidence, says=None, **fields: str) -> None:  # type: ignore[no-untyped-def]
+        if says == "GB0246" or not self._shapes_captured():
+            super().report(node, confidence=confidence, says=says, **fields)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        # Writing through a mask is an index_put: traced. `x[mask] += 1` reads x[mask] first.
         self._stores.update(t.target for t in node.targets if isinstance(t.target, cst.Subscript))
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.target, cst.Subscript):
-            self._stores.add(node.target)
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.ctx.resolve(node.func) or ""
+        if resolved in ONE_HOT:
+            positional = [a for a in node.args if a.keyword is None]
+            sized = any(a.keyword is not None and a.keyword.value == "num_classes" for a in node.args)
+            unsized = len(positional) == 1 and not sized
+            minus_one = len(positional) >= 2 and _is_minus_one(positional[1].value)
+            if unsized or minus_one:
+                self.report(node, confidence=Confidence.CERTAIN, says="GB0246", what="`one_hot` without `num_classes`")
+            return
+        if resolved in REPEAT_INTERLEAVE or (
+            isinstance(node.func, cst.Attribute) and node.func.attr.value == "repeat_interleave"
+            and not resolved.startswith("torch.") and self.ctx.value(node.func.value).tensorish
+        ):
+            args = list(node.args) if resolved in REPEAT_INTERLEAVE else [cst.Arg(node.func.value), *node.args]  # type: ignore[attr-defined]
+            repeats = next((a.value for a in args if a.keyword is not None and a.keyword.value == "repeats"), None)
+            positional = [a.value for a in args if a.keyword is None]
+            if repeats is None and len(positional) >= 2:
+                repeats = positional[1]
+            sized = any(a.keyword is not None and a.keyword.value == "output_size" for a in args)
+            if repeats is not None and not sized and self.ctx.value(repeats).tensorish:
+                self.report(node, confidence=Confidence.CERTAIN, says="GB0036", what="`repeat_interleave` with tensor repeats")
+            return
         if resolved in TORCH_DYNAMIC_FUNCTIONS:
             self.report(node, confidence=Confidence.CERTAIN, says="GB0036", what=f"`{resolved}`")
             return
@@ -99,3 +150,8 @@ class DynamicShapeOp(Rule):
                     confidence = Confidence.CERTAIN if index.is_tensor else Confidence.LIKELY
                     self.report(node, confidence=confidence, says="GB0036", what="boolean-mask indexing")
                     return
+
+
+def _is_minus_one(expr: cst.BaseExpression) -> bool:
+    return (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
+            and isinstance(expr.expression, cst.Integer) and expr.expression.value == "1")

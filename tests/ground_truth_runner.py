@@ -1,9 +1,17 @@
-"""Run rule testdata through real Dynamo in a clean interpreter and print what it did as JSON.
+"""Run rule testdata through the real compiler in a clean interpreter and print what it did as JSON.
 
 A separate process keeps pytest's own patches (its `pdb.set_trace`, its stdin) and Dynamo's
 caches out of the experiment. Every compiled callable a module creates is called three times
-with fresh `torch.randn(8, 8)` (or with the argument lists in the module's `CALLS` dict) under
-`backend="eager"`: graph breaks and guards are Dynamo's own, no backend is needed to see them.
+with fresh `torch.randn(8, 8)` (or with the argument lists in the module's `CALLS` dict).
+
+A module picks the stage it is judged at with a top-level `BACKEND = "eager" | "aot_eager" |
+"inductor"` (default "eager": graph breaks and guards are Dynamo's own, no backend is needed to
+see them). Under Inductor the runner also records every op lowered to a `FallbackKernel` (an
+ATen call instead of generated code), with the user line the FX node came from.
+
+Module-level functions named `scenario_*` are run too, each on a fresh Dynamo cache: they hold
+call-site patterns (a compiled model called under `torch.no_grad()` and then with grad) whose
+recompiles belong to the scenario's lines rather than to the compiled function.
 
     python tests/ground_truth_runner.py OUT.json FILE.py [FILE.py ...]
 
@@ -12,23 +20,45 @@ The result goes to a file: pdb and user code may print to stdout.
 
 from __future__ import annotations
 
+import ast
 import bdb
 import dataclasses
 import importlib.util
 import json
+import logging
+import os
+import re
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import torch
+import torch._functorch.config
+import torch._inductor.config
 
 from breaklint.confirm.capture import capture_dynamo
 
 DEFAULT_CALLS = 3
+BACKENDS = ("eager", "aot_eager", "inductor")
+_FALLBACK = re.compile(r"Using FallbackKernel: (?P<op>\S+)")
+_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 
 
-def load_compiled(path: Path) -> tuple[Any, list[Any]]:
-    """Import the module with torch.compile forced to the eager backend; return what it compiled."""
+def declared_backend(path: Path) -> str:
+    """The module's top-level `BACKEND = "..."`, read without running it (it picks how to import)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BACKEND" for t in node.targets):
+            value = ast.literal_eval(node.value)
+            if value not in BACKENDS:
+                raise ValueError(f"{path}: BACKEND must be one of {BACKENDS}, not {value!r}")
+            return value
+    return "eager"
+
+
+def load_compiled(path: Path, backend: str) -> tuple[Any, list[Any]]:
+    """Import the module with torch.compile forced to `backend`; return what it compiled."""
     real_compile = torch.compile
     compiled: list[Any] = []
 
@@ -36,14 +66,14 @@ def load_compiled(path: Path) -> tuple[Any, list[Any]]:
         compiled.append(obj)
         return obj
 
-    def eager_compile(model: Any = None, **options: Any) -> Any:
+    def forced_compile(model: Any = None, **options: Any) -> Any:
         options.pop("mode", None)
-        options["backend"] = "eager"
+        options["backend"] = backend
         if model is None:  # @torch.compile(...) used as a decorator factory
             return lambda fn: remember(real_compile(fn, **options))
         return remember(real_compile(model, **options))
 
-    torch.compile = eager_compile  # type: ignore[assignment]
+    torch.compile = forced_compile  # type: ignore[assignment]
     try:
         name = f"breaklint_testdata_{path.parent.name}_{path.stem}"
         spec = importlib.util.spec_from_file_location(name, path)
@@ -56,28 +86,114 @@ def load_compiled(path: Path) -> tuple[Any, list[Any]]:
     return module, compiled
 
 
+def _user_frame(stack_trace: str) -> tuple[str, int] | None:
+    """The innermost frame outside torch in an FX node's `stack_trace`."""
+    frames = [(m["file"], int(m["line"])) for m in _FRAME.finditer(stack_trace)]
+    user = [f for f in frames if not os.path.realpath(f[0]).startswith(_TORCH_DIR)]
+    return user[-1] if user else None
+
+
+class _FallbackSink(logging.Filter):
+    """Inductor logs `Using FallbackKernel: <op>` (perf_hints) while it lowers the FX node that
+    became the fallback; that node's stack trace says which user line asked for it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[dict[str, Any]] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        match = _FALLBACK.match(record.getMessage())
+        if match:
+            from torch._inductor.virtualized import V
+
+            node = getattr(V.graph, "current_node", None)
+            where = _user_frame(node.meta.get("stack_trace") or "") if node is not None else None
+            filename, lineno = where or ("", 0)
+            self.events.append({"op": match["op"], "filename": os.path.abspath(filename) if filename else "",
+                                "lineno": lineno})
+        return True  # pass it on: capture_dynamo listens on perf_hints too (cudagraph skips)
+
+
+@contextmanager
+def capture_inductor_fallbacks() -> Iterator[_FallbackSink]:
+    from torch._logging import _internal
+
+    import torch._inductor.graph  # noqa: F401  (registers the perf_hints artifact logger)
+
+    sink = _FallbackSink()
+    logger = logging.getLogger("torch._inductor.graph.__perf_hints")
+    level = logger.level
+    added = "perf_hints" not in _internal.log_state.artifact_names
+    _internal.log_state.artifact_names.add("perf_hints")
+    logger.setLevel(logging.DEBUG)
+    logger.filters.insert(0, sink)  # before any filter that swallows the record
+    try:
+        yield sink
+    finally:
+        logger.removeFilter(sink)
+        logger.setLevel(level)
+        if added:
+            _internal.log_state.artifact_names.discard("perf_hints")
+
+
+def observe(calls: list[Any], backend: str) -> dict[str, Any]:
+    """Run the thunks on a fresh Dynamo cache and record what the compiler did."""
+    torch._dynamo.reset()
+    errors: list[str] = []
+    with capture_dynamo() as capture, capture_inductor_fallbacks() as fallbacks:
+        for call in calls:
+            try:
+                call()
+            except bdb.BdbQuit:  # pdb.set_trace() ran eagerly after the break and read EOF
+                pass
+            except torch._dynamo.exc.BackendCompilerFailed as error:  # a stage failed: evidence
+                errors.append(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+    return {
+        "backend": backend,
+        "graph_breaks": [dataclasses.asdict(b) for b in capture.graph_breaks],
+        "recompiles": [dataclasses.asdict(r) for r in capture.recompiles],
+        "fallbacks": fallbacks.events,
+        "errors": errors,
+    }
+
+
+def _wraps(value: Any, compiled: Any) -> bool:
+    """`value` is `compiled` or a functools.wraps wrapper around it."""
+    for _ in range(8):
+        if value is compiled:
+            return True
+        value = getattr(value, "__wrapped__", None)
+        if value is None:
+            return False
+    return False
+
+
 def run_file(path: Path) -> dict[str, Any]:
-    module, compiled = load_compiled(path)
-    calls: dict[str, list[tuple[Any, ...]]] = getattr(module, "CALLS", {})
+    backend = declared_backend(path)
+    module, compiled = load_compiled(path, backend)
+    argument_lists: dict[str, list[tuple[Any, ...]]] = getattr(module, "CALLS", {})
     cases: dict[str, Any] = {}
     for obj in compiled:
-        name = next((n for n, v in vars(module).items() if v is obj), repr(obj))
-        torch._dynamo.reset()
-        argument_lists = calls.get(name) or [(torch.randn(8, 8),) for _ in range(DEFAULT_CALLS)]
-        with capture_dynamo() as capture:
-            for args in argument_lists:
-                try:
-                    obj(*args)
-                except bdb.BdbQuit:  # pdb.set_trace() ran eagerly after the break and read EOF
-                    pass
-        cases[name] = {
-            "graph_breaks": [dataclasses.asdict(b) for b in capture.graph_breaks],
-            "recompiles": [dataclasses.asdict(r) for r in capture.recompiles],
-        }
+        # Call what the module exposes: a decorator above @torch.compile (e.g.
+        # `@torch._dynamo.config.patch(...)`) wraps the compiled function and must run around it.
+        name, exposed = next(((n, v) for n, v in list(vars(module).items()) if _wraps(v, obj)), (repr(obj), obj))
+        arguments = argument_lists.get(name) or [(torch.randn(8, 8),) for _ in range(DEFAULT_CALLS)]
+        cases[name] = observe([lambda fn=exposed, args=args: fn(*args) for args in arguments], backend)
+    for name, fn in list(vars(module).items()):
+        if name.startswith("scenario_") and callable(fn) and getattr(fn, "__module__", None) == module.__name__:
+            code = fn.__code__
+            last = max((line for _, _, line in code.co_lines() if line is not None), default=code.co_firstlineno)
+            case = observe([fn], backend)
+            case["scenario_lines"] = [code.co_firstlineno, last]
+            cases[name] = case
     return cases
 
 
 def main(out: str, paths: list[str]) -> None:
+    # A graph served from Inductor's FX-graph or AOTAutograd cache is not lowered again, so it
+    # would log no fallbacks; the compiled-kernel cache may stay (it only saves C++ compile time).
+    torch._inductor.config.fx_graph_cache = False
+    torch._functorch.config.enable_autograd_cache = False
     result = {str(Path(p).resolve()): run_file(Path(p).resolve()) for p in paths}
     Path(out).write_text(json.dumps(result), encoding="utf-8")
 

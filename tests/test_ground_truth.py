@@ -1,8 +1,10 @@
-"""Ground truth: every rule's testdata runs through real Dynamo (see ground_truth_runner.py).
+"""Ground truth: every rule's testdata runs through the real compiler (see ground_truth_runner.py).
 
-Positives (`# expect: BL1xx`) must graph-break at the marked line with one of the rule's GB
-ids, and every break in a bad file must be a marked one; `# expect: BL2xx` lines must sit in a
-function that recompiles. Negatives must neither break nor recompile.
+Positives (`# expect: BL1xx` and BL3xx) must graph-break at the marked line with one of the rule's
+GB ids (a break that makes Dynamo skip the whole frame counts), and every break in a bad file must
+be a marked one; `# expect: BL2xx` lines must sit in a function (or a `scenario_*` function) that
+recompiles; `# expect: BL4xx` lines must be where Inductor falls back to an ATen kernel, and every
+fallback in a bad file must be marked. Negatives must do none of these.
 """
 
 from __future__ import annotations
@@ -54,10 +56,22 @@ def breaks_in(cases: dict[str, Any], path: Path) -> list[dict[str, Any]]:
             if Path(b["filename"]) == path and not b["frame_skipped"]]
 
 
+def skipped_breaks_in(cases: dict[str, Any], path: Path) -> list[dict[str, Any]]:
+    return [b for case in cases.values() for b in case["graph_breaks"]
+            if Path(b["filename"]) == path and b["frame_skipped"]]
+
+
+def fallbacks_in(cases: dict[str, Any], path: Path) -> list[dict[str, Any]]:
+    return [f for case in cases.values() for f in case.get("fallbacks", []) if Path(f["filename"]) == path]
+
+
 def recompiled_lines(cases: dict[str, Any], path: Path) -> set[int]:
-    """Every line inside a function of `path` that recompiled."""
+    """Every line inside a function of `path` that recompiled, or of a scenario that saw one."""
     lines: set[int] = set()
     for case in cases.values():
+        scenario = case.get("scenario_lines")
+        if scenario and any(Path(r["filename"]) == path for r in case["recompiles"]):
+            lines.update(range(scenario[0], scenario[1] + 1))
         for recompile in case["recompiles"]:
             if Path(recompile["filename"]) != path:
                 continue
@@ -69,21 +83,29 @@ def recompiled_lines(cases: dict[str, Any], path: Path) -> set[int]:
 
 def check_positives(path: Path, cases: dict[str, Any]) -> None:
     breaks = breaks_in(cases, path)
+    every_break = breaks + skipped_breaks_in(cases, path)
+    fallbacks = fallbacks_in(cases, path)
     recompiled = recompiled_lines(cases, path)
     markers = expected_markers(path)
     for line, code in sorted(markers):
         rule = find_rule(code)
         assert rule is not None
-        if code.startswith("BL1"):
-            here = [b for b in breaks if b["lineno"] == line]
-            assert here, f"{path.name}:{line} {code}: Dynamo did not break here; it broke at {[b['lineno'] for b in breaks]}"
+        if code[2] in "13":
+            here = [b for b in every_break if b["lineno"] == line]
+            assert here, f"{path.name}:{line} {code}: Dynamo did not break here; it broke at {[b['lineno'] for b in every_break]}"
             ids = {b["gb_id"] for b in here}
             assert ids & set(rule.gb_ids()), f"{path.name}:{line}: Dynamo said {ids}, {code} says {rule.gb_ids()}"
         elif code.startswith("BL2"):
             assert line in recompiled, f"{path.name}:{line} {code}: no recompile in this function"
-    marked_break_lines = {line for line, code in markers if code.startswith("BL1")}
+        elif code.startswith("BL4"):
+            ops = [f["op"] for f in fallbacks if f["lineno"] == line]
+            assert ops, f"{path.name}:{line} {code}: Inductor fell back at {[f['lineno'] for f in fallbacks]}, not here"
+    marked_break_lines = {line for line, code in markers if code[2] in "13"}
     unmarked = [(b["lineno"], b["gb_type"]) for b in breaks if b["lineno"] not in marked_break_lines]
     assert not unmarked, f"graph breaks the linter did not flag: {unmarked}"
+    marked_fallback_lines = {line for line, code in markers if code.startswith("BL4")}
+    unmarked_fallbacks = [(f["lineno"], f["op"]) for f in fallbacks if f["lineno"] not in marked_fallback_lines]
+    assert not unmarked_fallbacks, f"Inductor fallbacks the linter did not flag: {unmarked_fallbacks}"
 
 
 @pytest.mark.parametrize("path", [p for p in rule_files() if p.name == "bad.py"], ids=lambda p: p.parent.name)
@@ -94,8 +116,10 @@ def test_positives_break_or_recompile_at_marked_lines(path: Path, dynamo_results
 @pytest.mark.parametrize("path", [p for p in rule_files() if p.name == "good.py"], ids=lambda p: p.parent.name)
 def test_negatives_neither_break_nor_recompile(path: Path, dynamo_results) -> None:
     cases = dynamo_results[str(path)]
-    assert breaks_in(cases, path) == []
+    assert breaks_in(cases, path) + skipped_breaks_in(cases, path) == []
     assert not any(Path(r["filename"]) == path for case in cases.values() for r in case["recompiles"])
+    assert fallbacks_in(cases, path) == []
+    assert not any(case["errors"] for case in cases.values())
 
 
 def test_harness_can_fail(tmp_path: Path) -> None:
@@ -112,3 +136,26 @@ def test_harness_can_fail(tmp_path: Path) -> None:
     assert 11 in recompiled_lines(cases, path)
     with pytest.raises(AssertionError, match="did not flag"):
         check_positives(path, cases)
+
+
+def test_checks_fail_on_wrong_fallbacks_and_scenarios(tmp_path: Path) -> None:
+    """The Inductor and scenario checks, on recorded results: each can fail."""
+    path = tmp_path / "bad.py"
+    path.write_text(
+        "import torch\n\n@torch.compile\ndef f(x):\n    return torch.linalg.svd(x).S  # expect: BL401\n\n"
+        "def scenario_flip():\n    with torch.no_grad():\n        model(x)  # expect: BL204\n",
+        encoding="utf-8",
+    )
+    fallback = {"op": "aten._linalg_svd.default", "filename": str(path), "lineno": 5}
+    recompile = {"function": "forward", "filename": str(path), "firstlineno": 3, "reasons": ["GLOBAL_STATE changed"]}
+    ok = {"f": {"graph_breaks": [], "recompiles": [], "fallbacks": [fallback], "errors": []},
+          "scenario_flip": {"graph_breaks": [], "recompiles": [recompile], "fallbacks": [], "errors": [],
+                            "scenario_lines": [7, 9]}}
+    check_positives(path, ok)
+    stray = {**ok, "f": {**ok["f"], "fallbacks": [fallback, {**fallback, "lineno": 4}]}}
+    with pytest.raises(AssertionError, match="fallbacks the linter did not flag"):
+        check_positives(path, stray)
+    with pytest.raises(AssertionError, match="Inductor fell back"):
+        check_positives(path, {**ok, "f": {**ok["f"], "fallbacks": []}})
+    with pytest.raises(AssertionError, match="no recompile"):
+        check_positives(path, {**ok, "scenario_flip": {**ok["scenario_flip"], "recompiles": []}})

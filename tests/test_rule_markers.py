@@ -31,3 +31,84 @@ def test_every_rule_has_bad_and_good_testdata() -> None:
 def test_testdata_folders_name_real_rules() -> None:
     codes = {rule.code for rule in all_rules()}
     assert {p.parent.name for p in rule_files()} <= codes
+
+
+# --- behaviour the markers cannot show: versions, severity, escape hatches ----------------------
+
+from breaklint.finding import Severity  # noqa: E402
+from breaklint.versions import TorchVersion  # noqa: E402
+
+ITEM_IN_LOOP = (
+    "import torch\n\n@torch.compile\ndef f(x):\n    total = 0.0\n    for row in x:\n"
+    "        total += row.sum().item()\n    return x * total + x.max().item()\n"
+)
+
+
+def _findings(check, tmp_path: Path, source: str, **settings):  # type: ignore[no-untyped-def]
+    path = tmp_path / "case.py"
+    path.write_text(source, encoding="utf-8")
+    return check([path], root=tmp_path, **settings).findings
+
+
+def test_break_in_a_loop_is_an_error_that_says_the_frame_is_skipped(check, tmp_path: Path) -> None:
+    findings = {f.span.start_line: f for f in _findings(check, tmp_path, ITEM_IN_LOOP)}
+    assert findings[7].severity is Severity.ERROR and "GB7000" in findings[7].message
+    assert findings[8].severity is Severity.WARNING and "skips the whole function" not in findings[8].message
+    # GB7000 was registered in 2.11: older targets get the sentence without the id.
+    older = {f.span.start_line: f for f in _findings(check, tmp_path, ITEM_IN_LOOP, target_torch=TorchVersion(2, 10))}
+    assert older[7].severity is Severity.ERROR and "GB7000" not in older[7].message
+
+
+def test_target_torch_turns_rules_and_ids_on_and_off(check, tmp_path: Path) -> None:
+    source = (
+        "import logging\nimport torch\nfrom torch import nn\n\nlog = logging.getLogger(__name__)\n\n"
+        "@torch.compile\ndef f(x):\n    log.info('x')\n    return nn.Linear(8, 8)(x)\n"
+    )
+    new = {f.code: f for f in _findings(check, tmp_path, source, target_torch=TorchVersion(2, 13))}
+    assert new["BL106"].gb_ids == ("GB0291",) and "BL114" in new
+    old = {f.code: f for f in _findings(check, tmp_path, source, target_torch=TorchVersion(2, 8))}
+    assert "BL114" not in old  # nn.Parameter construction was traced before 2.9
+    assert old["BL106"].gb_ids == () and "logging.Logger method not supported" in old["BL106"].message
+
+
+def test_capture_scalar_outputs_set_at_module_level_silences_item(check, tmp_path: Path) -> None:
+    source = (
+        "import torch\n\ntorch._dynamo.config.capture_scalar_outputs = True\n\n@torch.compile\n"
+        "def f(x):\n    return x * x.sum().item() + len(x.tolist())\n"
+    )
+    assert [f.span.start_line for f in _findings(check, tmp_path, source)] == [7]  # .tolist() still breaks
+    patched_below = (
+        "import torch\n\n@torch.compile\n@torch._dynamo.config.patch(capture_scalar_outputs=True)\n"
+        "def f(x):\n    return x * x.sum().item()\n"
+    )
+    assert [f.code for f in _findings(check, tmp_path, patched_below)] == ["BL101"]
+
+
+def test_fullgraph_captures_dynamic_shapes_only_from_torch_2_10(check, tmp_path: Path) -> None:
+    source = "import torch\n\n@torch.compile(fullgraph=True)\ndef f(x):\n    return torch.nonzero(x)\n"
+    assert _findings(check, tmp_path, source, target_torch=TorchVersion(2, 13)) == []
+    assert [f.code for f in _findings(check, tmp_path, source, target_torch=TorchVersion(2, 9))] == ["BL104"]
+
+
+def test_allow_rnn_silences_rnn_module(check, tmp_path: Path) -> None:
+    source = (
+        "import torch\nfrom torch import nn\n\ntorch._dynamo.config.allow_rnn = {flag}\n\n"
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.rnn = nn.GRU(8, 8)\n\n"
+        "    def forward(self, x):\n        return self.rnn(x)[0]\n"
+    )
+    assert _findings(check, tmp_path, source.format(flag="True")) == []
+    assert [f.code for f in _findings(check, tmp_path, source.format(flag="False"))] == ["BL111"]
+
+
+def test_rules_listing_shows_stage_versions_and_status() -> None:
+    from click.testing import CliRunner
+
+    from breaklint.cli import cli
+
+    result = CliRunner().invoke(cli, ["rules"])
+    assert result.exit_code == 0
+    rows = {line.split()[1]: line.split() for line in result.output.splitlines()[1:]}
+    assert rows["BL114"][:5] == ["dynamo", "BL114", "parameter-created-in-region", "2.9+", "stable"]
+    assert rows["BL101"][3] == "all" and "GB0124" in rows["BL101"][5]
+    assert rows["BL001"][4] == "meta" and rows["BL110"][4] == "preview"
+    assert set(rows) == {rule.code for rule in all_rules()}

@@ -40,3 +40,26 @@ def as_bool(x: torch.Tensor):
 @torch.compile
 def int_tolist(x):
     return x + len(x.long()[0].tolist())  # expect: BL101
+
+
+SCALES = [0.5, 1.0, 2.0]
+
+
+@torch.compile
+def list_indexed_by_tensor(x):
+    i = (x.sum() > 0).long()
+    return x * SCALES[i]  # expect: BL101
+
+
+@torch.compile
+def sliced_by_tensor(x):
+    n = (x[0, 0] > 0).long() + 2
+    return x[:n]  # expect: BL101
+
+
+@torch.compile
+def range_of_tensor(x):
+    steps = x.sum().long().abs() % 3 + 1
+    for _ in range(steps):  # expect: BL101
+        x = x * 2
+    return x

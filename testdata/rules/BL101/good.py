@@ -38,3 +38,20 @@ def helper_only_when_eager(x):
         return x * 2
     else:
         return x * _log(x)
+
+
+@torch._dynamo.config.patch(capture_scalar_outputs=True)
+@torch.compile
+def captured_scalar(x):
+    return x * x.sum().item()  # traced as an unbacked SymInt under the patch
+
+
+@torch.compile(fullgraph=True)
+def fullgraph_captures(x):
+    return x * int(x.max())  # fullgraph=True implies capture_scalar_outputs from 2.10
+
+
+@torch.compile
+def list_indexed_by_int(x):
+    scales = [0.5, 1.0, 2.0]
+    return x * scales[x.dim()]

@@ -32,3 +32,27 @@ def numpy_nonzero(x):
     import numpy as np
 
     return torch.from_numpy(np.nonzero(x.numpy() > 0)[0]) + 1  # expect: BL104
+
+
+@torch.compile
+def histogram_counts(x):
+    return torch.bincount(x.abs().long().flatten()) + 1  # expect: BL104
+
+
+@torch.compile
+def expand_rows(x):
+    repeats = torch.full((8,), 2)
+    return torch.repeat_interleave(x, repeats, dim=0) * 2  # expect: BL104
+
+
+@torch.compile
+def labels_one_hot(x):
+    labels = x.abs().long().flatten() % 4
+    return torch.nn.functional.one_hot(labels) * 2  # expect: BL104
+
+
+@torch.compile
+def bump_positives(x):
+    y = x.clone()
+    y[y > 0] += 1  # expect: BL104
+    return y

@@ -22,3 +22,18 @@ def write_through_mask(x):
 @torch.compile
 def int_index(x):
     return x[0] + x[:, 1]
+
+
+@torch.compile
+def static_shapes(x):
+    labels = x.abs().long().flatten() % 4
+    onehot = torch.nn.functional.one_hot(labels, num_classes=4)
+    rows = torch.repeat_interleave(x, 2, dim=0)
+    sized = torch.repeat_interleave(x, torch.full((8,), 2), dim=0, output_size=16)
+    return onehot.sum() + rows.sum() + sized.sum()
+
+
+@torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True)
+@torch.compile
+def captured_nonzero(x):
+    return torch.nonzero(x) + 1  # traced with an unbacked size under the patch

@@ -1,0 +1,135 @@
+"""Helpers several rules share: what a name is bound to, and the qualified name of a call."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from breaklint.project import COMPILE_NAMES, ModuleIndex
+from breaklint.rule import FileContext
+
+
+def bindings(ctx: FileContext, expr: cst.BaseExpression) -> Iterator[tuple[cst.BaseExpression, ModuleIndex]]:
+    """The expressions `expr` (a name, `self.attr`, or an imported name) was bound to, each with
+    the module whose imports resolve it. Loop targets are left out: they hold an element."""
+    fn = ctx.function
+    module = ctx.module
+    if isinstance(expr, cst.Name):
+        scope = fn
+        while scope is not None:
+            if expr.value in scope.assigns and expr.value not in scope.global_names:
+                yield from ((a.expr, module) for a in scope.assigns[expr.value] if not a.iterated)
+                return
+            scope = scope.parent
+        if expr.value in module.assigns:
+            yield from ((a.expr, module) for a in module.assigns[expr.value] if not a.iterated)
+            return
+        qualified = module.imports.resolve_dotted(expr.value)
+        if qualified != expr.value:
+            source, _, name = qualified.rpartition(".")
+            for other in ctx.project.by_name.get(source, []):
+                yield from ((a.expr, other) for a in other.assigns.get(name, []) if not a.iterated)
+        return
+    if isinstance(expr, cst.Attribute) and fn is not None:
+        owner = ctx.project.self_class(expr.value, fn)
+        if owner is not None:
+            for klass, value in ctx.project.attr_values(owner, expr.attr.value):
+                if not value.iterated:
+                    yield value.expr, klass.module
+
+
+def called_name(expr: cst.BaseExpression, module: ModuleIndex) -> str | None:
+    """`logging.getLogger` for `logging.getLogger(__name__)` (the callee of a call expression)."""
+    if isinstance(expr, cst.Call):
+        return module.imports.resolve(expr.func)
+    return None
+
+
+CONFIG_PREFIXES = ("torch._dynamo.config.", "torch.compiler.config.")
+PATCH_NAMES = frozenset({"torch._dynamo.config.patch", "torch.compiler.config.patch"})
+
+
+def config_enabled(ctx: FileContext, key: str) -> bool:
+    """Whether Dynamo's config `key` is switched on for the region being visited: set at module
+    level (`torch._dynamo.config.key = True`) in this file or in the entry point's file, or
+    patched by `@torch._dynamo.config.patch(key=True)` written above the entry point's
+    `@torch.compile` (below it, the patch is traced and breaks the graph itself)."""
+    modules = [ctx.module]
+    entries = []
+    region = ctx.region
+    if region is not None:
+        for module in ctx.project.modules:
+            entry = module.functions.get(region.entry)
+            if entry is not None:
+                entries.append(entry)
+                modules.append(module)
+    for module in modules:
+        for statement in module.file.tree.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and _is_true(small.value) and any(
+                        module.imports.resolve(t.target) in {p + key for p in CONFIG_PREFIXES} for t in small.targets
+                    ):
+                        return True
+    for entry in entries:
+        for decorator in entry.node.decorators:
+            resolved = entry.module.imports.resolve(_callee(decorator.decorator))
+            if resolved in COMPILE_NAMES:
+                break  # decorators below the compile are traced, not applied around it
+            if _patches(decorator.decorator, key, entry.module):
+                return True
+    return False
+
+
+def compile_option(ctx: FileContext, option: str) -> cst.BaseExpression | None:
+    """The value of `option=` at the compile site of the region being visited
+    (`torch.compile(model, fullgraph=True)` or `@torch.compile(fullgraph=True)`)."""
+    region = ctx.region
+    if region is None:
+        return None
+    for module in ctx.project.modules:
+        for site in module.compile_sites:
+            if site.location != region.site:
+                continue
+            node = site.node.decorator if isinstance(site.node, cst.Decorator) else site.node
+            calls = [node] if isinstance(node, cst.Call) else []
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
+                calls.append(node.func)  # torch.compile(**options)(fn)
+            for call in calls:
+                for arg in call.args:
+                    if arg.keyword is not None and arg.keyword.value == option:
+                        return arg.value
+    return None
+
+
+def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.func if isinstance(expr, cst.Call) else expr
+
+
+def _patches(expr: cst.BaseExpression, key: str, module: ModuleIndex) -> bool:
+    """`torch._dynamo.config.patch(key=True)`, `patch("key", True)` or `patch({"key": True})`."""
+    if not (isinstance(expr, cst.Call) and module.imports.resolve(expr.func) in PATCH_NAMES):
+        return False
+    args = expr.args
+    for arg in args:
+        if arg.keyword is not None and arg.keyword.value == key:
+            return _is_true(arg.value)
+    if len(args) >= 2 and _string(args[0].value) == key:
+        return _is_true(args[1].value)
+    if args and isinstance(args[0].value, cst.Dict):
+        for element in args[0].value.elements:
+            if isinstance(element, cst.DictElement) and _string(element.key) == key:
+                return _is_true(element.value)
+    return False
+
+
+def _is_true(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "True"
+
+
+def _string(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    return None

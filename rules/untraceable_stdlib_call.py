@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from breaklint.finding import Confidence, Stage
+from breaklint.rule import Rule
+
+# Read from real runs on torch 2.13 (testdata/rules/BL107): each of these breaks the graph.
+# `random.randint`, `random.uniform`, `random.randrange`, `torch.seed()`, `np.random.seed()`,
+# `os.environ`/`os.getenv` and `os.path.join` do not, and are not listed.
+SKIPPED = "GB0007"  # C functions and modules on Dynamo's skip list
+CALLS = {
+    **{f"time.{n}": SKIPPED for n in ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic",
+                                       "monotonic_ns", "process_time", "thread_time", "sleep")},
+    **{f"random.{n}": SKIPPED for n in ("random", "choice", "choices", "shuffle", "sample", "gauss",
+                                         "normalvariate", "lognormvariate", "getrandbits", "betavariate",
+                                         "expovariate", "triangular", "seed", "getstate")},
+    **{f"uuid.{n}": SKIPPED for n in ("uuid1", "uuid4")},
+    "datetime.datetime.now": "GB0156", "datetime.datetime.utcnow": "GB0156", "datetime.date.today": "GB0156",
+    **{f"torch.{n}": SKIPPED for n in ("manual_seed", "get_rng_state", "set_rng_state", "random.get_rng_state",
+                                        "random.set_rng_state", "random.manual_seed")},
+    "os.getpid": SKIPPED, "os.cpu_count": SKIPPED, "threading.current_thread": SKIPPED,
+    "gc.collect": SKIPPED, "importlib.import_module": SKIPPED,
+    "numpy.random.default_rng": "GB0294",
+}
+# NumPy draws of one Python scalar (no `size`) break; arrays are traced as torch random ops.
+# The number is how many positional arguments still give a scalar.
+NUMPY_SCALAR_DRAWS = {"rand": 0, "randn": 0, "random": 0, "random_sample": 0, "uniform": 2, "normal": 2,
+                      "randint": 2, "choice": 1}
+
+
+class UntraceableStdlibCall(Rule):
+    """## What it does
+    Finds calls in a compiled region to standard-library and RNG functions that Dynamo cannot
+    trace: clocks (`time.time()`, `time.perf_counter()`, `time.sleep()`), Python's `random`
+    (`random.random()`, `random.choice()`, `random.shuffle()`, `random.seed()`), `uuid`,
+    `datetime.now()`, torch's global RNG state (`torch.manual_seed`, `torch.get_rng_state`),
+    NumPy scalar draws (`np.random.rand()`, `np.random.uniform(0, 1)`), `os.getpid()`,
+    `gc.collect()`, `importlib.import_module()`.
+
+    ## Why is this bad?
+    These functions are written in C or sit on Dynamo's skip list, and their results are not
+    tensors: Dynamo ends the graph, calls them eagerly and resumes in a new graph. When the
+    value is then used (`x * random.random()`), the resumed graph is specialised on it, so the
+    next call with a new value recompiles too.
+
+    ## How to fix
+    Draw random numbers with torch (`torch.rand(())`, `torch.randint(...)`, `torch.randperm`):
+    they are traced. Take times and seeds outside the compiled function and pass them in as
+    tensors. `random.randint`/`random.uniform` happen to be traced in 2.13.
+
+    ## When it is fine
+    Code outside the compiled region; a one-off debug measurement.
+
+    ## Dynamo says
+    `Attempted to call function marked as skipped` (GB0007) for `time`, `random`, `uuid`, `os`,
+    `gc`, `importlib` and torch's RNG-state functions; `Unsupported method call` (GB0156) for
+    `datetime.now()`; `Data dependent operator` (GB0033) for NumPy scalar draws;
+    `attempted to trace numpy function unsupported by PyTorch` (GB0294) for
+    `np.random.default_rng`.
+    """
+
+    code = "BL107"
+    name = "untraceable-stdlib-call"
+    stage = Stage.DYNAMO
+    message = "`{function}()` in {region} cannot be traced (clock, RNG or OS call) and forces a graph break"
+    help = (
+        "use torch RNG (torch.rand, torch.randint) inside the region, or compute the value outside "
+        "and pass it in as a tensor"
+    )
+    dynamo_says = {
+        "GB0007": "Attempted to call function marked as skipped",
+        "GB0156": "Unsupported method call",
+        "GB0033": "Data dependent operator",
+        "GB0294": "attempted to trace numpy function unsupported by PyTorch",
+    }
+    bad = (
+        "import time\nimport torch\n\n@torch.compile\ndef f(x):\n    start = time.perf_counter()\n    return x * 2\n",
+        "import random\nimport torch\n\n@torch.compile\ndef f(x):\n    return x * random.random()\n",
+    )
+    good = (
+        "import torch\n\n@torch.compile\ndef f(x):\n    return x * torch.rand(())\n",
+        "import time\nimport torch\n\ndef f(x):\n    start = time.perf_counter()  # not compiled\n    return x * 2\n",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        resolved = self.ctx.resolve(node.func) or ""
+        if resolved in CALLS:
+            self.report(node, confidence=Confidence.CERTAIN, says=CALLS[resolved], function=resolved)
+            return
+        module, _, function = resolved.rpartition(".")
+        if module == "numpy.random" and function in NUMPY_SCALAR_DRAWS:
+            positional = [a for a in node.args if a.keyword is None and a.star == ""]
+            sized = any(a.keyword is not None and a.keyword.value == "size" for a in node.args)
+            if not sized and len(positional) <= NUMPY_SCALAR_DRAWS[function]:
+                self.report(node, confidence=Confidence.CERTAIN, says="GB0033", function=resolved)

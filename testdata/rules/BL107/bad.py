@@ -1,0 +1,56 @@
+"""BL107 positives: each marked line must graph-break under real Dynamo."""
+import random
+import time
+import uuid
+from datetime import datetime
+
+import numpy as np
+import torch
+from torch import nn
+
+
+@torch.compile
+def timed(x):
+    start = time.perf_counter()  # expect: BL107
+    y = x @ x
+    return y, start
+
+
+@torch.compile
+def python_random_scale(x):
+    return x * random.random()  # expect: BL107
+
+
+@torch.compile
+def shuffled_order(x):
+    order = [0, 1, 2, 3]
+    random.shuffle(order)  # expect: BL107
+    return x[order]
+
+
+@torch.compile
+def reseeds(x):
+    torch.manual_seed(0)  # expect: BL107
+    return x + torch.randn(8, 8)
+
+
+@torch.compile
+def numpy_scalar_noise(x):
+    return x + np.random.uniform(-0.1, 0.1)  # expect: BL107
+
+
+@torch.compile
+def stamps(x):
+    run_id = uuid.uuid4()  # expect: BL107
+    when = datetime.now()  # expect: BL107
+    return x + 1
+
+
+class Dropout(nn.Module):
+    def forward(self, x):
+        if self.training and random.choice([True, False]):  # expect: BL107
+            return x * 0.5
+        return x
+
+
+dropout = torch.compile(Dropout())

@@ -1,0 +1,36 @@
+"""BL109 negatives: introspection Dynamo traces."""
+import inspect
+
+import torch
+
+SCALE = 2.0
+
+
+class Config:
+    scale = 2.0
+
+
+def project(x, weight=None):
+    return x
+
+
+@torch.compile
+def formats_shape(x):
+    text = f"{x.shape} {x.dtype}"
+    return x * len(text)
+
+
+@torch.compile
+def uses_module_class(x):
+    return x * Config.scale * SCALE
+
+
+@torch.compile
+def reads_signature(x):
+    parameters = inspect.signature(project).parameters
+    return x + len(parameters)
+
+
+@torch.compile
+def identity_free(x):
+    return x * len(locals())

@@ -1,0 +1,9 @@
+"""BL117 negatives: traced equivalents."""
+import torch
+
+
+@torch.compile
+def equivalents(x):
+    ints = torch.randint_like(x, 10)
+    grown = x.new_zeros(4, 16)
+    return ints.sum() + grown.sum() + x.reshape(4, 16).sum()
