@@ -146,8 +146,9 @@ def observe(calls: list[Any], backend: str) -> dict[str, Any]:
                 call()
             except bdb.BdbQuit:  # pdb.set_trace() ran eagerly after the break and read EOF
                 pass
-            except torch._dynamo.exc.BackendCompilerFailed as error:  # a stage failed: evidence
-                errors.append(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+            except Exception as error:  # a failed stage, or a crash inside Dynamo (2.11 asserts
+                # on `datetime.now()`): evidence for this case, never the end of the whole run
+                errors.append(f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}")
     return {
         "backend": backend,
         "graph_breaks": [dataclasses.asdict(b) for b in capture.graph_breaks],

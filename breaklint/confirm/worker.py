@@ -12,6 +12,7 @@ import dataclasses
 import importlib.util
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -29,7 +30,7 @@ from .stages import STAGES, Stage
 TRITON_KERNEL = "@triton.jit"
 CPP_KERNEL = "extern \"C\""
 EXTERN_CALL = "extern_kernels."
-ATEN_FALLBACK = "torch.ops.aten."
+ATEN_CALL = re.compile(r"torch\.ops\.aten\.(\w+)\.(\w+)\(")
 
 
 def load_example(path: Path, name: str) -> Example:
@@ -128,10 +129,11 @@ def _backward(output: Any) -> None:
 
 
 def count_kernels(codes: list[str]) -> dict[str, Any]:
-    """What Inductor produced: Triton/C++ kernels, extern (cuBLAS/MKL) calls, ATen fallbacks."""
+    """What Inductor produced: Triton/C++ kernels, extern (cuBLAS/MKL) calls, and ATen fallbacks —
+    real calls only: the generated code also names ATen ops in comments (`# Original ATen: ...`)."""
     text = "\n".join(codes)
-    fallbacks = sorted({line.split(ATEN_FALLBACK, 1)[1].split("(", 1)[0]
-                        for line in text.splitlines() if ATEN_FALLBACK in line})
+    calls = (ATEN_CALL.search(line) for line in text.splitlines() if not line.lstrip().startswith("#"))
+    fallbacks = sorted({f"{m[1]}.{m[2]}" for m in calls if m})
     return {
         "triton": text.count(TRITON_KERNEL),
         "cpp": text.count(CPP_KERNEL),
