@@ -107,6 +107,9 @@ class Rule:
     dynamo_says: ClassVar[dict[str, str]] = {}
     # Torch versions (inclusive, "major.minor") in which the pattern hurts; None: all known.
     torch_versions: ClassVar[tuple[str | None, str | None]] = (None, None)
+    # "stable": proven against the real compiler by its testdata (on CPU in CI, or by committed
+    # GPU evidence); "preview": flagged by analogy, not yet proven on every spelling it flags.
+    status: ClassVar[str] = "stable"
     bad: ClassVar[tuple[str, ...]] = ()
     good: ClassVar[tuple[str, ...]] = ()
     meta: ClassVar[bool] = False  # emitted by the engine itself (BL0xx), never visits
@@ -128,6 +131,16 @@ class Rule:
         return (low is None or version >= TorchVersion.parse(low)) and (
             high is None or version <= TorchVersion.parse(high)
         )
+
+    @classmethod
+    def versions(cls) -> str:
+        """`2.9+`, `2.8-2.12` or `all`: the torch versions in which the pattern hurts."""
+        low, high = cls.torch_versions
+        if low and high:
+            return f"{low}-{high}"
+        if low:
+            return f"{low}+"
+        return f"<={high}" if high else "all"
 
     @classmethod
     def docs(cls) -> str:

@@ -8,6 +8,7 @@ from breaklint.finding import Confidence, Severity, Span, Stage
 from breaklint.names import dotted
 from breaklint.project import COMPILE_NAMES, OPTIMIZE_NAMES
 from breaklint.rule import FileContext, Rule
+from breaklint.walk import visit  # one frame per level: deep code cannot overflow the stack
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                      "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
@@ -85,7 +86,7 @@ class GradModeFlip(Rule):
     def _scan(self) -> None:
         resolve = self.ctx.module.imports.resolve
         scanner = _Scanner(resolve)
-        self.ctx.file.tree.visit(scanner)
+        visit(self.ctx.file.tree, scanner)
         for callee, calls in scanner.calls.items():
             with_grad = [node for node, disabled in calls if not disabled]
             without = [node for node, disabled in calls if disabled]

@@ -7,6 +7,7 @@ from breaklint.names import dotted
 from breaklint.project import Assigned
 from breaklint.rule import Rule
 from breaklint.values import Kind
+from breaklint.walk import visit  # one frame per level: deep code cannot overflow the stack
 
 MUTATING_METHODS = frozenset(
     {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "clear",
@@ -39,7 +40,7 @@ def _mentions(expr: cst.BaseExpression, target: str) -> bool:
             nonlocal found
             found = found or node.value == target
 
-    expr.visit(_Reads())
+    visit(expr, _Reads())
     return found
 
 

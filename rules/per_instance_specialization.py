@@ -6,6 +6,7 @@ from breaklint.finding import Confidence, Stage
 from breaklint.names import dotted
 from breaklint.project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex
 from breaklint.rule import FileContext, Rule
+from breaklint.walk import visit  # one frame per level: deep code cannot overflow the stack
 
 
 class PerInstanceSpecialization(Rule):
@@ -172,7 +173,7 @@ def _calls_in(expr: cst.BaseExpression) -> list[cst.Call]:
         def visit_Call(self, node: cst.Call) -> None:
             found.append(node)
 
-    expr.visit(_Calls())
+    visit(expr, _Calls())
     return found
 
 
@@ -216,7 +217,7 @@ def _find_varying_call(module: ModuleIndex, candidates: set[cst.Call], param: st
             if argument is not None and _uses(argument, names):
                 found.append(node)
 
-    module.file.tree.visit(_Calls())
+    visit(module.file.tree, _Calls())
     return f"{module.file.display}:{module.file.line(found[0])}" if found else None
 
 
@@ -248,5 +249,5 @@ def _uses(expr: cst.BaseExpression, names: set[str]) -> bool:
             nonlocal used
             used = used or node.value in names
 
-    expr.visit(_Names())
+    visit(expr, _Names())
     return used

@@ -1,0 +1,120 @@
+"""The accuracy corpus: pinned third-party model code and the models built from it.
+
+Everything is built from source with random weights and tiny inputs; nothing is fetched from a
+hub. torchvision is not installed: PyPI's wheel cannot load its C extension beside the CPU torch
+pin, and timm only needs `torchvision.ops.misc.FrozenBatchNorm2d` from it, which `shim/` provides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+# Exact pins, compatible with torch 2.13.0 (CPU), installed with `--no-deps` next to their
+# pure-Python dependencies (see run.py).
+PACKAGES = ("timm==1.0.22", "diffusers==0.35.2")
+DEPENDENCIES = ("huggingface_hub==0.36.0", "safetensors==0.8.0", "pyyaml==6.0.4", "filelock==4.3.1",
+                "fsspec==2026.9.0", "tqdm==4.70.1", "packaging==26.4", "requests==2.34.2", "regex==2026.11.19",
+                "importlib_metadata==10.2.0", "zipp==4.1.2", "charset_normalizer==3.5.3", "idna==3.20",
+                "urllib3==2.8.0", "certifi==2026.10.19.post1", "typing_extensions==4.16.0")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One model: how to build it, what to call it with, and its forward for breaklint."""
+
+    name: str
+    build: Callable[[], Any]
+    inputs: Callable[[int], tuple[Any, ...]]  # batch size -> positional arguments
+    entry: str  # breaklint entry point, `package.module:Class.forward`
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def _timm(name: str, entry: str, size: int = 32, **options: Any) -> Case:
+    def build() -> Any:
+        import timm
+
+        return timm.create_model(name, pretrained=False, num_classes=10, **options)
+
+    def inputs(batch: int) -> tuple[Any, ...]:
+        import torch
+
+        return (torch.randn(batch, 3, size, size),)
+
+    return Case(f"timm/{name}", build, inputs, entry)
+
+
+def _diffusers(name: str, cls: str, entry: str, config: dict[str, Any], inputs: Callable[[int], tuple[Any, ...]]) -> Case:
+    def build() -> Any:
+        import diffusers
+
+        return getattr(diffusers, cls)(**config)
+
+    return Case(f"diffusers/{name}", build, inputs, entry)
+
+
+def _unet_inputs(batch: int) -> tuple[Any, ...]:
+    import torch
+
+    return (torch.randn(batch, 3, 16, 16), torch.tensor([10] * batch))
+
+
+def _cond_unet_inputs(batch: int) -> tuple[Any, ...]:
+    import torch
+
+    return (torch.randn(batch, 4, 16, 16), torch.tensor([10] * batch), torch.randn(batch, 6, 16))
+
+
+def _vae_inputs(batch: int) -> tuple[Any, ...]:
+    import torch
+
+    return (torch.randn(batch, 3, 16, 16),)
+
+
+def _dit_inputs(batch: int) -> tuple[Any, ...]:
+    import torch
+
+    return (torch.randn(batch, 4, 8, 8), torch.tensor([10] * batch), torch.tensor([1] * batch))
+
+
+CASES: tuple[Case, ...] = (
+    _timm("resnet18", "timm.models.resnet:ResNet.forward"),
+    _timm("efficientnet_b0", "timm.models.efficientnet:EfficientNet.forward"),
+    _timm("mobilenetv3_small_050", "timm.models.mobilenetv3:MobileNetV3.forward"),
+    _timm("convnext_atto", "timm.models.convnext:ConvNeXt.forward"),
+    _timm("regnetx_002", "timm.models.regnet:RegNet.forward"),
+    _timm("vit_tiny_patch16_224", "timm.models.vision_transformer:VisionTransformer.forward", img_size=32),
+    _timm("deit_tiny_patch16_224", "timm.models.vision_transformer:VisionTransformer.forward", img_size=32),
+    _timm("swin_tiny_patch4_window7_224", "timm.models.swin_transformer:SwinTransformer.forward", size=56,
+          img_size=56, window_size=7),
+    _timm("levit_128s", "timm.models.levit:Levit.forward", size=64, img_size=64),
+    _timm("poolformer_s12", "timm.models.metaformer:MetaFormer.forward"),
+    _timm("mobilevit_xxs", "timm.models.mobilevit:ByobNet.forward", size=64),
+    _timm("ghostnet_050", "timm.models.ghostnet:GhostNet.forward"),
+    _timm("xcit_nano_12_p16_224", "timm.models.xcit:Xcit.forward", img_size=32),
+    _timm("pvt_v2_b0", "timm.models.pvt_v2:PyramidVisionTransformerV2.forward"),
+    _timm("edgenext_xx_small", "timm.models.edgenext:EdgeNeXt.forward", size=64),
+    _timm("fastvit_t8", "timm.models.fastvit:FastVit.forward", size=64),
+    _diffusers("unet2d", "UNet2DModel", "diffusers.models.unets.unet_2d:UNet2DModel.forward",
+               {"sample_size": 16, "in_channels": 3, "out_channels": 3, "layers_per_block": 1,
+                "block_out_channels": (32, 64), "norm_num_groups": 8,
+                "down_block_types": ("DownBlock2D", "AttnDownBlock2D"),
+                "up_block_types": ("AttnUpBlock2D", "UpBlock2D")}, _unet_inputs),
+    _diffusers("unet2d_condition", "UNet2DConditionModel",
+               "diffusers.models.unets.unet_2d_condition:UNet2DConditionModel.forward",
+               {"sample_size": 16, "in_channels": 4, "out_channels": 4, "layers_per_block": 1,
+                "block_out_channels": (32, 64), "norm_num_groups": 8, "cross_attention_dim": 16,
+                "attention_head_dim": 8,
+                "down_block_types": ("CrossAttnDownBlock2D", "DownBlock2D"),
+                "up_block_types": ("UpBlock2D", "CrossAttnUpBlock2D")}, _cond_unet_inputs),
+    _diffusers("autoencoder_kl", "AutoencoderKL", "diffusers.models.autoencoders.autoencoder_kl:AutoencoderKL.forward",
+               {"in_channels": 3, "out_channels": 3, "block_out_channels": (32, 64), "norm_num_groups": 8,
+                "latent_channels": 4, "layers_per_block": 1,
+                "down_block_types": ("DownEncoderBlock2D", "DownEncoderBlock2D"),
+                "up_block_types": ("UpDecoderBlock2D", "UpDecoderBlock2D")}, _vae_inputs),
+    _diffusers("dit", "DiTTransformer2DModel",
+               "diffusers.models.transformers.dit_transformer_2d:DiTTransformer2DModel.forward",
+               {"num_attention_heads": 2, "attention_head_dim": 8, "in_channels": 4, "out_channels": 4,
+                "num_layers": 2, "sample_size": 8, "patch_size": 2, "num_embeds_ada_norm": 10,
+                "norm_num_groups": 8}, _dit_inputs),
+)

@@ -1,0 +1,191 @@
+"""Accuracy of breaklint's graph-break findings against real Dynamo, from one command.
+
+    python benchmarks/accuracy/run.py [--site DIR] [--skip-install]
+
+1. Installs the pinned corpus (timm, diffusers; corpus.py) with pip into --site (no torch, no
+   torchvision: see corpus.py).
+2. Runs every corpus model through real Dynamo (dynamo_worker.py, a subprocess) and the project's
+   rule testdata through tests/ground_truth_runner.py; both record Dynamo's own graph-break logs.
+3. Runs `breaklint check` over the same sources (the corpus with the models' `forward`s as entry
+   points and `assume-forward-compiled = false`; the testdata as it is).
+4. Joins graph-break findings (BL1xx, and the BL3xx breaks) with runtime break sites by file and
+   line, and writes benchmarks/results/accuracy.md and accuracy.json.
+
+A finding is a true positive when Dynamo broke the graph at its line; a false alarm when it did
+not; a runtime break site with no finding is a miss. Only breaks in the corpus' own files (or the
+testdata file) count, and only findings in the regions the run compiles.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+sys.path.insert(0, str(HERE))
+
+from corpus import CASES, DEPENDENCIES, PACKAGES  # noqa: E402
+
+BREAK_CODES = ("BL1", "BL3")  # rules whose findings are graph breaks
+# Why each known false alarm or miss is one (reviewed by hand; keyed by `path:line`).
+CAUSES = {
+    "diffusers/models/attention.py:963": "only when `cross_attention_kwargs` carries `scale` (a deprecated argument); "
+                                         "the branch is not taken, so Dynamo never traces the call",
+    "diffusers/models/attention_processor.py:600": "only when `cross_attention_kwargs` has keys the processor ignores; "
+                                                   "branch not taken",
+    "diffusers/utils/deprecation_utils.py:35": "`deprecate()` runs only for deprecated arguments; branch not taken",
+    "diffusers/utils/deprecation_utils.py:38": "`deprecate()` runs only for deprecated arguments; branch not taken",
+    "timm/layers/pos_embed.py:57": "only with `verbose=True` when a position embedding is resampled; branch not taken",
+}
+
+
+def install(site: Path) -> None:
+    site.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site),
+                    "-c", str(ROOT / "constraints.txt"), *PACKAGES, *DEPENDENCIES], check=True)
+
+
+def run_corpus(site: Path, out: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE), str(site), str(HERE / "shim")])}
+    subprocess.run([sys.executable, str(HERE / "dynamo_worker.py"), str(out)], check=True, env=env,
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, timeout=3600)
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def run_testdata(out: Path) -> tuple[dict, list[Path]]:
+    files = sorted((ROOT / "testdata" / "rules").glob("BL[13]*/*.py"))
+    env = {**os.environ, "PYTHONBREAKPOINT": "0", "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, str(ROOT / "tests" / "ground_truth_runner.py"), str(out), *map(str, files)],
+                   check=True, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, timeout=3600)
+    return json.loads(out.read_text(encoding="utf-8")), files
+
+
+def breaklint(paths: list[Path], cwd: Path, config: Path | None) -> list[dict]:
+    args = [sys.executable, "-m", "breaklint", "check", *map(str, paths), "--format", "json", "--exit-zero"]
+    if config is not None:
+        args += ["--config", str(config)]
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return json.loads(done.stdout)
+
+
+def runtime_sites(cases: dict, inside: callable) -> dict[tuple[str, int], set[str]]:  # type: ignore[valid-type]
+    """(file, line) -> Gb_types of every graph break Dynamo logged in the files we score."""
+    sites: dict[tuple[str, int], set[str]] = defaultdict(set)
+    for case in cases.values():
+        # A frame skip after a break Dynamo resumed from (a sparse tensor returned after the
+        # break that made it) is a consequence, not a site; a skip on its own (a break in a
+        # loop, an RNN in forward) is the site.
+        resumed = any(not e["frame_skipped"] for e in case["graph_breaks"])
+        for event in case["graph_breaks"]:
+            if resumed and event["frame_skipped"]:
+                continue
+            if event["lineno"] and inside(event["filename"]) and event["gb_id"] != "GB0039":
+                sites[(os.path.realpath(event["filename"]), event["lineno"])].add(f"{event['gb_type']} ({event['gb_id']})")
+    return sites
+
+
+def score(findings: list[dict], sites: dict[tuple[str, int], set[str]], base: Path) -> dict:
+    flagged: dict[tuple[str, int], list[dict]] = defaultdict(list)
+    for finding in findings:
+        if finding["code"].startswith(BREAK_CODES):
+            flagged[(os.path.realpath(base / finding["path"]), finding["start_line"])].append(finding)
+    hits = sorted(set(flagged) & set(sites))
+    alarms = sorted(set(flagged) - set(sites))
+    misses = sorted(set(sites) - set(flagged))
+    precision = len(hits) / len(flagged) if flagged else None
+    recall = len(hits) / len(sites) if sites else None
+
+    def where(key: tuple[str, int]) -> str:
+        return f"{os.path.relpath(key[0], base)}:{key[1]}"
+
+    return {
+        "findings": len(flagged), "runtime_sites": len(sites), "true_positives": len(hits),
+        "precision": precision, "recall": recall,
+        "false_alarms": [{"where": where(k), "codes": sorted({f["code"] for f in flagged[k]}),
+                          "message": flagged[k][0]["message"]} for k in alarms],
+        "misses": [{"where": where(k), "dynamo": sorted(sites[k])} for k in misses],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--site", type=Path, default=Path(tempfile.gettempdir()) / "breaklint-accuracy-site")
+    parser.add_argument("--skip-install", action="store_true")
+    args = parser.parse_args()
+    site: Path = args.site.resolve()
+    if not args.skip_install:
+        install(site)
+    work = Path(tempfile.mkdtemp(prefix="breaklint-accuracy-"))
+
+    # The corpus: only the models' forwards are compiled, as in the Dynamo run.
+    corpus_runs = run_corpus(site, work / "corpus.json")
+    config = work / "breaklint.toml"
+    entries = "".join(f'  "{entry}",\n' for entry in sorted({case.entry for case in CASES}))
+    config.write_text(f"assume-forward-compiled = false\nentry-points = [\n{entries}]\n", encoding="utf-8")
+    corpus_findings = [f for f in breaklint([site / "timm", site / "diffusers"], site, config)
+                       if f.get("region") and f["region"]["site"].startswith("config")]
+    corpus = score(corpus_findings, runtime_sites(corpus_runs, lambda f: os.path.realpath(f).startswith(str(site))), site)
+
+    # The project's own testdata (graph-break rules), through the ground-truth runner.
+    testdata_runs, files = run_testdata(work / "testdata.json")
+    testdata_cases = {f"{path}::{name}": case for path, cases in testdata_runs.items() for name, case in cases.items()}
+    roots = {str(f) for f in files}
+    testdata = score(breaklint(files, ROOT, None), runtime_sites(testdata_cases, lambda f: os.path.realpath(f) in roots), ROOT)
+
+    import torch
+
+    models = {name: {"graphs": run["graphs"], "graph_breaks": len({(b["filename"], b["lineno"]) for b in run["graph_breaks"]}),
+                     "recompiles": len(run["recompiles"]), "error": run["error"]} for name, run in corpus_runs.items()}
+    report = {"torch": torch.__version__, "python": sys.version.split()[0], "packages": list(PACKAGES),
+              "models": models, "corpus": corpus, "testdata": testdata}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "accuracy.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    (RESULTS / "accuracy.md").write_text(render(report), encoding="utf-8")
+    print(render(report))
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def render(report: dict) -> str:
+    lines = [
+        "# breaklint accuracy: graph-break findings against real Dynamo",
+        "",
+        f"torch {report['torch']}, Python {report['python']}, corpus {', '.join(report['packages'])}; "
+        "`python benchmarks/accuracy/run.py` writes this file.",
+        "",
+        "| corpus | findings | runtime break sites | true positives | precision | recall |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in ("corpus", "testdata"):
+        s = report[name]
+        lines.append(f"| {name} | {s['findings']} | {s['runtime_sites']} | {s['true_positives']} | "
+                     f"{_ratio(s['precision'])} | {_ratio(s['recall'])} |")
+    lines += ["", "## Models (eval forward under no_grad, train forward, train forward with another batch size)", "",
+              "| model | graphs | break sites | recompiles | error |", "|---|---|---|---|---|"]
+    for name, model in report["models"].items():
+        error = (model["error"] or "").splitlines()[-1:] if model["error"] else []
+        lines.append(f"| {name} | {model['graphs']} | {model['graph_breaks']} | {model['recompiles']} | {' '.join(error)} |")
+    for name in ("corpus", "testdata"):
+        s = report[name]
+        lines += ["", f"## {name}: false alarms ({len(s['false_alarms'])})", ""]
+        lines += [f"- `{a['where']}` {', '.join(a['codes'])}: {a['message']}  \n  cause: "
+                  f"{CAUSES.get(a['where'], 'not reviewed yet')}" for a in s["false_alarms"]] or ["none"]
+        lines += ["", f"## {name}: misses ({len(s['misses'])})", ""]
+        lines += [f"- `{m['where']}`: {'; '.join(m['dynamo'])}  \n  cause: {CAUSES.get(m['where'], 'not reviewed yet')}"
+                  for m in s["misses"]] or ["none"]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
