@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -64,20 +65,68 @@ def _scope(value: object, where: str) -> str:
     return str(value)
 
 
+def _glob_problem(pattern: str) -> str | None:
+    """Why `pattern` can never match a path relative to the config's folder (None: it can)."""
+    if not pattern.strip():
+        return "an empty pattern matches nothing"
+    if pattern.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", pattern):
+        return "patterns are relative to the folder of the config file; an absolute path matches nothing"
+    if ".." in re.split(r"[\\/]", pattern):
+        return "`..` never matches: patterns are relative to the folder of the config file"
+    at = pattern.find("[")
+    while at != -1:  # fnmatch's sets: `[seq]`, `[!seq]`, where a `]` right after the opening is literal
+        end = at + 1 + (pattern[at + 1:at + 2] == "!")
+        end += pattern[end:end + 1] == "]"
+        close = pattern.find("]", end)
+        if close == -1:
+            return "unclosed `[` (write `[[]` for a literal bracket)"
+        at = pattern.find("[", close + 1)
+    return None
+
+
+def _globs(value: object, where: str) -> tuple[str, ...]:
+    patterns = _str_list(value, where)
+    for pattern in patterns:
+        problem = _glob_problem(pattern)
+        if problem is not None:
+            raise ConfigError(f"{where}: bad glob {pattern!r}: {problem}")
+    return patterns
+
+
 def _per_file(value: object, where: str) -> Mapping[str, tuple[str, ...]]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: expected a table of glob = [codes], got {value!r}")
+    for glob in value:
+        problem = _glob_problem(str(glob))
+        if problem is not None:
+            raise ConfigError(f"{where}: bad glob {glob!r}: {problem}")
     return {str(glob): _str_list(codes, f"{where}.{glob!r}") for glob, codes in value.items()}
+
+
+_QUALNAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def _entry_points(value: object, where: str) -> tuple[str, ...]:
+    """`module:qualname` or `path/to/file.py:qualname`; anything else would silently match nothing."""
+    entries = _str_list(value, where)
+    for entry in entries:
+        target, colon, qualname = entry.partition(":")
+        module_ok = _QUALNAME.match(target) is not None or (
+            target.endswith((".py", ".pyi")) and _glob_problem(target) is None)
+        if not (colon and module_ok and _QUALNAME.match(qualname)):
+            raise ConfigError(f"{where}: {entry!r} is not MODULE:QUALNAME or PATH.py:QUALNAME "
+                              "(e.g. \"pkg.train:train_step\" or \"tools/bench.py:Model.forward\")")
+    return entries
 
 
 _KEYS: dict[str, tuple[str, Callable[[object, str], object]]] = {
     "select": ("select", _str_list),
     "ignore": ("ignore", _str_list),
     "per-file-ignores": ("per_file_ignores", _per_file),
-    "exclude": ("exclude", _str_list),
-    "extend-exclude": ("extend_exclude", _str_list),
+    "exclude": ("exclude", _globs),
+    "extend-exclude": ("extend_exclude", _globs),
     "assume-forward-compiled": ("assume_forward_compiled", _bool),
-    "entry-points": ("entry_points", _str_list),
+    "entry-points": ("entry_points", _entry_points),
     "target-torch": ("target_torch", _version),
     "scope": ("scope", _scope),
 }

@@ -35,6 +35,8 @@ def _matches(rule: type[Rule], selector: str) -> bool:
 
 def validate_selectors(selectors: Iterable[str], where: str) -> None:
     for selector in selectors:
+        if not selector.strip():
+            raise ConfigError(f"{where}: an empty rule selector (it would select every rule)")
         if not any(_matches(rule, selector) for rule in all_rules()):
             raise ConfigError(f"{where}: unknown rule code or name {selector!r}")
 

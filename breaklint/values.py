@@ -16,6 +16,7 @@ import libcst as cst
 from .names import dotted
 from .project import ClassInfo, FunctionInfo, ProjectIndex
 from .torch_api import RETURNS_BOOL, RETURNS_INT, RETURNS_TENSOR
+from .walk import visit
 
 
 class Kind(enum.Enum):
@@ -86,6 +87,9 @@ PY_RESULT_BUILTINS = frozenset(
 )
 NUMERIC_BUILTINS = frozenset({"min", "max", "abs", "sum", "round", "pow", "divmod"})
 SCALAR_CASTS = frozenset({"int", "float", "bool", "complex"})
+# Expressions nested deeper than this (generated or hostile code) are UNKNOWN: each level costs
+# a few Python frames, and the interpreter's recursion limit must not be what stops us.
+MAX_EXPRESSION_DEPTH = 100
 
 
 def combine(*values: Value) -> Value:
@@ -122,6 +126,7 @@ class FunctionValues:
         self._evidence_cache: dict[cst.CSTNode, set[str]] = {}
         self._owner: ClassInfo | None = None
         self._self_names: set[str] = set()
+        self._depth = 0  # of nested _eval calls
         self._run_function(fn.node, {}, fn)
 
     def of(self, node: cst.BaseExpression) -> Value:
@@ -306,7 +311,13 @@ class FunctionValues:
 
     # --- expressions --------------------------------------------------------------------------
     def _eval(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
-        value = self._compute(node, env)
+        if self._depth >= MAX_EXPRESSION_DEPTH:
+            return UNKNOWN  # deeper than any real code: unknown, and the stack stays bounded
+        self._depth += 1
+        try:
+            value = self._compute(node, env)
+        finally:
+            self._depth -= 1
         self.results[node] = value
         return value
 
@@ -669,5 +680,5 @@ def used_as_tensor(function: cst.FunctionDef | cst.Lambda, resolve) -> set[str]:
             if isinstance(node.operator, cst.MatrixMultiply):
                 found.update(side.value for side in (node.left, node.right) if isinstance(side, cst.Name))
 
-    function.body.visit(_Uses())
+    visit(function.body, _Uses())  # breaklint.walk: one frame per level, nothing rebuilt
     return found
