@@ -60,10 +60,14 @@ def cli() -> None:
 @click.option("--statistics", is_flag=True, help="Print a count of findings per rule.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
 @click.option("--verbose", "-v", is_flag=True, help="Show call chains and internal-error tracebacks.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: the available cores).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write .breaklint_cache/.")
 def check(
     paths: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ...], output_format: str,
     output_file: Path | None, exit_zero: bool, scope: str | None, config_path: Path | None,
     target_torch: str | None, force_exclude: bool, statistics: bool, quiet: bool, verbose: bool,
+    jobs: int | None, no_cache: bool,
 ) -> None:
     """Check PATHS (default: the current directory)."""
     from .report import RENDERERS
@@ -78,7 +82,12 @@ def check(
         rules = RuleSet(config)
     except (ConfigError, ValueError) as error:
         raise _fail(str(error))
-    result = Engine(config, rules).check(list(paths) or [Path(".")], force_exclude=force_exclude)
+    from .cache import CACHE_DIR, Cache
+    from .parallel import available_cores
+
+    cache = None if no_cache else Cache(config.root / CACHE_DIR)
+    engine = Engine(config, rules, jobs=jobs or available_cores(), cache=cache)
+    result = engine.check(list(paths) or [Path(".")], force_exclude=force_exclude)
     if statistics:
         rendered = render_statistics(result)
     else:
@@ -108,6 +117,21 @@ def _fail(message: str) -> click.exceptions.Exit:
     return click.exceptions.Exit(EXIT_ERROR)
 
 
+@cli.command("clean")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="The settings file whose folder holds the cache (default: found as for check).")
+def clean_command(config_path: Path | None) -> None:
+    """Remove the cache (.breaklint_cache/ beside the settings, else in the current folder)."""
+    from .cache import CACHE_DIR, clean
+
+    try:
+        config = _load(config_path, ())
+    except ConfigError as error:
+        raise _fail(str(error))
+    directory = config.root / CACHE_DIR
+    click.echo(f"removed {directory}" if clean(directory) else f"no cache at {directory}")
+
+
 @cli.command("rule")
 @click.argument("code")
 def rule_command(code: str) -> None:
@@ -129,10 +153,12 @@ def rule_command(code: str) -> None:
 
 @cli.command("rules")
 def rules_command() -> None:
-    """List every rule."""
+    """List every rule: stage, code, name, torch versions, status and Dynamo's ids."""
+    click.echo(f"{'stage':<13} {'code':<6} {'name':<28} {'torch':<7} {'status':<8} dynamo ids")
     for rule in all_rules():
+        status = ("runtime" if rule.code[3:] == "90" else "meta") if rule.meta else rule.status
         ids = ",".join(rule.gb_ids())
-        click.echo(f"{rule.code}  {rule.name:<28} {rule.stage.value:<13} {ids}")
+        click.echo(f"{rule.stage.value:<13} {rule.code:<6} {rule.name:<28} {rule.versions():<7} {status:<8} {ids}".rstrip())
 
 
 class _ConfirmCommand(click.Command):

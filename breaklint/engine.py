@@ -1,36 +1,61 @@
-"""check: files -> parse -> project index -> regions -> rules -> findings -> suppressions."""
+"""check: files -> pre-pass (ast, every file) -> project index -> compiled regions -> libcst and
+the rules (only files with a region) -> findings -> suppressions.
+
+The pre-pass (scan.py, prepass.py) summarises every file with the stdlib `ast`; the project index
+is built from those summaries (shallow.py) and only the modules a lookup reaches are built at
+all. Reachability runs on that index, and only the files that hold a compiled region are parsed
+with libcst, indexed from the tree, and visited by the rules — each in a worker process, each
+tree dropped when its rules are done. `shortcut=False` runs the reference pipeline instead
+(libcst for every file, every tree kept): the tests hold both to the same findings.
+
+Cache keys (cache.py) hold everything their value depends on:
+- facts: the file's bytes and module name (and, through the salt, breaklint's code);
+- regions: the config's entry settings and every file's (path, module name, summary digest);
+- findings: the file (bytes, display path), the rule settings, its regions, plus — checked on
+  reading — the summary digests of every module name its rules looked up. So an edit re-checks
+  the edited file and the files whose regions or lookups it changes, nothing else.
+"""
 
 from __future__ import annotations
 
+import gc
+import hashlib
+import os
+import pickle
+import re
 import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import libcst as cst
 
+from .cache import Cache
 from .config import Config
 from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path, read_source
-from .finding import Finding, Span
+from .finding import Finding, Region, Span
+from .parallel import WorkerPool, available_cores
 from .patterns import untraced_blocks
-from .project import FunctionInfo, ModuleIndex, ProjectIndex, build_module_index, module_name_for
+from .project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, PendingModule, ProjectIndex,
+                      build_module_index, module_name_for)
 from .regions import compute_regions, find_entry_points
 from .registry import RuleSet
 from .rule import FileContext, Rule
+from .scan import FileFacts, content_digest, read_bytes, scan_bytes, scan_text
+from .shallow import Fragments, shallow_module
 from .source import ParsedFile
 from .suppress import Suppression, apply_suppressions, parse_suppressions
+from .walk import visit
+
+# suppress.py's comments need one of these (its patterns are case-insensitive).
+_MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class CheckResult:
-    findings: list[Finding]
-    files_checked: int
-    seconds: float
-
-
-def parse_file(path: Path, root: Path, text: str | None = None) -> ParsedFile | ReadProblem:
-    """`text`: the file's content when it is not read from disk (an editor's unsaved buffer)."""
+def parse_file(path: Path, root: Path, text: str | None = None,
+               module: tuple[str, bool] | None = None) -> ParsedFile | ReadProblem:
+    """`text`: the file's content when it is not read from disk (an editor's unsaved buffer);
+    `module`: its (module name, is package) when already known."""
     if text is None:
         text = read_source(path)
     if isinstance(text, ReadProblem):
@@ -41,7 +66,7 @@ def parse_file(path: Path, root: Path, text: str | None = None) -> ParsedFile | 
         return ReadProblem("BL001", f"syntax error: {error.message}", error.raw_line, error.raw_column + 1)
     except RecursionError:
         return ReadProblem("BL001", "syntax error: expression nested too deeply to parse")
-    module_name, is_package = module_name_for(path)
+    module_name, is_package = module if module is not None else module_name_for(path)
     return ParsedFile(path, display_path(path, root), module_name, is_package, text, tree)
 
 
@@ -57,6 +82,7 @@ class _Dispatcher(cst.CSTVisitor):
         self.failed: set[int] = set()
         self.untraced: set[cst.CSTNode] = set()  # e.g. the body of `if not is_compiling():`
         self.untraced_depth = 0
+        self.active = ctx.active
         self.visitors: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
         self.leavers: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
         for rule in rules:
@@ -76,39 +102,108 @@ class _Dispatcher(cst.CSTVisitor):
                 self.failed.add(id(rule))
                 self.on_error(rule, error)
 
-    def _active(self) -> bool:
-        return self.ctx.active and not self.untraced_depth
+    def _entered(self) -> None:
+        self.active = self.ctx.active  # it only changes when the function stack does
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.FunctionDef):
-            info = self.ctx.functions_by_node.get(node)
+        kind = type(node)
+        if kind is cst.FunctionDef:
+            info = self.ctx.functions_by_node.get(node)  # type: ignore[call-overload]
             if info is not None:
                 self.ctx.function_stack.append(info)
-        elif isinstance(node, cst.If):
-            self.untraced.update(untraced_blocks(node, self.ctx.resolve))
-        if node in self.untraced:
+                self._entered()
+            file = self.ctx.file
+            if file.scope is None and node in file.starts:
+                file.scope = node  # positions for this function alone (source.py)
+        elif kind is cst.If:
+            self.untraced.update(untraced_blocks(node, self.ctx.resolve))  # type: ignore[arg-type]
+        if self.untraced and node in self.untraced:
             self.untraced_depth += 1
-        if self._active():
-            self._dispatch(self.visitors.get(type(node).__name__, []), node)
+        if self.active and not self.untraced_depth:
+            handlers = self.visitors.get(kind.__name__)
+            if handlers:
+                self._dispatch(handlers, node)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        if self._active():
-            self._dispatch(self.leavers.get(type(original_node).__name__, []), original_node)
-        if original_node in self.untraced:
+        kind = type(original_node)
+        if self.active and not self.untraced_depth:
+            handlers = self.leavers.get(kind.__name__)
+            if handlers:
+                self._dispatch(handlers, original_node)
+        if self.untraced and original_node in self.untraced:
             self.untraced_depth -= 1
-        if isinstance(original_node, cst.FunctionDef) and original_node in self.ctx.functions_by_node:
-            self.ctx.function_stack.pop()
+        if kind is cst.FunctionDef:
+            if original_node in self.ctx.functions_by_node:
+                self.ctx.function_stack.pop()
+                self._entered()
+            if self.ctx.file.scope is original_node:
+                self.ctx.file.scope = None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    findings: list[Finding]
+    files_checked: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Source:
+    """A discovered file: where it is, how it prints, which module it is."""
+
+    path: Path
+    display: str
+    module_name: str
+    is_package: bool
+
+
+@dataclass(frozen=True)
+class _FileRegions:
+    """A file's compiled functions, by position among its defs (the pre-pass and the libcst
+    indexer number them alike), and whether one of them is what its name refers to."""
+
+    regions: tuple[tuple[int, Region], ...]
+    has_region: bool
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What the rules found in one file, and the module names they looked up on the way."""
+
+    findings: tuple[Finding, ...]
+    asked: tuple[str, ...]
 
 
 class Engine:
-    def __init__(self, config: Config, rules: RuleSet, verbose: bool = False) -> None:
+    """`jobs`: worker processes (1: all in this process); `cache`: where results are kept
+    between runs (None: nowhere); `shortcut=False`: the reference pipeline, libcst everywhere."""
+
+    def __init__(self, config: Config, rules: RuleSet, verbose: bool = False, *, jobs: int = 1,
+                 cache: Cache | None = None, shortcut: bool = True) -> None:
         self.config = config
         self.rules = rules
         self.verbose = verbose
+        self.jobs = max(1, jobs)
+        self.cache = cache
+        self.shortcut = shortcut
 
-    def check(self, paths: Sequence[Path], force_exclude: bool = False) -> CheckResult:
+    def check(self, paths: Sequence[Path], force_exclude: bool = False,
+              overlays: Mapping[Path, str] | None = None) -> CheckResult:
+        """Check `paths`; `overlays` (path -> text) stand in for files on disk (unsaved buffers)."""
         started = time.perf_counter()
+        overlays = {_absolute(path): text for path, text in (overlays or {}).items()}
+        if self.shortcut:
+            findings, count = _Run(self, overlays).check(paths, force_exclude)
+        else:
+            findings, count = self._check_reference(paths, force_exclude, overlays)
+        findings.sort(key=lambda f: f.sort_key)
+        return CheckResult(findings, count, time.perf_counter() - started)
+
+    def _check_reference(self, paths: Sequence[Path], force_exclude: bool,
+                         overlays: Mapping[Path, str]) -> tuple[list[Finding], int]:
+        """Every file parsed with libcst and indexed from its tree, every tree kept: the
+        definition the shortcut is held to (tests/test_speed_equivalence.py)."""
         config = self.config
         exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
         files, problems = discover(paths, config.root, exclude, force_exclude)
@@ -116,7 +211,7 @@ class Engine:
         findings = [self._problem(display_path(p, shown_from), problem) for p, problem in problems]
         parsed: list[ParsedFile] = []
         for path in files:
-            result = parse_file(path, shown_from)
+            result = parse_file(path, shown_from, overlays.get(path))
             if isinstance(result, ReadProblem):
                 findings.append(self._problem(display_path(path, shown_from), result))
             else:
@@ -127,8 +222,7 @@ class Engine:
         regions = compute_regions(project, entries)
         for module in modules:
             findings.extend(self._check_module(module, project, regions))
-        findings.sort(key=lambda f: f.sort_key)
-        return CheckResult(findings, len(files), time.perf_counter() - started)
+        return findings, len(files)
 
     # --- for the language server (breaklint/workspace.py), which caches the modules it indexed
     def check_indexed(self, modules: Sequence[ModuleIndex], targets: Sequence[ModuleIndex]) -> list[Finding]:
@@ -167,10 +261,11 @@ class Engine:
                 ))
 
             try:
-                file.tree.visit(_Dispatcher(ctx, rules, internal_error))
+                visit(file.tree, _Dispatcher(ctx, rules, internal_error))
             except Exception as error:  # the engine itself failed on this file: keep the others
                 internal_error(None, error)
-        suppressions = parse_suppressions(file.text)
+            file.scope = None
+        suppressions = parse_suppressions(file.text) if _MAYBE_SUPPRESSION.search(file.text) else []
         if not suppressions:
             return raw
         return apply_suppressions(raw, suppressions, lambda s, idle: self._unused(file.display, s, idle))
@@ -194,3 +289,339 @@ class Engine:
         rule = self.rules.meta(problem.code)
         span = Span(problem.line, problem.col, problem.line, problem.col)
         return rule.make_finding(path, span, problem.message)
+
+
+def _absolute(path: Path) -> Path:
+    return Path(os.path.normpath(path if path.is_absolute() else Path.cwd() / path))
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+# The run a worker process serves: set before the pool forks (or by its initializer), read by
+# the task functions below. Process-local by construction; nothing else is kept between calls.
+_WORKER_RUN: list[_Run] = []
+
+
+def _install_worker(run: _Run | None) -> None:
+    if run is not None:  # spawn: the run arrives pickled; fork: it is already here
+        _WORKER_RUN[:] = [run]
+        gc.disable()  # _check_task collects after each file
+    gc.freeze()  # what the worker inherited is never garbage: keep the collector off it
+
+
+def _scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str]) -> FileFacts:
+    data, module_name, is_package, digest = task
+    if isinstance(data, str):  # an overlay's text
+        return scan_text(data, digest, module_name, is_package)
+    return scan_bytes(data, module_name, is_package)
+
+
+def _check_task(index: int) -> _Checked:
+    """One file's rules. The collector is off while they run (libcst makes millions of objects,
+    each automatic pass would walk them all, again and again: a third of the time); what the
+    file left behind is collected once at the end, and what survives is frozen."""
+    try:
+        return _WORKER_RUN[0].check_file(index)
+    finally:
+        gc.collect()
+        gc.freeze()
+
+
+class _Run:
+    """One `check` with the shortcut: every step after discovery, over the same file list."""
+
+    def __init__(self, engine: Engine, overlays: Mapping[Path, str]) -> None:
+        self.engine = engine
+        self.config = engine.config
+        self.rules = engine.rules
+        self.cache = engine.cache
+        self.overlays = overlays
+        self.shown_from = Path.cwd()  # paths print relative to where the user stands, like ruff
+        self.sources: list[_Source] = []
+        self.facts: list[FileFacts] = []
+        self.regions: dict[int, _FileRegions] = {}
+        self._project: ProjectIndex | None = None
+        self.fragments = Fragments()
+        self.deep_reads: set[Path] = set()  # files whose trees the current file's rules read
+        self._trees: dict[Path, ModuleIndex] = {}  # see _tree_module
+        self.recording = False  # while a file's rules run: what they read of other modules
+        self.reads: set[tuple[Path, str]] = set()
+
+    def __getstate__(self) -> dict[str, Any]:  # what a spawned worker needs (no cache, no index)
+        state = dict(self.__dict__)
+        state["cache"] = None
+        state["_project"] = None
+        state["fragments"] = Fragments()
+        state["_trees"] = {}
+        state["engine"] = Engine(self.config, self.rules)
+        return state
+
+    # --- the steps ----------------------------------------------------------------------------
+    def check(self, paths: Sequence[Path], force_exclude: bool) -> tuple[list[Finding], int]:
+        config = self.config
+        exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
+        files, problems = discover(paths, config.root, exclude, force_exclude)
+        findings = [self.engine._problem(display_path(p, self.shown_from), problem) for p, problem in problems]
+        names = ModuleNames()
+        self.sources = [_Source(path, display_path(path, self.shown_from), *names(path)) for path in files]
+        self.facts = self._scan()
+        indexed: list[int] = []
+        for index, facts in enumerate(self.facts):
+            if facts.problem is not None:
+                findings.append(self.engine._problem(self.sources[index].display, facts.problem))
+            else:
+                indexed.append(index)
+        self.regions = self._compute_regions(indexed)
+        deep, shallow = [], []
+        for index in indexed:
+            if not self.rules.for_file(self.sources[index].display):
+                continue  # every rule ignored for this file: nothing to say about it
+            if self.regions[index].has_region or (config.scope == "all" and self.facts[index].has_functions):
+                deep.append(index)
+            elif self.facts[index].maybe_suppressed:
+                shallow.append(index)
+        findings.extend(self._check_deep(deep))
+        for index in shallow:  # no rule runs here: every suppression is unused
+            findings.extend(self._unused_suppressions(index))
+        if self.cache is not None:
+            self.cache.save()
+        return findings, len(files)
+
+    def _scan(self) -> list[FileFacts]:
+        """The pre-pass of every file: from the cache by content digest, else computed."""
+        facts: list[FileFacts | None] = []
+        tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]] = []
+        for index, source in enumerate(self.sources):
+            overlay = self.overlays.get(source.path)
+            data: bytes | ReadProblem | str
+            if overlay is not None:
+                data = overlay
+                digest = "buffer:" + content_digest(overlay.encode("utf-8", "surrogatepass"), source.module_name,
+                                                    source.is_package)
+            else:
+                data = read_bytes(source.path)
+                digest = "" if isinstance(data, ReadProblem) else content_digest(data, source.module_name,
+                                                                                 source.is_package)
+            found = self.cache.facts.get(digest) if self.cache is not None and digest else None
+            facts.append(found)
+            if found is None:
+                tasks.append((index, (data, source.module_name, source.is_package, digest)))
+        jobs = self.engine.jobs if len(tasks) >= 64 else 1
+        with WorkerPool(jobs, _install_worker, None) as pool:
+            # Largest first: the pool balances better when the big files start early.
+            order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][1][0]))
+            results = pool.map(_scan_task, [tasks[i][1] for i in order], chunksize=8)
+        for i, result in zip(order, results):
+            index = tasks[i][0]
+            facts[index] = result
+            if self.cache is not None and result.digest:
+                self.cache.facts.put(result.digest, result)
+        return facts  # type: ignore[return-value]
+
+    @property
+    def project(self) -> ProjectIndex:
+        """Every file that has a summary, each module built (from it) only when looked up."""
+        if self._project is None:
+            self._project = ProjectIndex(
+                PendingModule(s.module_name, s.path, self._module_builder(i))
+                for i, s in enumerate(self.sources) if self.facts[i].problem is None
+            )
+        return self._project
+
+    def _module_builder(self, index: int) -> Callable[[], ModuleIndex]:
+        source, facts = self.sources[index], self.facts[index]
+        return lambda: shallow_module(facts.summary(), source.path, source.display,
+                                      lambda: self._tree_module(index), self.fragments, self.deep_reads.add,
+                                      self._record_read)
+
+    def _record_read(self, path: Path, what: str) -> None:
+        if self.recording:
+            self.reads.add((path, what))
+
+    def _tree_module(self, index: int) -> ModuleIndex:
+        """A file's index built from its libcst tree, the last few kept (a rule that reads one
+        file's tree, such as its compile site's, reads it for every file it checks)."""
+        path = self.sources[index].path
+        found = self._trees.pop(path, None)
+        if found is None:
+            found = self._deep_module(index)
+            while len(self._trees) >= _KEPT_TREES:
+                del self._trees[next(iter(self._trees))]
+        self._trees[path] = found
+        return found
+
+    def _deep_module(self, index: int) -> ModuleIndex:
+        """A file's index built from its libcst tree (parsed here)."""
+        source = self.sources[index]
+        parsed = parse_file(source.path, self.shown_from, self.overlays.get(source.path),
+                            module=(source.module_name, source.is_package))
+        if isinstance(parsed, ReadProblem):
+            raise ValueError(f"{source.display} no longer parses: {parsed.message}")
+        module = build_module_index(parsed)
+        summary = self.facts[index].summary()
+        if len(summary.functions) == len(module.defined):
+            parsed.starts = {fn.node: s.line for fn, s in zip(module.defined, summary.functions)}
+        return module
+
+    def _compute_regions(self, indexed: list[int]) -> dict[int, _FileRegions]:
+        config = self.config
+        key = _digest("regions", config.assume_forward_compiled, config.entry_points,
+                      [(str(self.sources[i].path), self.sources[i].module_name, self.facts[i].summary_digest)
+                       for i in indexed])
+        cached = self.cache.regions.get(key) if self.cache is not None else None
+        if cached is not None:
+            return {i: cached.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
+        project = self.project
+        candidates = {self.sources[i].path for i in indexed if self.facts[i].entry_candidate}
+        entries = find_entry_points(project, config.assume_forward_compiled, config.entry_points,
+                                    project.select(lambda name, path: path in candidates))
+        found: dict[Path, list[tuple[int, Region]]] = {}
+        winners: set[Path] = set()
+        for fn, region in compute_regions(project, entries).items():
+            path = fn.module.file.path
+            found.setdefault(path, []).append((fn.ordinal, region))
+            if fn.module.functions.get(fn.qualname) is fn:
+                winners.add(path)
+        by_path = {str(path): _FileRegions(tuple(sorted(items, key=lambda item: item[0])), path in winners)
+                   for path, items in found.items()}
+        if self.cache is not None:
+            self.cache.regions.put(key, by_path)
+        return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
+
+    def _check_deep(self, indices: list[int]) -> list[Finding]:
+        """The rules over every file with a region: cached findings where their inputs are
+        unchanged, else libcst and the rules, in worker processes."""
+        fingerprint = self._fingerprints()
+        results: dict[int, tuple[Finding, ...]] = {}
+        keys: dict[int, str] = {}
+        for index in indices:
+            keys[index] = self._findings_key(index)
+            cached = self.cache.findings.get(keys[index]) if self.cache is not None else None
+            if cached is not None:
+                asked, findings = cached
+                if all(fingerprint(name) == print_ for name, print_ in asked):
+                    results[index] = findings
+        todo = sorted((i for i in indices if i not in results), key=lambda i: -self.facts[i].size)
+        if todo:
+            collecting = gc.isenabled()
+            gc.disable()
+            gc.freeze()  # the index built so far lives to the end: keep the collector off it
+            jobs = min(self.engine.jobs, len(todo))
+            _WORKER_RUN[:] = [self]  # forked workers inherit it; one job runs it right here
+            try:
+                with WorkerPool(jobs, _install_worker, self) as pool:
+                    checked = pool.map(_check_task, todo, chunksize=1)
+            finally:
+                _WORKER_RUN.clear()
+                gc.unfreeze()
+                if collecting:
+                    gc.enable()
+            for index, result in zip(todo, checked):
+                results[index] = result.findings
+                if self.cache is not None:
+                    asked = tuple((name, fingerprint(name)) for name in result.asked)
+                    self.cache.findings.put(keys[index], (asked, result.findings))
+        return [finding for index in indices for finding in results[index]]
+
+    def check_file(self, index: int) -> _Checked:
+        """libcst, the index from the tree, and the rules, for one file (in a worker or here).
+
+        Other files are shallow (built from summaries) until a rule reads one's tree: then the
+        file is checked again with that one built from its tree too, so that whatever the rule
+        compares is what the reference pipeline would compare (rules match nodes by identity)."""
+        source = self.sources[index]
+        try:
+            module = self._deep_module(index)
+        except ValueError:
+            parsed = parse_file(source.path, self.shown_from, self.overlays.get(source.path))
+            assert isinstance(parsed, ReadProblem)
+            return _Checked((self.engine._problem(source.display, parsed),), ())
+        regions = {module.defined[ordinal]: region for ordinal, region in self.regions[index].regions
+                   if ordinal < len(module.defined)}
+        by_path = {s.path: i for i, s in enumerate(self.sources)}
+        trees: dict[Path, ModuleIndex] = {}
+        while True:
+            view = self.project.replacing(module, *trees.values())
+            self.deep_reads.clear()
+            self.reads.clear()
+            self.recording = True
+            try:
+                findings = self.engine._check_module(module, view, regions)
+            finally:
+                self.recording = False
+            read = {path for path in self.deep_reads if path != source.path and path not in trees}
+            if not read:
+                break
+            for path in sorted(read):
+                trees[path] = self._tree_module(by_path[path])
+        deps = {_DEEP + str(path) for path in trees}
+        deps.update(f"{_READ}{path}\0{what}" for path, what in self.reads if path != source.path)
+        return _Checked(tuple(findings), tuple(sorted(view.asked | deps)))
+
+    def _fingerprints(self) -> Callable[[str], Any]:
+        """What each thing a checked file's rules may have read is worth now; a cached result
+        stands while all of its are unchanged:
+        - a module name looked up: the paths of the files that are that module (what was then
+          read of them is recorded on its own, below);
+        - every module (`project.modules`): the list of (path, module name);
+        - one read of a module's index (`#path\0what`, shallow.py `Record`): its summary digest,
+          or less — a name it does not define is "absent", compile sites it has none of "none";
+        - another file's tree (`@path`): its bytes."""
+        names: dict[str, list[tuple[str, str]]] = {}
+        by_path: dict[str, FileFacts] = {}
+        for source, facts in zip(self.sources, self.facts):
+            if facts.problem is None:
+                names.setdefault(source.module_name, []).append((str(source.path), facts.summary_digest))
+                by_path[str(source.path)] = facts
+        every = _digest(sorted((path, name) for name, items in names.items() for path, _ in items))
+
+        def fingerprint(dependency: str) -> Any:
+            if dependency == EVERY_MODULE:
+                return every
+            if dependency.startswith(_DEEP):
+                facts = by_path.get(dependency[len(_DEEP):])
+                return facts.digest if facts is not None else None
+            if dependency.startswith(_READ):
+                path, _, what = dependency[len(_READ):].partition("\0")
+                facts = by_path.get(path)
+                if facts is None:
+                    return None
+                kind, _, key = what.partition(":")
+                if kind in ("functions", "classes") and key != "*":
+                    defined = facts.function_names if kind == "functions" else facts.class_names
+                    if key not in defined:
+                        return "absent"
+                elif kind == "sites" and not facts.has_sites:
+                    return "none"
+                return facts.summary_digest
+            return tuple(sorted(path for path, _ in names.get(dependency, ())))
+
+        return fingerprint
+
+    def _findings_key(self, index: int) -> str:
+        config, source = self.config, self.sources[index]
+        return _digest("findings", self.facts[index].digest, source.display, str(source.path), config.select,
+                       config.ignore, sorted(config.per_file_ignores.items()), str(config.target_torch),
+                       config.scope, self.regions[index])
+
+    def _unused_suppressions(self, index: int) -> list[Finding]:
+        source = self.sources[index]
+        text = self.overlays.get(source.path)
+        if text is None:
+            text = read_source(source.path)
+        if isinstance(text, ReadProblem):
+            return []
+        suppressions = parse_suppressions(text)
+        return apply_suppressions([], suppressions, lambda s, idle: self.engine._unused(source.display, s, idle))
+
+
+_NO_REGIONS = _FileRegions((), False)
+_KEPT_TREES = 8
+_DEEP = "@"  # in a checked file's dependencies: another file's tree was read (not a module name)
+_READ = "#"  # ... a part of another module's index was read
+
+
+def _size(data: object) -> int:
+    return len(data) if isinstance(data, (bytes, str)) else 0

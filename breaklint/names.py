@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 
@@ -64,6 +66,23 @@ class ImportTable:
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
             self.aliases[local] = f"{base}.{name}" if base else name
+
+    def add_ast_import(self, node: ast.Import | ast.ImportFrom) -> None:
+        """The same bindings as `add_import`, from a stdlib `ast` node (the pre-pass)."""
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname is not None:
+                    self.aliases[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    self.aliases[head] = head
+            return
+        base = absolute_module(self.module, self.is_package, node.level, node.module)
+        if node.names[0].name == "*":
+            return
+        for alias in node.names:
+            local = alias.asname if alias.asname is not None else alias.name
+            self.aliases[local] = f"{base}.{alias.name}" if base else alias.name
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         name = dotted(expr)

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Union
+from typing import Callable, Iterable, Iterator, Mapping, Union
 
 import libcst as cst
 
+from .lazy import parse_fragment
 from .names import ImportTable, dotted
 from .patterns import untraced_blocks
 from .source import ParsedFile
+from .walk import visit
 
 FunctionNode = cst.FunctionDef
 
@@ -41,6 +43,26 @@ MODULE_CONTAINERS = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class FunctionHeader:
+    """What callers ask of a def without reading its body."""
+
+    name: str
+    self_name: str | None  # the first parameter of a method (usually `self`), unless static/class
+    params: frozenset[str]  # every parameter name
+
+    @classmethod
+    def of(cls, node: FunctionNode, is_method: bool) -> "FunctionHeader":
+        params = node.params
+        self_name = None
+        if is_method and not any(dotted(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators):
+            first = params.posonly_params or params.params
+            self_name = first[0].name.value if first else None
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        return cls(node.name.value, self_name, frozenset(p.name.value for p in every))
+
+
 @dataclass(eq=False)
 class FunctionInfo:
     module: ModuleIndex
@@ -53,32 +75,29 @@ class FunctionInfo:
     assigns: dict[str, list[Assigned]] = field(default_factory=dict)
     nested: list[FunctionInfo] = field(default_factory=list)
     global_names: set[str] = field(default_factory=set)
+    ordinal: int = -1  # position among the module's defs, in source order
+    header: FunctionHeader = field(default=None, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.header is None:
+            self.header = FunctionHeader.of(self.node, self.class_info is not None)
 
     @property
     def name(self) -> str:
-        return self.node.name.value
+        return self.header.name
 
     @property
     def self_name(self) -> str | None:
         """The first parameter's name of a method (usually `self`), unless static/class method."""
-        if self.class_info is None:
-            return None
-        for deco in self.node.decorators:
-            if dotted(deco.decorator) in ("staticmethod", "classmethod"):
-                return None
-        params = self.node.params.posonly_params or self.node.params.params
-        return params[0].name.value if params else None
+        return self.header.self_name if self.class_info is not None else None
 
     def binds_locally(self, name: str) -> bool:
         """Whether `name` is a parameter or local of this function or an enclosing one."""
         fn: FunctionInfo | None = self
         while fn is not None:
-            params = fn.node.params
-            all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
-            all_params += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
             if name in fn.assigns and name not in fn.global_names:
                 return True
-            if any(p.name.value == name for p in all_params):
+            if name in fn.header.params:
                 return True
             fn = fn.parent
         return False
@@ -87,12 +106,33 @@ class FunctionInfo:
         return id(self)
 
 
+class Fragment:
+    """An expression kept as source text (by the pre-pass) and parsed by libcst when read."""
+
+    __slots__ = ("text", "_node")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._node: cst.BaseExpression | None = None
+
+    @property
+    def node(self) -> cst.BaseExpression:
+        if self._node is None:
+            self._node = parse_fragment(self.text)
+        return self._node
+
+
 @dataclass(frozen=True)
 class Assigned:
     """One value bound to a name: `x = expr`, or `for x in expr` (iterated=True)."""
 
-    expr: cst.BaseExpression
+    origin: cst.BaseExpression | Fragment
     iterated: bool = False
+
+    @property
+    def expr(self) -> cst.BaseExpression:
+        origin = self.origin
+        return origin.node if isinstance(origin, Fragment) else origin
 
 
 @dataclass(eq=False)
@@ -104,6 +144,11 @@ class ClassInfo:
     # `self.X = expr` anywhere in the class's methods, and `register_buffer("X", …)` & co.
     attrs: dict[str, list[Assigned]] = field(default_factory=dict)
     tensor_attrs: set[str] = field(default_factory=set)  # parameters and buffers
+    ordinal: int = -1
+
+    @property
+    def bases(self) -> list[cst.BaseExpression]:
+        return [base.value for base in self.node.bases]
 
     def __hash__(self) -> int:
         return id(self)
@@ -114,14 +159,16 @@ class CompileSite:
     """`torch.compile(target)`, `@torch.compile`, `optimize(...)(target)` or `target.compile()`."""
 
     module: ModuleIndex
-    node: cst.CSTNode  # where to point: the call or the decorator
+    node: cst.CSTNode | None  # where to point: the call or the decorator (None: from the pre-pass)
     target: cst.BaseExpression | FunctionInfo  # a decorated function is its own target
     scope: FunctionInfo | None  # where the target expression is evaluated
     method_form: bool = False  # `model.compile()`
+    line: int = 0  # known without positions when it comes from the pre-pass
 
     @property
     def location(self) -> str:
-        return f"{self.module.file.display}:{self.module.file.line(self.node)}"
+        line = self.line or self.module.file.line(self.node)  # type: ignore[arg-type]
+        return f"{self.module.file.display}:{line}"
 
 
 @dataclass(eq=False)
@@ -133,6 +180,9 @@ class ModuleIndex:
     assigns: dict[str, list[Assigned]] = field(default_factory=dict)  # module-level bindings
     compile_sites: list[CompileSite] = field(default_factory=list)
     disabled: dict[FunctionInfo, bool] = field(default_factory=dict)  # fn -> recursive?
+    # Every def and class in source order, shadowed ones too (`functions` keeps the last of a name).
+    defined: list[FunctionInfo] = field(default_factory=list)
+    defined_classes: list[ClassInfo] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -191,7 +241,9 @@ class _Indexer(cst.CSTVisitor):
         return f"{self.classes[-1].qualname}."
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        info = ClassInfo(self.index, self._prefix() + node.name.value, node)
+        info = ClassInfo(self.index, self._prefix() + node.name.value, node,
+                         ordinal=len(self.index.defined_classes))
+        self.index.defined_classes.append(info)
         self.index.classes[info.qualname] = info
         if not self.scope_kinds:
             self.index.imports.local_defs.add(node.name.value)
@@ -211,7 +263,9 @@ class _Indexer(cst.CSTVisitor):
             node=node,
             class_info=self.classes[-1] if in_class else None,
             parent=parent,
+            ordinal=len(self.index.defined),
         )
+        self.index.defined.append(info)
         self.index.functions[info.qualname] = info
         if in_class:
             self.classes[-1].methods[node.name.value] = info
@@ -353,21 +407,104 @@ def build_module_index(parsed: ParsedFile) -> ModuleIndex:
             for small in statement.body:
                 if isinstance(small, (cst.Import, cst.ImportFrom)):
                     index.imports.add_import(small)
-    parsed.tree.visit(_Indexer(index))
+    visit(parsed.tree, _Indexer(index))
     return index
 
 
 Definition = Union[FunctionInfo, ClassInfo]
 
 
-class ProjectIndex:
-    """Every indexed module, and name and instance resolution across them."""
+@dataclass(frozen=True)
+class PendingModule:
+    """A module that is only built (from its pre-pass summary) when a lookup reaches it."""
 
-    def __init__(self, modules: Iterable[ModuleIndex]) -> None:
-        self.modules: list[ModuleIndex] = list(modules)
-        self.by_name: dict[str, list[ModuleIndex]] = {}
-        for module in self.modules:
-            self.by_name.setdefault(module.name, []).append(module)
+    name: str
+    path: Path
+    build: Callable[[], ModuleIndex]
+
+
+EVERY_MODULE = "*"  # in ProjectIndex.asked: all modules were read
+
+
+class _Slot:
+    __slots__ = ("name", "path", "build", "module")
+
+    def __init__(self, name: str, path: Path, build: Callable[[], ModuleIndex] | None,
+                 module: ModuleIndex | None) -> None:
+        self.name, self.path, self.build, self.module = name, path, build, module
+
+    def get(self) -> ModuleIndex:
+        if self.module is None:
+            self.module = self.build()  # type: ignore[misc]
+        return self.module
+
+
+class ModulesByName(Mapping[str, list[ModuleIndex]]):
+    """`project.by_name`: modules are built on first lookup, and every name asked for is noted
+    (a cached result depends on exactly the modules its run looked up, found or not)."""
+
+    def __init__(self, slots: dict[str, list[_Slot]], asked: set[str]) -> None:
+        self._slots = slots
+        self._asked = asked
+
+    def __getitem__(self, name: str) -> list[ModuleIndex]:
+        self._asked.add(name)
+        return [slot.get() for slot in self._slots[name]]
+
+    def get(self, name: str, default: object = None) -> list[ModuleIndex]:  # type: ignore[override]
+        self._asked.add(name)
+        slots = self._slots.get(name)
+        return [slot.get() for slot in slots] if slots else default  # type: ignore[return-value]
+
+    def __contains__(self, name: object) -> bool:
+        self._asked.add(name)  # type: ignore[arg-type]
+        return name in self._slots
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._slots)
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+
+class ProjectIndex:
+    """Every indexed module, and name and instance resolution across them.
+
+    Modules are given built (`ModuleIndex`) or pending (`PendingModule`, built on first use); the
+    answers are the same either way."""
+
+    def __init__(self, modules: Iterable[ModuleIndex | PendingModule]) -> None:
+        self._slots: list[_Slot] = [
+            _Slot(m.name, m.path, m.build, None) if isinstance(m, PendingModule) else _Slot(m.name, m.file.path, None, m)
+            for m in modules
+        ]
+        self._slots_by_name: dict[str, list[_Slot]] = {}
+        for slot in self._slots:
+            self._slots_by_name.setdefault(slot.name, []).append(slot)
+        self.asked: set[str] = set()  # module names looked up (see ModulesByName)
+        self.by_name = ModulesByName(self._slots_by_name, self.asked)
+        self._mro: dict[ClassInfo, list[ClassInfo]] = {}
+
+    @property
+    def modules(self) -> list[ModuleIndex]:
+        self.asked.add(EVERY_MODULE)  # whoever reads them all depends on them all
+        return [slot.get() for slot in self._slots]
+
+    def replacing(self, *modules: ModuleIndex) -> "ProjectIndex":
+        """The same project with `modules` (libcst-built indexes) in place of the modules of
+        their paths; the other modules are shared, built or not."""
+        view = ProjectIndex(())
+        view._mro = {}
+        by_path = {module.file.path: module for module in modules}
+        view._slots = [_Slot(s.name, s.path, None, by_path[s.path]) if s.path in by_path else s for s in self._slots]
+        for slot in view._slots:
+            view._slots_by_name.setdefault(slot.name, []).append(slot)
+        return view
+
+    def select(self, wanted: Callable[[str, Path], bool]) -> list[ModuleIndex]:
+        """The modules whose (name, path) are wanted, in order; only those are built."""
+        self.asked.add(EVERY_MODULE)  # which ones are wanted depends on every path
+        return [slot.get() for slot in self._slots if wanted(slot.name, slot.path)]
 
     def functions(self) -> Iterator[FunctionInfo]:
         for module in self.modules:
@@ -378,13 +515,14 @@ class ProjectIndex:
             yield from module.classes.values()
 
     # --- global names -------------------------------------------------------------------
-    def _module_candidates(self, name: str, near: ModuleIndex) -> list[ModuleIndex]:
-        found = self.by_name.get(name, [])
+    def _module_candidates(self, name: str, near: ModuleIndex) -> list[_Slot]:
+        self.asked.add(name)
+        found = self._slots_by_name.get(name, [])
         if len(found) <= 1:
             return found
         # Two `model.py` in sibling example folders: prefer the importer's own folder.
         here = near.file.path.parent
-        return sorted(found, key=lambda m: (m.file.path.parent != here, str(m.file.path)))
+        return sorted(found, key=lambda m: (m.path.parent != here, str(m.path)))
 
     def lookup(self, qualified: str, near: ModuleIndex, depth: int = 0) -> Definition | None:
         """The project definition a fully qualified dotted name refers to, if any."""
@@ -394,7 +532,7 @@ class ProjectIndex:
         for cut in range(len(parts) - 1, 0, -1):
             candidates = self._module_candidates(".".join(parts[:cut]), near)
             if candidates:
-                return self._lookup_in(candidates[0], parts[cut:], depth)
+                return self._lookup_in(candidates[0].get(), parts[cut:], depth)
         return None
 
     def _lookup_in(self, module: ModuleIndex, rest: list[str], depth: int) -> Definition | None:
@@ -421,14 +559,21 @@ class ProjectIndex:
     # --- classes ------------------------------------------------------------------------
     def bases(self, cls: ClassInfo) -> list[ClassInfo]:
         found = []
-        for base in cls.node.bases:
-            resolved = self.resolve_class(base.value, cls.module)
+        for base in cls.bases:
+            resolved = self.resolve_class(base, cls.module)
             if resolved is not None and resolved is not cls:
                 found.append(resolved)
         return found
 
     def mro(self, cls: ClassInfo) -> list[ClassInfo]:
-        """Depth-first, left to right, duplicates dropped: close enough to C3 for lookups."""
+        """Depth-first, left to right, duplicates dropped: close enough to C3 for lookups.
+        Computed once per class (the rules ask for it at every `self.x`); do not mutate it."""
+        found = self._mro.get(cls)
+        if found is None:
+            found = self._mro[cls] = self._compute_mro(cls)
+        return found
+
+    def _compute_mro(self, cls: ClassInfo) -> list[ClassInfo]:
         order: list[ClassInfo] = []
         stack = [cls]
         while stack:
@@ -453,8 +598,8 @@ class ProjectIndex:
 
     def is_nn_module(self, cls: ClassInfo) -> bool:
         for klass in self.mro(cls):
-            for base in klass.node.bases:
-                resolved = klass.module.imports.resolve(base.value) or ""
+            for base in klass.bases:
+                resolved = klass.module.imports.resolve(base) or ""
                 if resolved.startswith("torch.nn."):
                     return True
         return False
@@ -524,8 +669,34 @@ def _constructor_calls(expr: cst.BaseExpression) -> Iterator[cst.Call]:
             found.append(node)
             return False
 
-    expr.visit(_Calls())
+    visit(expr, _Calls())
     yield from found
+
+
+class ModuleNames:
+    """module_name_for, with each directory's package walk done once (a big tree has
+    thousands of files in hundreds of directories)."""
+
+    def __init__(self) -> None:
+        self._packages: dict[Path, list[str]] = {}
+
+    def __call__(self, path: Path) -> tuple[str, bool]:
+        if path.is_symlink():
+            return module_name_for(path)
+        is_package = path.name == "__init__.py"
+        parts = [] if is_package else [path.stem]
+        parts.extend(self._package_parts(path.parent.resolve()))
+        return ".".join(reversed(parts)) or path.stem, is_package
+
+    def _package_parts(self, directory: Path) -> list[str]:
+        found = self._packages.get(directory)
+        if found is None:
+            if (directory / "__init__.py").is_file() and directory.parent != directory:
+                found = [directory.name, *self._package_parts(directory.parent)]
+            else:
+                found = []
+            self._packages[directory] = found
+        return found
 
 
 def module_name_for(path: Path) -> tuple[str, bool]:

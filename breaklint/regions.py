@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterable
 
 import libcst as cst
 
@@ -85,7 +87,7 @@ class CallResolver:
             return self.forwards(self.project.instance_classes(target, scope, module))
         if isinstance(target, cst.Call) and module.imports.resolve(target.func) in PARTIAL_NAMES:
             if target.args:
-                return self.compile_targets(CompileSite(module, site.node, target.args[0].value, scope))
+                return self.compile_targets(replace(site, target=target.args[0].value))
         functions = self.function_refs(target, scope) if scope else self._module_level_refs(target, module)
         if functions:
             return functions
@@ -128,32 +130,35 @@ def _nested_named(scope: FunctionInfo, name: str) -> FunctionInfo | None:
 
 
 def find_entry_points(
-    project: ProjectIndex, assume_forward: bool, configured: tuple[str, ...]
+    project: ProjectIndex, assume_forward: bool, configured: tuple[str, ...],
+    candidates: Iterable[ModuleIndex] | None = None,
 ) -> list[EntryPoint]:
+    """`candidates`: the modules that may hold a compile site or a `forward` (default: all);
+    the pre-pass knows which, so the others are never built."""
     resolver = CallResolver(project)
+    modules = project.modules if candidates is None else list(candidates)
     entries: list[EntryPoint] = []
-    for module in project.modules:
+    for module in modules:
         for site in module.compile_sites:
             entries.extend(EntryPoint(fn, site.location) for fn in resolver.compile_targets(site))
     for spec in configured:
         entries.extend(EntryPoint(fn, f"config `{spec}`") for fn in configured_functions(project, spec))
     if assume_forward:
-        for cls in project.classes():
-            if "forward" in cls.methods and project.is_nn_module(cls):
-                entries.append(EntryPoint(cls.methods["forward"], ASSUMED))
+        for module in modules:
+            for cls in module.classes.values():
+                if "forward" in cls.methods and project.is_nn_module(cls):
+                    entries.append(EntryPoint(cls.methods["forward"], ASSUMED))
     return entries
 
 
 def configured_functions(project: ProjectIndex, spec: str) -> list[FunctionInfo]:
     """`pkg.module:Class.method` or `path/to/file.py:function`."""
     where, _, qualname = spec.partition(":")
-    found = []
-    for module in project.modules:
-        path = module.file.path.as_posix()
-        if module.name == where or (where.endswith(".py") and path.endswith(where.lstrip("./"))):
-            if qualname in module.functions:
-                found.append(module.functions[qualname])
-    return found
+
+    def wanted(name: str, path: Path) -> bool:
+        return name == where or (where.endswith(".py") and path.as_posix().endswith(where.lstrip("./")))
+
+    return [module.functions[qualname] for module in project.select(wanted) if qualname in module.functions]
 
 
 def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[FunctionInfo, Region]:
@@ -162,14 +167,13 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
     Explicit compile sites are walked first: a `forward` reached from `torch.compile(model)`
     is labelled with that call, not with the assume-forward switch."""
     resolver = CallResolver(project)
-    disabled = {fn: rec for module in project.modules for fn, rec in module.disabled.items()}
     regions: dict[FunctionInfo, Region] = {}
     explicit = [e for e in entries if e.site != ASSUMED]
     assumed = [e for e in entries if e.site == ASSUMED]
     for batch in (explicit, assumed):
         queue: deque[FunctionInfo] = deque()
         for entry in batch:
-            if entry.function in regions or disabled.get(entry.function, False):
+            if entry.function in regions or _disabled(entry.function, recursive_only=True):
                 continue
             regions[entry.function] = Region(entry.function.qualname, entry.site, (entry.function.qualname,))
             queue.append(entry.function)
@@ -177,12 +181,18 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
             fn = queue.popleft()
             region = regions[fn]
             for callee in resolver.callees(fn):
-                if callee in regions or disabled.get(callee, False):
+                if callee in regions or _disabled(callee, recursive_only=True):
                     continue
                 regions[callee] = Region(region.entry, region.site, region.path + (callee.qualname,))
                 queue.append(callee)
     # A disabled function itself is never traced, even when it is also an entry; with
     # recursive=False its callees still are (they get frames of their own), so it was walked.
-    for fn in disabled:
-        regions.pop(fn, None)
+    for fn in [fn for fn in regions if _disabled(fn, recursive_only=False)]:
+        del regions[fn]
     return regions
+
+
+def _disabled(fn: FunctionInfo, recursive_only: bool) -> bool:
+    """`@torch.compiler.disable` on fn (with recursive=True when `recursive_only`)."""
+    recursive = fn.module.disabled.get(fn)
+    return recursive is not None and (recursive or not recursive_only)

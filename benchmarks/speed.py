@@ -1,0 +1,368 @@
+"""breaklint's speed, side by side with libcst's parse floor and with fixit and torchfix.
+
+    python benchmarks/speed.py                       # the installed torch, 3 repeats
+    python benchmarks/speed.py --corpus transformers=/tmp/corpora/transformers-src/transformers \\
+        --corpus torch --peers /tmp/bench-venv/bin --repeat 3
+
+Every measurement runs in a fresh process on the same file list (breaklint's own discovery of
+the corpus, `.py` files only), one after the other in one run, so the ratios compare like with
+like on a shared machine. Per measurement: wall time (min and median over the repeats), files/s
+(from the min) and peak RSS (the largest process; workers are separate processes). It writes a
+Markdown table to benchmarks/results/ and prints it.
+
+Measurements:
+- libcst parse-only: `libcst.parse_module` on every file, trees dropped (the floor of any tool
+  that parses every file with libcst), with 1 job and with all cores;
+- breaklint cold, `--no-cache`, 1 job and all cores;
+- breaklint warm (cache filled, nothing changed) and warm with one file touched (a function
+  appended to a file that holds a compiled region, a new one each repeat);
+- the pre-commit case: 10 files of the tree named on the command line, warm;
+- fixit (its default rules) and torchfix (its default rules), from `--peers` (a bin folder:
+  install them apart from the project, e.g. `python -m venv /tmp/bench-venv &&
+  /tmp/bench-venv/bin/pip install -c constraints.txt fixit==2.2.1 torchfix==0.7.0`).
+The corpora are copied to a scratch folder first: the touched-file case edits the copy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+TOUCH = "\n\ndef _breaklint_benchmark_touch_{n}(x):\n    return x + {n}\n"
+
+
+@dataclass
+class Measurement:
+    name: str
+    jobs: str
+    files: int
+    walls: list[float] = field(default_factory=list)
+    rss_mb: list[float] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def best(self) -> float:
+        return min(self.walls)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.walls)
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # type: ignore[attr-defined]
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def measure(command: list[str], cwd: Path, ok_codes: tuple[int, ...] = (0, 1)) -> tuple[float, float]:
+    """Wall time and peak RSS of `command`, run under a helper whose only child it is."""
+    helper = [sys.executable, str(Path(__file__).resolve()), "--run-one", json.dumps([command, list(ok_codes)])]
+    result = subprocess.run(helper, cwd=cwd, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[:4])} ...: {result.stderr[-3000:]}")
+    wall, rss = json.loads(result.stdout.strip().splitlines()[-1])
+    return wall, rss
+
+
+def run_one(spec: str) -> None:
+    """The helper: run one command, report its wall time and its peak RSS (max over its tree)."""
+    import resource
+
+    command, ok_codes = json.loads(spec)
+    started = time.perf_counter()
+    process = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - started
+    if process.returncode not in ok_codes:
+        sys.stderr.write(process.stderr.decode(errors="replace")[-3000:])
+        sys.exit(2)
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
+    print(json.dumps([wall, rss]))
+
+
+def parse_floor(list_file: str, jobs: int) -> None:
+    """The floor: libcst.parse_module on every listed file, nothing kept."""
+    import libcst
+
+    paths = Path(list_file).read_text().splitlines()
+
+    def parse(path: str) -> None:
+        try:
+            libcst.parse_module(Path(path).read_bytes())
+        except Exception:  # a file libcst rejects costs what it cost
+            pass
+
+    if jobs == 1:
+        for path in paths:
+            parse(path)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        # Largest first, one file a task: the same scheduling breaklint uses.
+        ordered = sorted(paths, key=lambda p: -os.path.getsize(p))
+        for _ in pool.imap_unordered(_parse_one, ordered, chunksize=1):
+            pass
+
+
+def _parse_one(path: str) -> None:
+    import libcst
+
+    try:
+        libcst.parse_module(Path(path).read_bytes())
+    except Exception:
+        pass
+
+
+# --- the corpus -----------------------------------------------------------------------------------
+def corpus_files(root: Path) -> list[Path]:
+    """What `breaklint check root` would check, `.py` only (peers get the same list)."""
+    sys.path.insert(0, str(ROOT))
+    from breaklint.files import DEFAULT_EXCLUDE, discover
+
+    files, _ = discover([root], root, DEFAULT_EXCLUDE, force_exclude=False)
+    return [f for f in files if f.suffix == ".py"]
+
+
+def region_files(report: str, work: Path) -> list[Path]:
+    """The files holding a finding in a compiled region, from a JSON report."""
+    found = json.loads(report or "[]")
+    return sorted({(work / f["path"]).resolve() for f in found if f.get("region")})
+
+
+def precommit_files(files: list[Path]) -> list[Path]:
+    step = max(1, len(files) // 10)
+    return files[step // 2::step][:10]
+
+
+# --- the run --------------------------------------------------------------------------------------
+def bench_corpus(name: str, source: Path, scratch: Path, repeat: int, peer_repeat: int, peers: Path | None,
+                 python: str) -> tuple[list[Measurement], dict[str, object]]:
+    copy = scratch / name
+    if not copy.exists():
+        shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    work = scratch / f"{name}-work"  # cwd of every run: no pyproject above, the cache lands here
+    work.mkdir(exist_ok=True)
+    files = corpus_files(copy)
+    list_file = work / "files.txt"
+    list_file.write_text("\n".join(map(str, files)))
+    n, all_cores = len(files), cores()
+    breaklint = [python, "-m", "breaklint"]
+    paths = list(map(str, files))
+    results: list[Measurement] = []
+    info: dict[str, object] = {"files": n, "lines": sum(p.read_bytes().count(b"\n") for p in files)}
+
+    def record(label: str, jobs: str, command: list[str], times: int, before=None, note: str = "",
+               count: int = n) -> Measurement:  # type: ignore[no-untyped-def]
+        m = Measurement(label, jobs, count, note=note)
+        for i in range(times):
+            if before is not None:
+                before(i)
+            wall, rss = measure(command, work)
+            m.walls.append(wall)
+            m.rss_mb.append(rss)
+            print(f"  {name}: {label} [{jobs}] {wall:.2f} s, {rss:.0f} MiB", flush=True)
+        results.append(m)
+        return m
+
+    me = [python, str(Path(__file__).resolve())]
+    record("libcst parse-only", "1", [*me, "--floor", str(list_file), "1"], repeat)
+    record("libcst parse-only", str(all_cores), [*me, "--floor", str(list_file), str(all_cores)], repeat)
+    clean = lambda _i: shutil.rmtree(work / ".breaklint_cache", ignore_errors=True)  # noqa: E731
+    record("breaklint cold", "1", [*breaklint, "check", "--no-cache", "-j", "1", "-q", *paths], repeat)
+    record("breaklint cold", str(all_cores), [*breaklint, "check", "--no-cache", "-j", str(all_cores), "-q", *paths],
+           repeat)
+    clean(0)
+    filled = subprocess.run([*breaklint, "check", "--format", "json", "--exit-zero", *paths], cwd=work,
+                            capture_output=True, text=True)  # fills the cache; which files have regions
+    record("breaklint warm, nothing changed", str(all_cores), [*breaklint, "check", "-q", *paths], repeat)
+    with_regions = region_files(filled.stdout, work) or files
+    touched = with_regions[len(with_regions) // 2]
+    original = touched.read_text(encoding="utf-8")
+    info["touched"] = str(touched.relative_to(copy.parent))
+
+    def touch(i: int) -> None:
+        touched.write_text(original + TOUCH.format(n=i + 1), encoding="utf-8")
+
+    try:
+        record("breaklint warm, 1 file touched", str(all_cores), [*breaklint, "check", "-q", *paths], repeat,
+               before=touch, note=f"a new function appended to `{info['touched']}`")
+    finally:
+        touched.write_text(original, encoding="utf-8")
+    hook = precommit_files(files)
+    info["precommit"] = [str(p.relative_to(copy.parent)) for p in hook]
+    hook_command = [*breaklint, "check", "--force-exclude", "-q", *map(str, hook)]
+    subprocess.run(hook_command, cwd=work, capture_output=True)  # its own cache entries, once
+    record("pre-commit: 10 files named, warm", str(all_cores), hook_command, repeat, count=len(hook))
+    if peers is not None:
+        fixit, torchfix = peers / "fixit", peers / "torchfix"
+        if fixit.exists():
+            record("fixit lint (default rules)", f"{all_cores} (its own pool)", [str(fixit), "lint", *paths],
+                   peer_repeat, note=_version(fixit))
+        if torchfix.exists():
+            record("torchfix (default rules)", str(all_cores), [str(torchfix), "-j", str(all_cores), *paths],
+                   peer_repeat, note=_version(torchfix))
+    return results, info
+
+
+def _version(tool: Path) -> str:
+    result = subprocess.run([str(tool), "--version"], capture_output=True, text=True)
+    return (result.stdout or result.stderr).strip().splitlines()[-1] if (result.stdout or result.stderr) else ""
+
+
+# --- the report -----------------------------------------------------------------------------------
+def machine() -> str:
+    cpu = platform.processor() or "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        kib = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f", {kib / 1024 / 1024:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{cpu}, {cores()} cores available{memory}; {platform.system()} {platform.release()}"
+
+
+def versions(python: str) -> str:
+    code = ("import importlib.metadata as m, sys, platform\n"
+            "def v(n):\n    try: return m.version(n)\n    except Exception: return 'not installed'\n"
+            "print(f\"Python {platform.python_version()}, libcst {v('libcst')}, breaklint {v('breaklint')}, "
+            "torch {v('torch')}\")")
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True).stdout.strip()
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    dirty = subprocess.run(["git", "status", "--porcelain", "breaklint", "rules"], cwd=ROOT, capture_output=True,
+                           text=True).stdout
+    return f"{out} (git {rev.strip() or '?'}{', with local changes' if dirty.strip() else ''})"
+
+
+def find(results: list[Measurement], name: str, jobs: str | None = None) -> Measurement | None:
+    for m in results:
+        if m.name == name and (jobs is None or m.jobs == jobs):
+            return m
+    return None
+
+
+def targets(results: list[Measurement]) -> list[tuple[str, str, bool | None]]:
+    all_cores = str(cores())
+    floor1, cold1 = find(results, "libcst parse-only", "1"), find(results, "breaklint cold", "1")
+    coldn = find(results, "breaklint cold", all_cores)
+    warm, touched = find(results, "breaklint warm, nothing changed"), find(results, "breaklint warm, 1 file touched")
+    hook = find(results, "pre-commit: 10 files named, warm")
+    rows: list[tuple[str, str, bool | None]] = []
+    if floor1 and cold1:
+        ratio = cold1.best / floor1.best
+        rows.append(("cold, 1 job ≤ 0.7 × libcst parse-only (1 job)", f"{ratio:.2f} ×", ratio <= 0.7))
+    if cold1 and coldn and all_cores != "1":
+        speedup = cold1.best / coldn.best
+        rows.append((f"{all_cores} jobs vs 1 job ≥ 1.7 ×", f"{speedup:.2f} ×", speedup >= 1.7))
+    if cold1 and warm:
+        share = warm.best / cold1.best
+        rows.append(("warm, nothing changed ≤ 5 % of cold (1 job)", f"{share:.1%}", share <= 0.05))
+    if cold1 and touched:
+        share = touched.best / cold1.best
+        rows.append(("warm, 1 file touched ≤ 10 % of cold (1 job)", f"{share:.1%}", share <= 0.10))
+    if hook:
+        rows.append(("pre-commit (10 files, warm) ≤ 1.5 s", f"{hook.best:.2f} s", hook.best <= 1.5))
+    if cold1:
+        peak = max(cold1.rss_mb)
+        rows.append(("peak RSS, 1 job ≤ 600 MB", f"{peak * 1.048576:.0f} MB", peak * 1.048576 <= 600))
+    for peer in ("fixit lint (default rules)", "torchfix (default rules)"):
+        m = find(results, peer)
+        if m and coldn:
+            ratio = m.best / coldn.best
+            rows.append((f"≥ 10 × faster than {peer.split(' ')[0]} (same cores)", f"{ratio:.1f} ×", ratio >= 10))
+    return rows
+
+
+def render(corpora: list[tuple[str, list[Measurement], dict[str, object]]], python: str, repeat: int) -> str:
+    lines = [
+        f"# breaklint speed — {datetime.date.today().isoformat()}",
+        "",
+        f"Machine: {machine()}.  ",
+        f"Software: {versions(python)}.  ",
+        f"Command: `python benchmarks/speed.py {' '.join(sys.argv[1:])}`; {repeat} repeats "
+        "(peers fewer where noted), min and median wall time; files/s from the min; peak RSS is the "
+        "largest single process (workers are separate processes). All rows of a corpus ran one after "
+        "the other in one run, on the same file list.",
+        "",
+    ]
+    for name, results, info in corpora:
+        lines += [f"## {name}: {info['files']} files, {info['lines']:,} lines", "",
+                  "| what | jobs | files | min s | median s | files/s | × parse-only | peak RSS MiB | runs |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for m in results:
+            floor = find(results, "libcst parse-only", m.jobs) or find(results, "libcst parse-only", str(cores()))
+            versus = f"{m.best / floor.best:.2f}" if floor and m.files == info["files"] else ""
+            lines.append(f"| {m.name} | {m.jobs} | {m.files} | {m.best:.2f} | {m.median:.2f} | "
+                         f"{m.files / m.best:,.1f} | {versus} | {max(m.rss_mb):.0f} | {len(m.walls)} |")
+        notes = [f"- {m.name}: {m.note}" for m in results if m.note]
+        if notes:
+            lines += ["", *notes]
+        lines += ["", f"Pre-commit files: {', '.join(f'`{p}`' for p in info.get('precommit', []))}.", "",
+                  "| target | measured | met |", "|---|---|---|"]
+        for label, value, met in targets(results):
+            lines.append(f"| {label} | {value} | {'yes' if met else 'no'} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", action="append", default=[],
+                        help="NAME=PATH, or `torch` for the installed torch package (default)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--peer-repeat", type=int, default=1, help="repeats for fixit and torchfix (slow)")
+    parser.add_argument("--peers", type=Path, default=None, help="bin folder holding fixit and torchfix")
+    parser.add_argument("--scratch", type=Path, default=Path(tempfile.gettempdir()) / "breaklint-bench")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter breaklint is installed in")
+    parser.add_argument("--output", type=Path, default=None)
+    args = parser.parse_args()
+    corpora = []
+    for spec in args.corpus or ["torch"]:
+        name, _, path = spec.partition("=")
+        if not path:
+            probe = subprocess.run([args.python, "-c", "import importlib.util as u; print(u.find_spec('torch').origin)"],
+                                   capture_output=True, text=True)
+            path = str(Path(probe.stdout.strip()).parent)
+        corpora.append((name, Path(path)))
+    args.scratch.mkdir(parents=True, exist_ok=True)
+    measured = []
+    for name, path in corpora:
+        print(f"{name}: {path}", flush=True)
+        results, info = bench_corpus(name, path, args.scratch, args.repeat, args.peer_repeat, args.peers, args.python)
+        measured.append((name, results, info))
+    report = render(measured, args.python, args.repeat)
+    output = args.output or RESULTS / f"speed-{datetime.date.today().isoformat()}.md"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(report, encoding="utf-8")
+    print(report)
+    print(f"written: {output}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--run-one":
+        run_one(sys.argv[2])
+    elif len(sys.argv) > 3 and sys.argv[1] == "--floor":
+        parse_floor(sys.argv[2], int(sys.argv[3]))
+    else:
+        main()

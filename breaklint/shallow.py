@@ -1,0 +1,322 @@
+"""A `ModuleIndex` rebuilt from a pre-pass summary, for files that libcst does not parse.
+
+It answers what the resolvers ask (`ProjectIndex.lookup`, `mro`, `attr_values`,
+`instance_classes`, ...) as the libcst-built index would, structurally: expressions are parsed
+from their source text only when read (`Fragment`, lazy.py), so a module whose names are
+looked up but whose expressions nobody reads costs no libcst at all. What only the file's tree
+has (a def's body, a compile site's node, positions, the tree itself) parses the file
+(`promote`) and is reported through `on_deep_read`: the engine then checks the reading file
+again with this module built from its tree (engine.py, `check_file`), because rules compare
+tree nodes by identity and a node parsed from text is never the tree's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import libcst as cst
+
+from .finding import Span
+from .lazy import LazyNode, real_node
+from .names import ImportTable
+from .project import Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo, ModuleIndex
+from .summary import Bindings, ClassSummary, FunctionSummary, ModuleSummary
+
+Promote = Callable[[], ModuleIndex]
+
+
+class ShallowFile:
+    """Stands in for a ParsedFile: where the module is; its tree only on demand."""
+
+    def __init__(self, path: Path, display: str, module_name: str, is_package: bool, promote: Promote) -> None:
+        self.path, self.display, self.module_name, self.is_package = path, display, module_name, is_package
+        self._promote = promote
+
+    @property
+    def tree(self) -> cst.Module:
+        return self._promote().file.tree
+
+    @property
+    def text(self) -> str:
+        return self._promote().file.text
+
+    def span(self, node: cst.CSTNode) -> Span:
+        return self._promote().file.span(real_node(node))  # type: ignore[arg-type]
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.span(node).start_line
+
+
+class Fragments:
+    """One Fragment per distinct source text (equal text, equal tree), shared by all the
+    modules of a run: model files repeat each other, so most texts are parsed once."""
+
+    def __init__(self) -> None:
+        self.by_text: dict[str, Fragment] = {}
+
+    def __call__(self, text: str) -> Fragment:
+        found = self.by_text.get(text)
+        if found is None:
+            found = self.by_text[text] = Fragment(text)
+        return found
+
+    def bindings(self, frozen: Bindings) -> dict[str, list[Assigned]]:
+        return {name: [Assigned(self(text), iterated) for text, iterated in values] for name, values in frozen}
+
+
+Record = Callable[[str], None]  # hears what was read of a module: "functions:<qualname>", "sites", ...
+
+
+class _ReadDict(dict):  # type: ignore[type-arg]
+    """A module's `functions` or `classes`: each lookup is reported by its key, so that a result
+    that asked a module for a name it does not define does not depend on the rest of it."""
+
+    def __init__(self, kind: str, record: Record) -> None:
+        super().__init__()
+        self._kind = kind
+        self._record = record
+
+    def _every(self) -> None:
+        self._record(f"{self._kind}:*")
+
+    def get(self, key, default=None):  # type: ignore[no-untyped-def, override]
+        self._record(f"{self._kind}:{key}")
+        return super().get(key, default)
+
+    def __getitem__(self, key):  # type: ignore[no-untyped-def]
+        self._record(f"{self._kind}:{key}")
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._record(f"{self._kind}:{key}")
+        return super().__contains__(key)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        self._every()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._every()
+        return super().__len__()
+
+    def keys(self):  # type: ignore[no-untyped-def]
+        self._every()
+        return super().keys()
+
+    def values(self):  # type: ignore[no-untyped-def]
+        self._every()
+        return super().values()
+
+    def items(self):  # type: ignore[no-untyped-def]
+        self._every()
+        return super().items()
+
+    def copy(self):  # type: ignore[no-untyped-def]
+        self._every()
+        return dict(super().items())
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (dict, (dict(super().items()),))
+
+
+class ShallowModuleIndex(ModuleIndex):
+    """A ModuleIndex that reports what is read of it (see `Record`); the engine keys cached
+    results on exactly that (engine.py, `_fingerprint`)."""
+
+    def __init__(self, file: ShallowFile, imports: ImportTable, record: Record) -> None:
+        # Not the dataclass __init__: most fields are properties here.
+        self.file = file  # type: ignore[assignment]
+        self._record = record
+        self._functions = _ReadDict("functions", record)
+        self._classes = _ReadDict("classes", record)
+        self._data: dict[str, object] = {"imports": imports, "assigns": {}, "compile_sites": [], "disabled": {},
+                                         "defined": [], "defined_classes": []}
+
+    @property  # type: ignore[override]
+    def functions(self) -> dict[str, FunctionInfo]:
+        return self._functions
+
+    @property  # type: ignore[override]
+    def classes(self) -> dict[str, ClassInfo]:
+        return self._classes
+
+    @property  # type: ignore[override]
+    def imports(self) -> ImportTable:
+        self._record("imports")
+        return self._data["imports"]  # type: ignore[return-value]
+
+    @property  # type: ignore[override]
+    def assigns(self) -> dict[str, list[Assigned]]:
+        self._record("assigns")
+        return self._data["assigns"]  # type: ignore[return-value]
+
+    @property  # type: ignore[override]
+    def compile_sites(self) -> list[CompileSite]:
+        self._record("sites")
+        return self._data["compile_sites"]  # type: ignore[return-value]
+
+    @property  # type: ignore[override]
+    def disabled(self) -> dict[FunctionInfo, bool]:
+        self._record("disabled")
+        return self._data["disabled"]  # type: ignore[return-value]
+
+    @property  # type: ignore[override]
+    def defined(self) -> list[FunctionInfo]:
+        self._record("defined")
+        return self._data["defined"]  # type: ignore[return-value]
+
+    @property  # type: ignore[override]
+    def defined_classes(self) -> list[ClassInfo]:
+        self._record("defined")
+        return self._data["defined_classes"]  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"<ShallowModuleIndex {self.name}>"
+
+
+class ShallowFunctionInfo(FunctionInfo):
+    """A FunctionInfo whose calls, refs and assigns are built from the summary when first read."""
+
+    def __init__(self, module: ModuleIndex, summary: FunctionSummary, ordinal: int, class_info: ClassInfo | None,
+                 parent: FunctionInfo | None, fragments: Fragments, promote: Promote,
+                 deep_read: Callable[[], None]) -> None:
+        # Not the dataclass __init__: node, calls, refs and assigns are properties here.
+        self.module = module
+        self.qualname = summary.qualname
+        self.class_info = class_info
+        self.parent = parent
+        self.nested = []
+        self.global_names = set(summary.global_names)
+        self.ordinal = ordinal
+        self.header = FunctionHeader(summary.name, summary.self_name, frozenset(summary.params))
+        self._summary = summary
+        self._fragments = fragments
+        self._promote = promote
+        self._deep_read = deep_read
+        self._calls: list[cst.Call] | None = None
+        self._refs: list[cst.BaseExpression] | None = None
+        self._assigns: dict[str, list[Assigned]] | None = None
+        self._node: LazyNode | None = None
+
+    @property  # type: ignore[override]
+    def node(self) -> cst.FunctionDef:
+        """Its name and decorators come from the summary; the rest parses the file."""
+        if self._node is None:
+            summary, fragments = self._summary, self._fragments
+            self._node = LazyNode(cst.FunctionDef, {
+                "name": lambda: cst.Name(summary.name),
+                "decorators": lambda: tuple(cst.Decorator(decorator=fragments(t).node) for t in summary.decorators),
+            }, lambda: self._promote().defined[self.ordinal].node, self._deep_read)
+        return self._node  # type: ignore[return-value]
+
+    @property  # type: ignore[override]
+    def calls(self) -> list[cst.Call]:
+        if self._calls is None:
+            self._calls = [cst.Call(func=self._fragments(text).node) for text in self._summary.calls]
+        return self._calls
+
+    @property  # type: ignore[override]
+    def refs(self) -> list[cst.BaseExpression]:
+        if self._refs is None:
+            self._refs = [self._fragments(text).node for text in self._summary.refs]
+        return self._refs
+
+    @property  # type: ignore[override]
+    def assigns(self) -> dict[str, list[Assigned]]:
+        if self._assigns is None:
+            self._assigns = self._fragments.bindings(self._summary.assigns)
+        return self._assigns
+
+    def __repr__(self) -> str:
+        return f"<ShallowFunctionInfo {self.module.name}:{self.qualname}>"
+
+
+class ShallowClassInfo(ClassInfo):
+    def __init__(self, module: ModuleIndex, summary: ClassSummary, ordinal: int, fragments: Fragments,
+                 promote: Promote, deep_read: Callable[[], None]) -> None:
+        self.module = module
+        self.qualname = summary.qualname
+        self.methods = {}
+        self.attrs = fragments.bindings(summary.attrs)
+        self.tensor_attrs = set(summary.tensor_attrs)
+        self.ordinal = ordinal
+        self._summary = summary
+        self._fragments = fragments
+        self._promote = promote
+        self._deep_read = deep_read
+        self._bases: list[cst.BaseExpression] | None = None
+        self._node: LazyNode | None = None
+
+    @property  # type: ignore[override]
+    def node(self) -> cst.ClassDef:
+        if self._node is None:
+            summary = self._summary
+            self._node = LazyNode(cst.ClassDef, {"name": lambda: cst.Name(summary.name)},
+                                  lambda: self._promote().defined_classes[self.ordinal].node, self._deep_read)
+        return self._node  # type: ignore[return-value]
+
+    @property
+    def bases(self) -> list[cst.BaseExpression]:
+        if self._bases is None:
+            self._bases = [self._fragments(text).node for text in self._summary.bases]
+        return self._bases
+
+    def __repr__(self) -> str:
+        return f"<ShallowClassInfo {self.module.name}:{self.qualname}>"
+
+
+def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Promote,
+                   fragments: Fragments | None = None, on_deep_read: Callable[[Path], None] | None = None,
+                   on_read: Callable[[Path, str], None] | None = None) -> ModuleIndex:
+    """The ModuleIndex `build_module_index` would make of this file, from its summary.
+    `on_deep_read(path)` hears of every read of what only the file's tree has, `on_read(path,
+    what)` of every read of the index itself (see `Record`)."""
+    fragments = fragments if fragments is not None else Fragments()
+
+    def record(what: str) -> None:
+        if on_read is not None:
+            on_read(path, what)
+
+    def deep_read() -> None:
+        if on_deep_read is not None:
+            on_deep_read(path)
+
+    def promote_reported() -> ModuleIndex:
+        deep_read()
+        return promote()
+
+    imports = ImportTable(summary.module_name, summary.is_package)
+    imports.aliases.update(summary.aliases)
+    imports.local_defs.update(summary.local_defs)
+    file = ShallowFile(path, display, summary.module_name, summary.is_package, promote_reported)
+    module = ShallowModuleIndex(file, imports, record)
+    data = module._data
+    defined: list[FunctionInfo] = data["defined"]  # type: ignore[assignment]
+    defined_classes: list[ClassInfo] = data["defined_classes"]  # type: ignore[assignment]
+    for ordinal, class_summary in enumerate(summary.classes):
+        cls = ShallowClassInfo(module, class_summary, ordinal, fragments, promote, deep_read)
+        defined_classes.append(cls)
+        dict.__setitem__(module._classes, cls.qualname, cls)
+    for ordinal, fn_summary in enumerate(summary.functions):
+        owner = defined_classes[fn_summary.class_index] if fn_summary.class_index >= 0 else None
+        parent = defined[fn_summary.parent] if fn_summary.parent >= 0 else None
+        fn = ShallowFunctionInfo(module, fn_summary, ordinal, owner, parent, fragments, promote, deep_read)
+        defined.append(fn)
+        dict.__setitem__(module._functions, fn.qualname, fn)
+        if owner is not None:
+            owner.methods[fn.name] = fn
+    for fn, fn_summary in zip(defined, summary.functions):
+        fn.nested.extend(defined[i] for i in fn_summary.nested)
+    data["assigns"].update(fragments.bindings(summary.assigns))  # type: ignore[attr-defined]
+    sites: list[CompileSite] = data["compile_sites"]  # type: ignore[assignment]
+    for number, site in enumerate(summary.compile_sites):
+        target = defined[site.function] if site.function >= 0 else fragments(site.target or "").node
+        scope = defined[site.scope] if site.scope >= 0 else None
+        node = LazyNode(cst.Decorator if site.function >= 0 else cst.Call, {},
+                        lambda number=number: promote().compile_sites[number].node,  # type: ignore[misc]
+                        deep_read)
+        sites.append(CompileSite(module, node, target, scope, site.method_form, site.line))  # type: ignore[arg-type]
+    for index, recursive in summary.disabled:
+        data["disabled"][defined[index]] = recursive  # type: ignore[index]
+    return module

@@ -1,0 +1,73 @@
+"""What the pre-pass keeps of a file: its index as plain, picklable data.
+
+A summary holds exactly what `project.build_module_index` would record from the libcst tree —
+definitions in visit order, imports, bindings, calls, compile sites — with every expression kept
+as its source text (`Expr`). `shallow.py` turns it back into a `ModuleIndex` whose expressions
+are parsed with libcst only when something reads them. Summaries travel between processes and
+into the cache, so they hold no libcst nodes and no paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The source text of an expression, exactly as written (parentheses around it not included).
+Expr = str
+# `name -> values`, in the order the bindings were seen; a value is (expression, iterated).
+Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
+
+SUMMARY_FORMAT = 3  # bump when the fields below change: cached summaries are then ignored
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    qualname: str
+    name: str
+    class_index: int  # the class it is a method of (index into ModuleSummary.classes), or -1
+    parent: int  # the enclosing function (index into ModuleSummary.functions), or -1
+    self_name: str | None
+    params: tuple[str, ...]  # every parameter name, `*args` and `**kwargs` included (sorted)
+    calls: tuple[Expr, ...]  # the callee of each call, in visit order
+    refs: tuple[Expr, ...]  # Name/Attribute arguments of those calls
+    assigns: Bindings
+    nested: tuple[int, ...]
+    global_names: tuple[str, ...]
+    line: int  # where the def starts: its first decorator's `@`, else `def`
+    decorators: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class ClassSummary:
+    qualname: str
+    name: str
+    bases: tuple[Expr, ...]
+    attrs: Bindings  # `self.X = ...` in its methods, `register_buffer("X", ...)` & co.
+    tensor_attrs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SiteSummary:
+    """A compile site: `target` is an expression, or `function` the decorated function."""
+
+    line: int
+    target: Expr | None
+    function: int  # index into ModuleSummary.functions when decorated, else -1
+    scope: int  # the function the target is evaluated in, or -1 (module level)
+    method_form: bool
+
+
+@dataclass(frozen=True)
+class ModuleSummary:
+    module_name: str
+    is_package: bool
+    aliases: tuple[tuple[str, str], ...]  # the import table once the whole file is read
+    local_defs: tuple[str, ...]
+    functions: tuple[FunctionSummary, ...]  # every def, in visit (source) order
+    classes: tuple[ClassSummary, ...]
+    assigns: Bindings  # module-level bindings
+    compile_sites: tuple[SiteSummary, ...]
+    disabled: tuple[tuple[int, bool], ...]  # (function, recursive)
+
+    @property
+    def has_functions(self) -> bool:
+        return bool(self.functions)

@@ -1,0 +1,301 @@
+"""The cache under .breaklint_cache/: what it keeps, that a broken one only costs time, and that an
+edit re-checks the edited file and what reaches it, nothing else."""
+
+from __future__ import annotations
+
+import os
+import stat
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from breaklint import engine as engine_module
+from breaklint.cache import CACHE_DIR, Cache, Pack, clean
+from breaklint.cli import cli
+from breaklint.config import Config
+from breaklint.engine import CheckResult, Engine
+from breaklint.finding import Confidence, Stage
+from breaklint.registry import RuleSet
+from breaklint.rule import Rule
+
+
+class _Flag(Rule):
+    """Flags `.item()` and `.nonzero()` calls in regions and nothing else: these tests are about
+    what the engine re-checks, so the rule must not depend on anything that changes."""
+
+    code = "BL999"
+    name = "flag-for-cache-tests"
+    stage = Stage.DYNAMO
+    message = "`.{method}()` in {region}"
+    help = ""
+
+    def visit_Call(self, node) -> None:  # type: ignore[no-untyped-def]
+        method = getattr(getattr(node.func, "attr", None), "value", None)
+        if method in ("item", "nonzero"):
+            self.report(node, confidence=Confidence.CERTAIN, method=method)
+
+PROJECT = {
+    "layers.py": """
+        import torch
+
+        def scale(x):
+            return x * x.sum().item()
+        """,
+    "model.py": """
+        import torch
+        from layers import scale
+
+        @torch.compile
+        def step(x):
+            return scale(x)
+        """,
+    "other.py": """
+        import torch
+
+        @torch.compile
+        def other(x):
+            return x.nonzero()
+        """,
+    "quiet.py": "def plain(x):\n    return x + 1\n",
+}
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def check(root: Path, cache_dir: Path | None) -> CheckResult:
+    config = Config(root=root)
+    rules = RuleSet(config)
+    rules.enabled = (*(rule for rule in rules.enabled if rule.meta), _Flag)
+    cache = Cache(cache_dir) if cache_dir is not None else None
+    return Engine(config, rules, cache=cache).check([root])
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    write(root, PROJECT)
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def rechecked(monkeypatch) -> list[str]:
+    """The files the rules ran on (libcst and all), in this process."""
+    seen: list[str] = []
+    original = engine_module._Run.check_file
+
+    def spy(run, index):  # type: ignore[no-untyped-def]
+        seen.append(run.sources[index].display)
+        return original(run, index)
+
+    monkeypatch.setattr(engine_module._Run, "check_file", spy)
+    return seen
+
+
+def codes(result: CheckResult) -> list[tuple[str, int, str]]:
+    return [(f.path, f.span.start_line, f.code) for f in result.findings]
+
+
+def test_warm_run_answers_from_the_cache(project: Path, rechecked: list[str]) -> None:
+    cache = project / CACHE_DIR
+    cold = check(project, cache)
+    assert sorted(rechecked) == ["layers.py", "model.py", "other.py"]  # quiet.py has no region
+    assert (cache / ".gitignore").read_text().strip().endswith("*")
+    rechecked.clear()
+    warm = check(project, cache)
+    assert rechecked == []
+    assert codes(warm) == codes(cold) == codes(check(project, None))
+
+
+def test_an_edit_rechecks_what_it_reaches(project: Path, rechecked: list[str]) -> None:
+    cache = project / CACHE_DIR
+    check(project, cache)
+    rechecked.clear()
+    (project / "other.py").write_text((project / "other.py").read_text() + "\n# a comment\n")
+    check(project, cache)
+    assert rechecked == ["other.py"]  # nothing else looked at other.py
+    rechecked.clear()
+    write(project, {"layers.py": "import torch\n\ndef scale(x):\n    return x.nonzero()\n"})
+    result = check(project, cache)
+    assert "other.py" not in rechecked and "layers.py" in rechecked
+    assert codes(result) == codes(check(project, None))
+    assert ("layers.py", 4, "BL999") in codes(result)
+
+
+class _Marked(Rule):
+    """Flags calls of project functions whose source carries `# MARK`: a comment, which no
+    summary holds, so only the called file's tree can tell."""
+
+    code = "BL998"
+    name = "marked-callee-for-cache-tests"
+    stage = Stage.DYNAMO
+    message = "calls a marked function in {region}"
+    help = ""
+
+    def visit_Call(self, node) -> None:  # type: ignore[no-untyped-def]
+        from breaklint.project import FunctionInfo
+
+        name = self.ctx.resolve(node.func)
+        found = self.ctx.project.lookup(name, self.ctx.module) if name and "." in name else None
+        if isinstance(found, FunctionInfo) and found.module is not self.ctx.module:
+            if "# MARK" in found.module.file.tree.code_for_node(found.node):
+                self.report(node, confidence=Confidence.CERTAIN)
+
+
+def test_reading_another_files_tree_ties_the_result_to_its_bytes(project: Path) -> None:
+    write(project, {"layers.py": "import torch\n\ndef scale(x):\n    return x  # MARK\n"})
+    cache = project / CACHE_DIR
+
+    def marked() -> list[tuple[str, int, str]]:
+        config = Config(root=project)
+        rules = RuleSet(config)
+        rules.enabled = (*(rule for rule in rules.enabled if rule.meta), _Marked)
+        found = Engine(config, rules, cache=Cache(cache)).check([project])
+        return [c for c in codes(found) if c[2] == "BL998"]
+
+    assert marked() == [("model.py", 7, "BL998")]
+    write(project, {"layers.py": "import torch\n\ndef scale(x):\n    return x  # gone\n"})
+    assert marked() == []  # same summary, other bytes: model.py was checked again
+
+
+class _Scan(Rule):
+    """Looks through every module for a def named `magic`, as rules that find an entry point's
+    module do: such a result depends on that name in every module, not on every module whole."""
+
+    code = "BL997"
+    name = "scan-for-cache-tests"
+    stage = Stage.DYNAMO
+    message = "a magic function exists, seen from {region}"
+    help = ""
+
+    def visit_Call(self, node) -> None:  # type: ignore[no-untyped-def]
+        if any(module.functions.get("magic") is not None for module in self.ctx.project.modules):
+            self.report(node, confidence=Confidence.CERTAIN)
+
+
+def test_a_scan_of_every_module_depends_on_what_it_asked(project: Path, rechecked: list[str]) -> None:
+    cache = project / CACHE_DIR
+
+    def scanned() -> list[tuple[str, int, str]]:
+        config = Config(root=project)
+        rules = RuleSet(config)
+        rules.enabled = (*(rule for rule in rules.enabled if rule.meta), _Scan)
+        found = Engine(config, rules, cache=Cache(cache)).check([project])
+        return sorted({(path, code) for path, _, code in codes(found)})  # type: ignore[misc]
+
+    assert scanned() == []
+    rechecked.clear()
+    quiet = project / "quiet.py"
+    quiet.write_text(quiet.read_text() + "\n\ndef unrelated(x):\n    return x\n")
+    assert scanned() == [] and rechecked == []  # quiet.py has no region; nobody asked for `unrelated`
+    quiet.write_text(quiet.read_text() + "\n\ndef magic(x):\n    return x\n")
+    assert scanned() == [("layers.py", "BL997"), ("model.py", "BL997"), ("other.py", "BL997")]
+    assert sorted(rechecked) == ["layers.py", "model.py", "other.py"]
+
+
+def test_a_new_caller_puts_a_file_in_a_region(project: Path, rechecked: list[str]) -> None:
+    cache = project / CACHE_DIR
+    check(project, cache)
+    write(project, {"quiet.py": "import torch\n\n@torch.compile\ndef plain(x):\n    return x.item()\n"})
+    rechecked.clear()
+    result = check(project, cache)
+    assert "quiet.py" in rechecked
+    assert codes(result) == codes(check(project, None))
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "flip", "empty"])
+def test_a_damaged_cache_is_a_cold_run(project: Path, damage: str) -> None:
+    cache = project / CACHE_DIR
+    expected = codes(check(project, cache))
+    for pack in cache.glob("*.pack"):
+        data = pack.read_bytes()
+        if damage == "truncate":
+            pack.write_bytes(data[: len(data) // 2])
+        elif damage == "garbage":
+            pack.write_bytes(os.urandom(len(data)))
+        elif damage == "flip":
+            pack.write_bytes(data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:])
+        else:
+            pack.write_bytes(b"")
+    assert codes(check(project, cache)) == expected
+    assert codes(check(project, cache)) == expected  # and it was rewritten whole
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes anywhere")
+def test_a_read_only_cache_is_used_but_not_written(project: Path) -> None:
+    cache = project / CACHE_DIR
+    expected = codes(check(project, cache))
+    write(project, {"other.py": "import torch\n\n@torch.compile\ndef other(x):\n    return x.item()\n"})
+    cache.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        assert codes(check(project, cache)) == codes(check(project, None)) != expected
+    finally:
+        cache.chmod(stat.S_IRWXU)
+
+
+def test_a_cache_that_cannot_be_written_is_used_but_not_updated(project: Path, monkeypatch) -> None:
+    cache = project / CACHE_DIR
+    check(project, cache)
+    write(project, {"other.py": "import torch\n\n@torch.compile\ndef other(x):\n    return x.item()\n"})
+
+    def refuse(*args: object) -> None:
+        raise PermissionError(13, "read-only file system")
+
+    monkeypatch.setattr("breaklint.cache._write_pack", refuse)
+    assert codes(check(project, cache)) == codes(check(project, None))
+    assert ("other.py", 5, "BL999") in codes(check(project, cache))
+
+
+def test_an_unwritable_cache_location_is_no_cache(project: Path) -> None:
+    blocker = project / "blocker"
+    blocker.write_text("a file where the cache folder would go")
+    assert codes(check(project, blocker / CACHE_DIR)) == codes(check(project, None))
+
+
+def test_a_pack_from_another_version_is_ignored(tmp_path: Path) -> None:
+    pack: Pack[int] = Pack(tmp_path / "x.pack", "salt-1", keep_unused=10)
+    pack.put("a", 1)
+    pack.save()
+    assert Pack(tmp_path / "x.pack", "salt-1", keep_unused=10).get("a") == 1
+    assert Pack(tmp_path / "x.pack", "salt-2", keep_unused=10).get("a") is None
+
+
+def test_a_pack_keeps_this_runs_entries_and_the_newest_others(tmp_path: Path) -> None:
+    first: Pack[int] = Pack(tmp_path / "x.pack", "s", keep_unused=2)
+    for number in range(5):
+        first.put(str(number), number)
+    first.save()
+    second: Pack[int] = Pack(tmp_path / "x.pack", "s", keep_unused=2)
+    assert second.get("0") == 0
+    second.put("new", 9)
+    second.save()
+    third: Pack[int] = Pack(tmp_path / "x.pack", "s", keep_unused=2)
+    kept = {key for key in ("0", "1", "2", "3", "4", "new") if third.get(key) is not None}
+    assert kept == {"0", "new", "3", "4"}
+
+
+def test_cli_no_cache_and_clean(project: Path) -> None:
+    runner = CliRunner()
+    first = runner.invoke(cli, ["check", ".", "--no-cache", "--jobs", "1"])
+    assert first.exit_code == 1 and not (project / CACHE_DIR).exists()
+    second = runner.invoke(cli, ["check", ".", "-j", "2"])
+    assert second.output.splitlines()[:-1] == first.output.splitlines()[:-1]  # the last: the time
+    assert (project / CACHE_DIR / ".gitignore").is_file()
+    cleaned = runner.invoke(cli, ["clean"])
+    assert cleaned.exit_code == 0 and "removed" in cleaned.output
+    assert not (project / CACHE_DIR).exists()
+    assert "no cache" in runner.invoke(cli, ["clean"]).output
+
+
+def test_clean_leaves_other_folders_alone(tmp_path: Path) -> None:
+    folder = tmp_path / CACHE_DIR
+    folder.mkdir()
+    (folder / "precious.txt").write_text("not ours")
+    assert not clean(folder)
+    assert (folder / "precious.txt").exists()

@@ -1,0 +1,277 @@
+"""The fast paths change nothing: the ast pre-pass and the libcst-only-where-a-region-is
+shortcut, the cache, and the worker processes all give the findings of the reference pipeline
+(libcst for every file, `Engine(shortcut=False)`)."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import test_regions
+from breaklint.cache import Cache
+from breaklint.config import Config
+from breaklint.engine import CheckResult, Engine, parse_file
+from breaklint.prepass import summarize, summary_from_index
+from breaklint.project import build_module_index, module_name_for
+from breaklint.registry import RuleSet
+from testdata import ROOT
+
+CORPORA = [ROOT / "examples", ROOT / "testdata"]
+
+
+def run(paths: list[Path], root: Path, **options: object) -> CheckResult:
+    settings = {k: v for k, v in options.items() if k not in ("shortcut", "jobs", "cache")}
+    config = Config(root=root, **settings)  # type: ignore[arg-type]
+    engine = Engine(config, RuleSet(config), jobs=options.get("jobs", 1),  # type: ignore[arg-type]
+                    cache=options.get("cache"), shortcut=options.get("shortcut", True))  # type: ignore[arg-type]
+    return engine.check(paths)
+
+
+def same(fast: CheckResult, reference: CheckResult) -> None:
+    assert fast.files_checked == reference.files_checked
+    assert [repr(f) for f in fast.findings] == [repr(f) for f in reference.findings]
+
+
+# --- the shortcut -----------------------------------------------------------------------------
+@pytest.mark.parametrize("corpus", CORPORA, ids=lambda p: p.name)
+def test_shortcut_equals_reference_on_corpora(corpus: Path, monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+    reference = run([corpus], ROOT, shortcut=False)
+    assert reference.findings, "the corpus has findings to compare"
+    same(run([corpus], ROOT), reference)
+    same(run([corpus], ROOT, scope="all"), run([corpus], ROOT, scope="all", shortcut=False))
+
+
+def _region_cases() -> list[tuple[str, dict[str, object]]]:
+    """Every test of test_regions.py, with each of its parameter sets."""
+    cases = []
+    for name, test in inspect.getmembers(test_regions, inspect.isfunction):
+        if not name.startswith("test_"):
+            continue
+        marks = [m for m in getattr(test, "pytestmark", []) if m.name == "parametrize"]
+        if not marks:
+            cases.append((name, {}))
+            continue
+        names, values = marks[0].args
+        names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+        for value in values:
+            value = value if isinstance(value, tuple) else (value,)
+            cases.append((name, dict(zip(names, value))))
+    return cases
+
+
+@pytest.mark.parametrize("name,params", _region_cases(), ids=lambda c: c if isinstance(c, str) else "")
+def test_shortcut_equals_reference_on_region_projects(name: str, params: dict[str, object], tmp_path: Path,
+                                                      monkeypatch) -> None:
+    """test_regions.py's multi-file projects, each checked both ways (its own asserts run too)."""
+    monkeypatch.chdir(tmp_path)
+    compared = []
+
+    def check(paths: list[Path], root: Path | None = None, **settings: object) -> CheckResult:
+        fast = run(paths, root or tmp_path, **settings)
+        same(fast, run(paths, root or tmp_path, shortcut=False, **settings))
+        compared.append(fast)
+        return fast
+
+    getattr(test_regions, name)(tmp_path, check, **params)
+    assert compared
+
+
+TRICKY = {
+    # Quirks the pre-pass must copy from the libcst indexer: calls in decorators and defaults
+    # belong to the decorated function, `elif` under `is_compiling()`, keyword-before-star
+    # arguments, shadowed defs, register_buffer with a concatenated name, walrus, lambdas.
+    "pkg/__init__.py": "from .core import Core as Core\nfrom . import helpers\n",
+    "pkg/helpers.py": """
+        import functools
+        import torch
+
+        def scale(x, k=torch.ones(1).item()):
+            return x * k
+
+        def twice(fn):
+            @functools.wraps(fn)
+            def inner(*a, **k):
+                return fn(*a, **k)
+            return inner
+
+        def helper(x):
+            if torch.compiler.is_compiling():
+                pass
+            elif x.sum() > 0:
+                return x.item()
+            return [y.item() for y in x if (z := y.sum()) > 0]
+
+        def helper(x):  # shadows the one above
+            return x.tolist()
+        """,
+    "pkg/core.py": """
+        import torch
+        from torch import nn
+        from .helpers import scale, helper, twice
+
+        class Core(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("st" "eps", torch.zeros(1))
+                self.register_buffer("steps", torch.zeros(1))
+                self.count = 0
+                self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(2)])
+
+            @twice
+            def forward(self, x, *rest, n=None):
+                self.count += 1
+                self.steps += 1
+                f = lambda t: t.item()
+                for a, (b, c) in zip(x, [(1, 2)]):
+                    pass
+                return scale(helper(x), *rest, k=f(x)) + float(x.sum())
+
+            @staticmethod
+            def tool(x):
+                return bool(x.sum())
+        """,
+    "run.py": """
+        import torch
+        import pkg
+        from pkg import Core
+
+        model = torch.compile(Core().eval())
+        fast = torch.compile(pkg.helpers.scale, mode=None)
+        also = torch.compile(dynamic=True)(pkg.helpers.helper)
+        tool = torch.compile(Core.tool)
+        """,
+    "noregion.py": "def f(x):\n    return x.item()  # breaklint: ignore[BL101]\n",
+    # A rule that walks another file's tree and matches its nodes by identity with that file's
+    # index (the compile site below, for the class in blocks.py): that file must be tree-built.
+    "blocks.py": """
+        import torch
+        from torch import nn
+
+        class Block(nn.Module):
+            def __init__(self, dim, layer_idx):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.layer_idx = layer_idx
+
+            def forward(self, x):
+                return self.proj(x) * (1.0 / (self.layer_idx + 1))
+        """,
+    "train_blocks.py": """
+        import torch
+        from blocks import Block
+
+        blocks = [torch.compile(Block(8, layer_idx=i)) for i in range(4)]
+        """,
+    "broken.py": "def f(:\n    pass\n",
+    "latin.py": b"# -*- coding: ascii -*-\nname = 'caf\xe9'\n",
+}
+
+
+def write(root: Path, files: dict[str, object]) -> None:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(textwrap.dedent(str(content)), encoding="utf-8")
+
+
+@pytest.mark.parametrize("settings", [{}, {"assume_forward_compiled": False}, {"scope": "all"},
+                                      {"entry_points": ("pkg.helpers:twice",)}, {"ignore": ("BL101",)}],
+                         ids=["default", "explicit-only", "scope-all", "configured", "ignore"])
+def test_shortcut_equals_reference_on_tricky_project(settings: dict[str, object], tmp_path: Path, monkeypatch) -> None:
+    write(tmp_path, TRICKY)
+    monkeypatch.chdir(tmp_path)
+    fast = run([tmp_path], tmp_path, **settings)
+    same(fast, run([tmp_path], tmp_path, shortcut=False, **settings))
+    assert {f.code for f in fast.findings} >= {"BL001", "BL002"}
+
+
+# --- the pre-pass itself ----------------------------------------------------------------------
+def _normalized(summary) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """Expressions compared as trees: libcst keeps a node's parentheses, ast's span does not."""
+    def expr(text: str | None) -> str | None:
+        return None if text is None else ast.dump(ast.parse(f"({text})", mode="eval"))
+
+    def bindings(found):  # type: ignore[no-untyped-def]
+        return [(name, [(expr(e), it) for e, it in values]) for name, values in found]
+
+    return {
+        "imports": (sorted(summary.aliases), summary.local_defs),
+        "functions": [(f.qualname, f.class_index, f.parent, f.self_name, f.params, [expr(c) for c in f.calls],
+                       [expr(r) for r in f.refs], bindings(f.assigns), f.nested, f.global_names, f.line,
+                       [expr(d) for d in f.decorators]) for f in summary.functions],
+        "classes": [(c.qualname, [expr(b) for b in c.bases], bindings(c.attrs), c.tensor_attrs)
+                    for c in summary.classes],
+        "assigns": bindings(summary.assigns),
+        "sites": [(s.line, expr(s.target), s.function, s.scope, s.method_form) for s in summary.compile_sites],
+        "disabled": summary.disabled,
+    }
+
+
+def _python_files(tmp_path: Path) -> list[Path]:
+    write(tmp_path, {k: v for k, v in TRICKY.items() if k not in ("broken.py", "latin.py")})
+    files = sorted(tmp_path.rglob("*.py")) + sorted((ROOT / "breaklint").rglob("*.py"))
+    files += sorted((ROOT / "examples").rglob("*.py")) + sorted((ROOT / "testdata").rglob("*.py"))
+    stdlib = Path(inspect.getfile(inspect)).parent
+    files += [stdlib / name for name in ("inspect.py", "dataclasses.py", "argparse.py", "typing.py", "ast.py")]
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("torch")
+        if spec is not None and spec.origin:  # a few real nn.Modules, without importing torch
+            torch_root = Path(spec.origin).parent
+            files += sorted((torch_root / "nn" / "modules").glob("[a-c]*.py"))
+    except (ImportError, ValueError):
+        pass
+    return files
+
+
+def test_prepass_indexes_like_libcst(tmp_path: Path) -> None:
+    """The ast summary of a file equals the summary of its libcst index, field by field."""
+    checked = 0
+    for path in _python_files(tmp_path):
+        parsed = parse_file(path, tmp_path)
+        assert not hasattr(parsed, "code"), path
+        name, is_package = module_name_for(path)
+        expected = _normalized(summary_from_index(build_module_index(parsed)))
+        assert _normalized(summarize(parsed.text, name, is_package)) == expected, path
+        checked += 1
+    assert checked > 40
+
+
+# --- cache and workers --------------------------------------------------------------------------
+@pytest.mark.parametrize("corpus", CORPORA, ids=lambda p: p.name)
+def test_jobs_and_cache_change_nothing(corpus: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+    plain = run([corpus], ROOT)
+    same(run([corpus], ROOT, jobs=2), plain)
+    cache = tmp_path / "cache"
+    same(run([corpus], ROOT, cache=Cache(cache)), plain)  # cold: fills it
+    same(run([corpus], ROOT, cache=Cache(cache)), plain)  # warm: answers from it
+    same(run([corpus], ROOT, cache=Cache(cache), jobs=2), plain)
+
+
+def test_an_edit_is_seen_through_the_cache(tmp_path: Path, monkeypatch) -> None:
+    write(tmp_path, TRICKY)
+    monkeypatch.chdir(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    run([tmp_path], tmp_path, cache=Cache(cache))
+    helpers = tmp_path / "pkg" / "helpers.py"
+    helpers.write_text(helpers.read_text().replace("return x.tolist()", "return x.nonzero()"))
+    (tmp_path / "extra.py").write_text("import torch\n\n@torch.compile\ndef g(x):\n    return x.item()\n")
+    warm = run([tmp_path], tmp_path, cache=Cache(cache))
+    same(warm, run([tmp_path], tmp_path, shortcut=False))
+    assert any(f.code == "BL104" and f.path == "pkg/helpers.py" for f in warm.findings)
+    assert any(f.path == "extra.py" for f in warm.findings)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
