@@ -6,6 +6,7 @@ import codecs
 import fnmatch
 import io
 import os
+import stat
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,14 +88,26 @@ def _walk(top: Path, root: Path, exclude: tuple[str, ...], problems: list[tuple[
                     yield path
 
 
-def read_source(path: Path) -> str | ReadProblem:
+def read_capped(path: Path) -> bytes | ReadProblem:
+    """A regular file's bytes, at most MAX_BYTES. Never opens a FIFO (it would block forever) or
+    a device such as /dev/zero (it never ends), whatever its name."""
+    too_large = ReadProblem("BL003", f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; skipped")
     try:
-        if path.stat().st_size > MAX_BYTES:
-            return ReadProblem("BL003", f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; skipped")
-        data = path.read_bytes()
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            return ReadProblem("BL003", "not a regular file (a FIFO, device or socket); skipped")
+        if info.st_size > MAX_BYTES:
+            return too_large
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)  # the size may change after stat()
     except OSError as error:
         return ReadProblem("BL003", f"cannot read file: {error.strerror or error}")
-    return decode_source(data)
+    return too_large if len(data) > MAX_BYTES else data
+
+
+def read_source(path: Path) -> str | ReadProblem:
+    data = read_capped(path)
+    return data if isinstance(data, ReadProblem) else decode_source(data)
 
 
 def decode_source(data: bytes) -> str | ReadProblem:

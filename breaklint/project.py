@@ -6,6 +6,7 @@ Built from the libcst trees in one visit per file; resolution across files happe
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Union
@@ -701,7 +702,10 @@ class ModuleNames:
 
 def module_name_for(path: Path) -> tuple[str, bool]:
     """Dotted module name from the package layout (`__init__.py` files walked upwards)."""
-    path = path.resolve()
+    try:
+        path = path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: name it from the path as given
+        path = Path(os.path.abspath(path))
     is_package = path.name == "__init__.py"
     parts = [] if is_package else [path.stem]
     directory = path.parent

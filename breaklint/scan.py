@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .files import MAX_BYTES, ReadProblem, decode_source
+from .files import ReadProblem, decode_source, read_capped
 from .summary import ModuleSummary
 
 # A suppression comment needs one of these words (suppress.py's patterns are case-insensitive).
@@ -47,12 +47,7 @@ def content_digest(data: bytes, module_name: str, is_package: bool) -> str:
 
 
 def read_bytes(path: Path) -> bytes | ReadProblem:
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            return ReadProblem("BL003", f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; skipped")
-        return path.read_bytes()
-    except OSError as error:
-        return ReadProblem("BL003", f"cannot read file: {error.strerror or error}")
+    return read_capped(path)
 
 
 def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> FileFacts:
