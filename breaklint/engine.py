@@ -45,6 +45,7 @@ from .rule import FileContext, Rule
 from .scan import FileFacts, content_digest, read_bytes, scan_bytes, scan_text
 from .shallow import Fragments, shallow_module
 from .source import ParsedFile
+from .summary import ModuleSummary
 from .suppress import Suppression, apply_suppressions, parse_suppressions
 from .walk import visit
 
@@ -173,6 +174,13 @@ class _Checked:
 
     findings: tuple[Finding, ...]
     asked: tuple[str, ...]
+
+
+def attach_def_starts(parsed: ParsedFile, module: ModuleIndex, summary: ModuleSummary) -> None:
+    """Tell the file where each def starts (the pre-pass knows), so that positions are resolved
+    per function instead of by a metadata pass over the whole file (source.py)."""
+    if len(summary.functions) == len(module.defined):
+        parsed.starts = {fn.node: s.line for fn, s in zip(module.defined, summary.functions)}
 
 
 class Engine:
@@ -460,9 +468,7 @@ class _Run:
         if isinstance(parsed, ReadProblem):
             raise ValueError(f"{source.display} no longer parses: {parsed.message}")
         module = build_module_index(parsed)
-        summary = self.facts[index].summary()
-        if len(summary.functions) == len(module.defined):
-            parsed.starts = {fn.node: s.line for fn, s in zip(module.defined, summary.functions)}
+        attach_def_starts(parsed, module, self.facts[index].summary())
         return module
 
     def _compute_regions(self, indexed: list[int]) -> dict[int, _FileRegions]:

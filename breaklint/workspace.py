@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .config import Config, ConfigError, find_pyproject, load_config
-from .engine import Engine, parse_file
+from .engine import Engine, attach_def_starts, parse_file
 from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path
 from .finding import Finding, Span
+from .prepass import summarize
 from .project import ModuleIndex, build_module_index
 from .registry import RuleSet
 
@@ -89,7 +90,11 @@ class Project:
         if cached is not None and cached.source == source:
             return cached.result
         parsed = parse_file(path, self.root, buffer)
-        result = parsed if isinstance(parsed, ReadProblem) else build_module_index(parsed)
+        if isinstance(parsed, ReadProblem):
+            result: ModuleIndex | ReadProblem = parsed
+        else:
+            result = build_module_index(parsed)
+            attach_def_starts(parsed, result, summarize(parsed.text, parsed.module_name, parsed.is_package))
         self._index[path] = _Indexed(source, result)
         return result
 
