@@ -21,13 +21,12 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
-import pickle
 import re
 import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import libcst as cst
 
@@ -35,7 +34,7 @@ from .cache import Cache
 from .config import Config
 from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path, read_source
 from .finding import Finding, Region, Span
-from .parallel import WorkerPool, available_cores
+from .parallel import WorkerPool
 from .patterns import untraced_blocks
 from .project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, PendingModule, ProjectIndex,
                       build_module_index, module_name_for)
