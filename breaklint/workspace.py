@@ -94,7 +94,12 @@ class Project:
             result: ModuleIndex | ReadProblem = parsed
         else:
             result = build_module_index(parsed)
-            attach_def_starts(parsed, result, summarize(parsed.text, parsed.module_name, parsed.is_package))
+            try:
+                summary = summarize(parsed.text, parsed.module_name, parsed.is_package)
+            except (SyntaxError, RecursionError, MemoryError, ValueError):
+                pass  # libcst took what Python's parser refuses (deep nesting): whole-file positions
+            else:
+                attach_def_starts(parsed, result, summary)
         self._index[path] = _Indexed(source, result)
         return result
 
