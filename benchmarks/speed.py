@@ -71,8 +71,13 @@ def cores() -> int:
 
 def measure(command: list[str], cwd: Path, ok_codes: tuple[int, ...] = (0, 1)) -> tuple[float, float]:
     """Wall time and peak RSS of `command`, run under a helper whose only child it is."""
-    helper = [sys.executable, str(Path(__file__).resolve()), "--run-one", json.dumps([command, list(ok_codes)])]
-    result = subprocess.run(helper, cwd=cwd, capture_output=True, text=True)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as spec:  # one argv entry is 128 KiB at most
+        json.dump([command, list(ok_codes)], spec)
+    helper = [sys.executable, str(Path(__file__).resolve()), "--run-one", spec.name]
+    try:
+        result = subprocess.run(helper, cwd=cwd, capture_output=True, text=True)
+    finally:
+        os.unlink(spec.name)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command[:4])} ...: {result.stderr[-3000:]}")
     wall, rss = json.loads(result.stdout.strip().splitlines()[-1])
@@ -80,10 +85,11 @@ def measure(command: list[str], cwd: Path, ok_codes: tuple[int, ...] = (0, 1)) -
 
 
 def run_one(spec: str) -> None:
-    """The helper: run one command, report its wall time and its peak RSS (max over its tree)."""
+    """The helper: run one command (from a JSON file), report its wall time and its peak RSS
+    (the largest process of its tree)."""
     import resource
 
-    command, ok_codes = json.loads(spec)
+    command, ok_codes = json.loads(Path(spec).read_text())
     started = time.perf_counter()
     process = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - started
