@@ -24,7 +24,7 @@ import os
 import re
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -46,7 +46,7 @@ from .shallow import Fragments, shallow_module
 from .source import ParsedFile
 from .summary import ModuleSummary
 from .suppress import Suppression, apply_suppressions, parse_suppressions
-from .walk import visit
+from .walk import trivia_names, visit
 
 # suppress.py's comments need one of these (its patterns are case-insensitive).
 _MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
@@ -91,6 +91,8 @@ class _Dispatcher(cst.CSTVisitor):
                     self.visitors.setdefault(attribute[6:], []).append((rule, getattr(rule, attribute)))
                 elif attribute.startswith("leave_"):
                     self.leavers.setdefault(attribute[6:], []).append((rule, getattr(rule, attribute)))
+        # Rules that look at commas or comments get every node; the others only what has content.
+        self.wants_trivia = not trivia_names().isdisjoint({*self.visitors, *self.leavers})
 
     def _dispatch(self, handlers: list[tuple[Rule, Callable[[cst.CSTNode], None]]], node: cst.CSTNode) -> None:
         for rule, handler in handlers:
@@ -176,10 +178,14 @@ class _Checked:
 
 
 def attach_def_starts(parsed: ParsedFile, module: ModuleIndex, summary: ModuleSummary) -> None:
-    """Tell the file where each def starts (the pre-pass knows), so that positions are resolved
-    per function instead of by a metadata pass over the whole file (source.py)."""
+    """Tell the file where each def starts and the index where each compile site is (the
+    pre-pass knows), so that positions are resolved per function instead of by a metadata pass
+    over the whole file (source.py) — `site.location` is read by rules for every site."""
     if len(summary.functions) == len(module.defined):
         parsed.starts = {fn.node: s.line for fn, s in zip(module.defined, summary.functions)}
+    if len(summary.compile_sites) == len(module.compile_sites):
+        module.compile_sites[:] = [site if site.line else replace(site, line=known.line)
+                                   for site, known in zip(module.compile_sites, summary.compile_sites)]
 
 
 class Engine:
@@ -267,8 +273,9 @@ class Engine:
                     details="".join(traceback.format_exception(error)),
                 ))
 
+            dispatcher = _Dispatcher(ctx, rules, internal_error)
             try:
-                visit(file.tree, _Dispatcher(ctx, rules, internal_error))
+                visit(file.tree, dispatcher, trivia=dispatcher.wants_trivia)
             except Exception as error:  # the engine itself failed on this file: keep the others
                 internal_error(None, error)
             file.scope = None
@@ -314,7 +321,7 @@ _WORKER_RUN: list[_Run] = []
 def _install_worker(run: _Run | None) -> None:
     if run is not None:  # spawn: the run arrives pickled; fork: it is already here
         _WORKER_RUN[:] = [run]
-        gc.disable()  # _check_task collects after each file
+    gc.disable()  # as in the main process (see _Run.check); _check_task collects after each file
     gc.freeze()  # what the worker inherited is never garbage: keep the collector off it
 
 
@@ -367,6 +374,18 @@ class _Run:
 
     # --- the steps ----------------------------------------------------------------------------
     def check(self, paths: Sequence[Path], force_exclude: bool) -> tuple[list[Finding], int]:
+        """The collector is off for the run: the pre-pass and the index make nothing cyclic but
+        make a great many objects, and every automatic pass walked them all again (a third of
+        the pre-pass's time). The rules' garbage is collected after each file (_check_task)."""
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._check(paths, force_exclude)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _check(self, paths: Sequence[Path], force_exclude: bool) -> tuple[list[Finding], int]:
         config = self.config
         exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
         files, problems = discover(paths, config.root, exclude, force_exclude)
@@ -510,8 +529,6 @@ class _Run:
                     results[index] = findings
         todo = sorted((i for i in indices if i not in results), key=lambda i: -self.facts[i].size)
         if todo:
-            collecting = gc.isenabled()
-            gc.disable()
             gc.freeze()  # the index built so far lives to the end: keep the collector off it
             jobs = min(self.engine.jobs, len(todo))
             _WORKER_RUN[:] = [self]  # forked workers inherit it; one job runs it right here
@@ -521,8 +538,6 @@ class _Run:
             finally:
                 _WORKER_RUN.clear()
                 gc.unfreeze()
-                if collecting:
-                    gc.enable()
             for index, result in zip(todo, checked):
                 results[index] = result.findings
                 if self.cache is not None:

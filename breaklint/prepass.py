@@ -95,12 +95,9 @@ class _Walker:
         self.function_stack: list[int] = []
         self.class_stack: list[int] = []
         self.untraced_depth = 0
-        self.stmt_handlers: dict[type, Callable[[ast.AST], None]] = {
-            ast.FunctionDef: self._function, ast.AsyncFunctionDef: self._function,
-            ast.ClassDef: self._class, ast.Import: self._import, ast.ImportFrom: self._import,
-            ast.Assign: self._assign, ast.AnnAssign: self._ann_assign, ast.AugAssign: self._aug_assign,
-            ast.For: self._for, ast.AsyncFor: self._for, ast.If: self._if, ast.Global: self._global,
-        }
+        # Unbound methods, so that a walker makes no reference cycle: the engine runs the
+        # pre-pass with the garbage collector off.
+        self.stmt_handlers: dict[type, Callable[[_Walker, ast.AST], None]] = _STATEMENTS
 
     def run(self, tree: ast.Module) -> ModuleSummary:
         # Imports first, as build_module_index does: a decorator may use a name imported below.
@@ -150,7 +147,7 @@ class _Walker:
         for statement in statements:
             handler = handlers.get(type(statement))
             if handler is not None:
-                handler(statement)
+                handler(self, statement)
             else:
                 self._generic(statement)
 
@@ -438,6 +435,15 @@ class _Walker:
             inner = self.resolve(func.func)
             if inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES:
                 self.sites.append(SiteSummary(node.lineno, self.text(args[0][1]), -1, scope, False))
+
+
+_STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
+    ast.FunctionDef: _Walker._function, ast.AsyncFunctionDef: _Walker._function,  # type: ignore[dict-item]
+    ast.ClassDef: _Walker._class, ast.Import: _Walker._import, ast.ImportFrom: _Walker._import,  # type: ignore[dict-item]
+    ast.Assign: _Walker._assign, ast.AnnAssign: _Walker._ann_assign,  # type: ignore[dict-item]
+    ast.AugAssign: _Walker._aug_assign, ast.For: _Walker._for, ast.AsyncFor: _Walker._for,  # type: ignore[dict-item]
+    ast.If: _Walker._if, ast.Global: _Walker._global,  # type: ignore[dict-item]
+}
 
 
 def _bind_targets(target: ast.expr, value: Expr, iterated: bool, into: dict[str, list[tuple[Expr, bool]]]) -> None:

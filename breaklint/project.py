@@ -408,7 +408,7 @@ def build_module_index(parsed: ParsedFile) -> ModuleIndex:
             for small in statement.body:
                 if isinstance(small, (cst.Import, cst.ImportFrom)):
                     index.imports.add_import(small)
-    visit(parsed.tree, _Indexer(index))
+    visit(parsed.tree, _Indexer(index), trivia=False)
     return index
 
 
@@ -670,7 +670,7 @@ def _constructor_calls(expr: cst.BaseExpression) -> Iterator[cst.Call]:
             found.append(node)
             return False
 
-    visit(expr, _Calls())
+    visit(expr, _Calls(), trivia=False)
     yield from found
 
 

@@ -11,14 +11,21 @@ from __future__ import annotations
 
 import inspect
 import re
+import typing
 from functools import lru_cache
 
 import libcst as cst
+import libcst._nodes.op as _op
+import libcst._nodes.whitespace as _whitespace
 
 from .lazy import real_node
 
 _FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
 _DEFAULT = cst.MaybeSentinel.DEFAULT
+# Nodes that hold nothing but layout: whitespace, comments, punctuation, operators.
+_TRIVIA_MODULES = frozenset({_op.__name__, _whitespace.__name__})
+_TRIVIA_TOKENS = frozenset({cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+                            cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Asynchronous})
 
 
 @lru_cache(maxsize=None)
@@ -26,6 +33,42 @@ def child_fields(kind: type) -> tuple[str, ...]:
     """The fields of a node type that hold children, in libcst's visit order."""
     source = inspect.getsource(kind._visit_and_replace_children)  # type: ignore[attr-defined]
     return tuple(dict.fromkeys(_FIELD.findall(source)))  # ImportFrom names `names` twice (one is used)
+
+
+def is_trivia(kind: type) -> bool:
+    return kind.__module__ in _TRIVIA_MODULES or kind in _TRIVIA_TOKENS
+
+
+@lru_cache(maxsize=None)
+def trivia_names() -> frozenset[str]:
+    """The class names of trivia nodes: a visitor with `visit_Comma` & co. needs the full walk."""
+    found = set()
+    stack = [cst.CSTNode]
+    while stack:
+        kind = stack.pop()
+        stack.extend(kind.__subclasses__())
+        if is_trivia(kind):
+            found.add(kind.__name__)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=None)
+def content_fields(kind: type) -> tuple[str, ...]:
+    """child_fields without those whose type says they can only hold trivia: two thirds of the
+    nodes of a tree, skipped by visitors that look at none of them."""
+    try:
+        hints = typing.get_type_hints(kind)
+    except Exception:  # an annotation that does not resolve: keep every field
+        return child_fields(kind)
+    return tuple(name for name in child_fields(kind) if name not in hints or not _only_trivia(hints[name]))
+
+
+def _only_trivia(annotation: object) -> bool:
+    if typing.get_origin(annotation) is not None:
+        return all(_only_trivia(argument) for argument in typing.get_args(annotation))
+    if isinstance(annotation, type) and issubclass(annotation, cst.CSTNode):
+        return is_trivia(annotation)
+    return isinstance(annotation, type)  # str, None, MaybeSentinel: never walked anyway
 
 
 @lru_cache(maxsize=None)
@@ -50,11 +93,28 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     visitor.on_leave(node)
 
 
-def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+def walk_content(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """walk(), without descending into trivia (see content_fields)."""
+    if visitor.on_visit(node):
+        for name in content_fields(type(node)):
+            value = getattr(node, name)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                for child in value:
+                    walk_content(child, visitor)
+            elif value is not None and value is not _DEFAULT:
+                walk_content(value, visitor)
+    visitor.on_leave(node)
+
+
+def visit(node: cst.CSTNode, visitor: cst.CSTVisitor, trivia: bool = True) -> None:
     """walk() when libcst's sources are there, else libcst's own visit. A node made from
-    pre-pass text (lazy.LazyNode) is walked as the libcst node it stands for."""
+    pre-pass text (lazy.LazyNode) is walked as the libcst node it stands for. `trivia=False`:
+    the visitor has no use for whitespace, comments, punctuation or operator nodes."""
     node = real_node(node)  # type: ignore[assignment]
-    if supported():
+    if not supported():
+        node.visit(visitor)
+    elif trivia:
         walk(node, visitor)
     else:
-        node.visit(visitor)
+        walk_content(node, visitor)

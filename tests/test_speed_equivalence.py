@@ -247,6 +247,44 @@ def test_prepass_indexes_like_libcst(tmp_path: Path) -> None:
     assert checked > 40
 
 
+def test_walk_visits_what_libcst_visits(tmp_path: Path) -> None:
+    """walk.visit calls on_visit/on_leave for the same nodes in the same order as libcst's own
+    visit; without trivia, for the same nodes minus whitespace, comments and punctuation."""
+    import libcst as cst
+
+    from breaklint.walk import is_trivia, visit
+
+    class Record(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.seen: list[tuple[str, int]] = []
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            self.seen.append(("visit", id(node)))
+            return not isinstance(node, cst.Lambda)  # a pruned subtree stays pruned
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            self.seen.append(("leave", id(original_node)))
+
+    checked = 0
+    for path in _python_files(tmp_path)[::3]:
+        tree = parse_file(path, tmp_path).tree  # type: ignore[union-attr]
+        nodes: dict[int, cst.CSTNode] = {}
+
+        class Keep(Record):
+            def on_visit(self, node: cst.CSTNode) -> bool:
+                nodes[id(node)] = node
+                return super().on_visit(node)
+
+        libcst_order, full, content = Keep(), Record(), Record()
+        tree.visit(libcst_order)
+        visit(tree, full)
+        visit(tree, content, trivia=False)
+        assert full.seen == libcst_order.seen, path
+        assert content.seen == [e for e in libcst_order.seen if not is_trivia(type(nodes[e[1]]))], path
+        checked += 1
+    assert checked > 10
+
+
 # --- cache and workers --------------------------------------------------------------------------
 @pytest.mark.parametrize("corpus", CORPORA, ids=lambda p: p.name)
 def test_jobs_and_cache_change_nothing(corpus: Path, tmp_path: Path, monkeypatch) -> None:
