@@ -38,6 +38,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -135,6 +136,11 @@ def _parse_one(path: str) -> None:
 
 
 # --- the corpus -----------------------------------------------------------------------------------
+def job_counts(all_cores: int) -> list[int]:
+    """1 job, 2 jobs (the scaling target), and every core where there are more."""
+    return sorted({1, min(2, all_cores), all_cores})
+
+
 def corpus_files(root: Path) -> list[Path]:
     """What `breaklint check root` would check, `.py` only (peers get the same list)."""
     sys.path.insert(0, str(ROOT))
@@ -157,7 +163,8 @@ def precommit_files(files: list[Path]) -> list[Path]:
 
 # --- the run --------------------------------------------------------------------------------------
 def bench_corpus(name: str, source: Path, scratch: Path, repeat: int, peer_repeat: int, peers: Path | None,
-                 python: str) -> tuple[list[Measurement], dict[str, object]]:
+                 python: str, progress: Callable[[list[Measurement], dict[str, object]], None] = lambda r, i: None,
+                 ) -> tuple[list[Measurement], dict[str, object]]:
     copy = scratch / name
     if not copy.exists():
         shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -173,25 +180,25 @@ def bench_corpus(name: str, source: Path, scratch: Path, repeat: int, peer_repea
     info: dict[str, object] = {"files": n, "lines": sum(p.read_bytes().count(b"\n") for p in files)}
 
     def record(label: str, jobs: str, command: list[str], times: int, before=None, note: str = "",
-               count: int = n) -> Measurement:  # type: ignore[no-untyped-def]
+               count: int = n, ok_codes: tuple[int, ...] = (0, 1)) -> Measurement:  # type: ignore[no-untyped-def]
         m = Measurement(label, jobs, count, note=note)
         for i in range(times):
             if before is not None:
                 before(i)
-            wall, rss = measure(command, work)
+            wall, rss = measure(command, work, ok_codes)
             m.walls.append(wall)
             m.rss_mb.append(rss)
             print(f"  {name}: {label} [{jobs}] {wall:.2f} s, {rss:.0f} MiB", flush=True)
         results.append(m)
+        progress(results, info)  # a run cut short still leaves its table
         return m
 
     me = [python, str(Path(__file__).resolve())]
-    record("libcst parse-only", "1", [*me, "--floor", str(list_file), "1"], repeat)
-    record("libcst parse-only", str(all_cores), [*me, "--floor", str(list_file), str(all_cores)], repeat)
+    for jobs in job_counts(all_cores):
+        record("libcst parse-only", str(jobs), [*me, "--floor", str(list_file), str(jobs)], repeat)
+    for jobs in job_counts(all_cores):
+        record("breaklint cold", str(jobs), [*breaklint, "check", "--no-cache", "-j", str(jobs), "-q", *paths], repeat)
     clean = lambda _i: shutil.rmtree(work / ".breaklint_cache", ignore_errors=True)  # noqa: E731
-    record("breaklint cold", "1", [*breaklint, "check", "--no-cache", "-j", "1", "-q", *paths], repeat)
-    record("breaklint cold", str(all_cores), [*breaklint, "check", "--no-cache", "-j", str(all_cores), "-q", *paths],
-           repeat)
     clean(0)
     filled = subprocess.run([*breaklint, "check", "--format", "json", "--exit-zero", *paths], cwd=work,
                             capture_output=True, text=True)  # fills the cache; which files have regions
@@ -217,11 +224,12 @@ def bench_corpus(name: str, source: Path, scratch: Path, repeat: int, peer_repea
     if peers is not None:
         fixit, torchfix = peers / "fixit", peers / "torchfix"
         if fixit.exists():
+            # Peers exit non-zero for their findings (and for files they cannot parse): timed anyway.
             record("fixit lint (default rules)", f"{all_cores} (its own pool)", [str(fixit), "lint", *paths],
-                   peer_repeat, note=_version(fixit))
+                   peer_repeat, note=_version(fixit), ok_codes=tuple(range(256)))
         if torchfix.exists():
             record("torchfix (default rules)", str(all_cores), [str(torchfix), "-j", str(all_cores), *paths],
-                   peer_repeat, note=_version(torchfix))
+                   peer_repeat, note=_version(torchfix), ok_codes=tuple(range(256)))
     return results, info
 
 
@@ -271,22 +279,23 @@ def find(results: list[Measurement], name: str, jobs: str | None = None) -> Meas
 def targets(results: list[Measurement]) -> list[tuple[str, str, bool | None]]:
     all_cores = str(cores())
     floor1, cold1 = find(results, "libcst parse-only", "1"), find(results, "breaklint cold", "1")
-    coldn = find(results, "breaklint cold", all_cores)
+    cold2, coldn = find(results, "breaklint cold", "2"), find(results, "breaklint cold", all_cores)
     warm, touched = find(results, "breaklint warm, nothing changed"), find(results, "breaklint warm, 1 file touched")
     hook = find(results, "pre-commit: 10 files named, warm")
     rows: list[tuple[str, str, bool | None]] = []
     if floor1 and cold1:
         ratio = cold1.best / floor1.best
         rows.append(("cold, 1 job ≤ 0.7 × libcst parse-only (1 job)", f"{ratio:.2f} ×", ratio <= 0.7))
-    if cold1 and coldn and all_cores != "1":
-        speedup = cold1.best / coldn.best
-        rows.append((f"{all_cores} jobs vs 1 job ≥ 1.7 ×", f"{speedup:.2f} ×", speedup >= 1.7))
-    if cold1 and warm:
-        share = warm.best / cold1.best
-        rows.append(("warm, nothing changed ≤ 5 % of cold (1 job)", f"{share:.1%}", share <= 0.05))
-    if cold1 and touched:
-        share = touched.best / cold1.best
-        rows.append(("warm, 1 file touched ≤ 10 % of cold (1 job)", f"{share:.1%}", share <= 0.10))
+    if cold1 and cold2 and cold2 is not cold1:
+        speedup = cold1.best / cold2.best
+        rows.append(("cold, 2 jobs vs 1 job ≥ 1.7 ×", f"{speedup:.2f} ×", speedup >= 1.7))
+    # Warm runs use every core, like the cold run they are held to (the stricter comparison).
+    if coldn and warm:
+        share = warm.best / coldn.best
+        rows.append((f"warm, nothing changed ≤ 5 % of cold ({all_cores} jobs)", f"{share:.1%}", share <= 0.05))
+    if coldn and touched:
+        share = touched.best / coldn.best
+        rows.append((f"warm, 1 file touched ≤ 10 % of cold ({all_cores} jobs)", f"{share:.1%}", share <= 0.10))
     if hook:
         rows.append(("pre-commit (10 files, warm) ≤ 1.5 s", f"{hook.best:.2f} s", hook.best <= 1.5))
     if cold1:
@@ -300,11 +309,13 @@ def targets(results: list[Measurement]) -> list[tuple[str, str, bool | None]]:
     return rows
 
 
-def render(corpora: list[tuple[str, list[Measurement], dict[str, object]]], python: str, repeat: int) -> str:
+def render(corpora: list[tuple[str, list[Measurement], dict[str, object]]], python: str, repeat: int,
+           note: str = "") -> str:
     lines = [
         f"# breaklint speed — {datetime.date.today().isoformat()}",
         "",
         f"Machine: {machine()}.  ",
+        *([f"{note}  "] if note else []),
         f"Software: {versions(python)}.  ",
         f"Command: `python benchmarks/speed.py {' '.join(sys.argv[1:])}`; {repeat} repeats "
         "(peers fewer where noted), min and median wall time; files/s from the min; peak RSS is the "
@@ -342,6 +353,7 @@ def main() -> None:
     parser.add_argument("--scratch", type=Path, default=Path(tempfile.gettempdir()) / "breaklint-bench")
     parser.add_argument("--python", default=sys.executable, help="the interpreter breaklint is installed in")
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--note", default="", help="a line for the report's header (where and how it ran)")
     args = parser.parse_args()
     corpora = []
     for spec in args.corpus or ["torch"]:
@@ -352,14 +364,18 @@ def main() -> None:
             path = str(Path(probe.stdout.strip()).parent)
         corpora.append((name, Path(path)))
     args.scratch.mkdir(parents=True, exist_ok=True)
-    measured = []
-    for name, path in corpora:
-        print(f"{name}: {path}", flush=True)
-        results, info = bench_corpus(name, path, args.scratch, args.repeat, args.peer_repeat, args.peers, args.python)
-        measured.append((name, results, info))
-    report = render(measured, args.python, args.repeat)
     output = args.output or RESULTS / f"speed-{datetime.date.today().isoformat()}.md"
     output.parent.mkdir(parents=True, exist_ok=True)
+    measured: list[tuple[str, list[Measurement], dict[str, object]]] = []
+    for name, path in corpora:
+        print(f"{name}: {path}", flush=True)
+        def progress(results: list[Measurement], info: dict[str, object]) -> None:
+            output.write_text(render([*measured, (name, results, info)], args.python, args.repeat, args.note), encoding="utf-8")
+
+        results, info = bench_corpus(name, path, args.scratch, args.repeat, args.peer_repeat, args.peers, args.python,
+                                     progress)
+        measured.append((name, results, info))
+    report = render(measured, args.python, args.repeat, args.note)
     output.write_text(report, encoding="utf-8")
     print(report)
     print(f"written: {output}")

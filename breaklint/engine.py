@@ -597,7 +597,15 @@ class _Run:
                 by_path[str(source.path)] = facts
         every = _digest(sorted((path, name) for name, items in names.items() for path, _ in items))
 
+        known: dict[str, Any] = {}  # a warm run asks for the same few thousand, tens of thousands of times
+
         def fingerprint(dependency: str) -> Any:
+            found = known.get(dependency, known)
+            if found is known:
+                found = known[dependency] = compute(dependency)
+            return found
+
+        def compute(dependency: str) -> Any:
             if dependency == EVERY_MODULE:
                 return every
             if dependency.startswith(_DEEP):
