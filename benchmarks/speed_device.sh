@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # benchmarks/speed.py on a quiet lent machine (no registry there), pinned to a few of its cores.
 #
-#   CORPUS=torch|transformers CORES=0-7 OUT=/some/dir bash benchmarks/speed_device.sh
+#   CORPUS=torch|transformers PART=all|breaklint|peers OUT=/some/dir bash benchmarks/speed_device.sh
+#   (also CORES=0-15 for taskset, REPEAT=2, FLOOR_JOBS=1, WARM_JOBS=2: see speed.py --help)
 #
 # Why: the development machine has 2 cores shared with other work, so its 2-jobs-vs-1 ratio
-# says more about the neighbours than about breaklint. Pinning with taskset gives every row the
-# same, otherwise idle cores. What it needs travels as wheels in .whl/ (ignored by git), made
+# says more about the neighbours than about breaklint. Here every row gets the same, otherwise
+# idle cores. The warm and pre-commit rows use 2 jobs (the development machine's cores) and are
+# held to cold with 2 jobs; the peers run with every core, beside breaklint with as many. What it needs travels as wheels in .whl/ (ignored by git), made
 # on the development machine for the lent one's Python (3.12 there):
 #   .whl/bl: breaklint's own wheel (`pip wheel --no-deps -w .whl/bl .`) and libcst 1.9.0
 #   .whl/fx: fixit 2.2.1, moreorless, trailrunner, click 8.1.8 (fixit wants click < 8.2), libcst 1.9.0
@@ -14,7 +16,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus=${CORPUS:-torch}
-cores=${CORES:-0-7}
+cores=${CORES:-0-$(($(nproc) - 1))}
+part=${PART:-all}
 out=${OUT:-/tmp/speed-out}
 mkdir -p "$out" /tmp/peers
 install() { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$1" "${@:2}"; }
@@ -31,6 +34,7 @@ case "$corpus" in
 esac
 cpu=$(python3 -c "import os; print(os.cpu_count())")
 taskset -c "$cores" python3 benchmarks/speed.py --corpus "$spec" --repeat "${REPEAT:-2}" --peers /tmp/peers \
-  --scratch /tmp/speed-scratch --output "$out/speed-$corpus.md" \
-  --note "Run on a lent GPU host's CPUs (${cpu} in all, otherwise idle), pinned to cores ${cores} with taskset: \`CORPUS=$corpus CORES=$cores bash benchmarks/speed_device.sh\`." \
-  2>&1 | tee "$out/speed-$corpus.log"
+  --part "$part" --floor-jobs "${FLOOR_JOBS:-1}" --warm-jobs "${WARM_JOBS:-2}" \
+  --scratch /tmp/speed-scratch --output "$out/speed-$corpus-$part.md" \
+  --note "Run on a lent GPU host's CPUs (${cpu} in all, otherwise idle; cores ${cores}): \`CORPUS=$corpus PART=$part REPEAT=${REPEAT:-2} bash benchmarks/speed_device.sh\`." \
+  2>&1 | tee "$out/speed-$corpus-$part.log"
