@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import logging
 import os
 import re
+import sys
 import time
 import tokenize
 from concurrent.futures import ThreadPoolExecutor
@@ -30,8 +32,10 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import default_converter
+from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from . import __version__
@@ -337,8 +341,68 @@ class Linter:
         return actions
 
 
+# --- the protocol: pygls's, answering what it only logs ----------------------------------------
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600  # JSON-RPC 2.0, section 5.1
+
+
+@dataclass(frozen=True)
+class _Malformed:
+    """A request whose params do not fit its method: answered with the error, never handled."""
+
+    id: int | str | None
+    error: JsonRpcException
+
+
+class _Protocol(LanguageServerProtocol):
+    """JSON-RPC 2.0 wants an error response where pygls 2.1 only shows the client a message: a
+    request whose params do not fit gets -32602 (invalid params) with its id; a body that is
+    JSON but not a message object, -32600 (invalid request); one that is not JSON, -32700
+    (parse error), those two with id null. And `exit` without `shutdown` ends the process with
+    code 1, as the LSP says: pygls raises SystemExit(1) inside its event loop, where it is lost."""
+
+    exit_code = 0
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if isinstance(data.get("method"), str) and "id" in data:
+                return _Malformed(_request_id(data["id"]), error)
+            raise  # a notification: nothing to answer, pygls tells the user
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, _Malformed):
+            self.send_error(message.id, message.error.code, message.error.message)
+        elif getattr(message, "jsonrpc", None) is None:  # a list, a number, an object without "jsonrpc"
+            ident = _request_id(message.get("id")) if isinstance(message, dict) else None
+            self.send_error(ident, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message object")
+        else:
+            super().handle_message(message)
+
+    def send_error(self, ident: int | str | None, code: int, message: str) -> None:
+        self._send_data({"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}})
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Any:
+        self.exit_code = 0 if self._shutdown else 1
+        yield from super().lsp_exit(*args)
+
+
+def _request_id(value: object) -> int | str | None:
+    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+
+
+class _Server(LanguageServer):
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)):  # the body is not JSON
+            self.protocol.send_error(None, PARSE_ERROR, f"Parse error: {error}")  # type: ignore[attr-defined]
+        else:
+            super().report_server_error(error, source)
+
+
 def build_server() -> LanguageServer:
-    server = LanguageServer("breaklint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+    server = _Server("breaklint", __version__, protocol_cls=_Protocol,
+                     text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     linter = Linter(server)
 
     @server.feature(types.INITIALIZED)
@@ -398,4 +462,6 @@ def build_server() -> LanguageServer:
 
 def serve() -> None:
     logging.basicConfig(level=logging.WARNING)  # stderr: stdout carries the protocol
-    build_server().start_io()
+    server = build_server()
+    server.start_io()
+    sys.exit(server.protocol.exit_code)  # type: ignore[attr-defined]
