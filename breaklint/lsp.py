@@ -3,11 +3,10 @@
 document text -> the check engine on the open files, with compiled regions from the whole
 project (breaklint/workspace.py keeps its index warm) -> Diagnostics (breaklint/report/lsp.py).
 
-- Diagnostics are pushed on open, on change (debounced: an edit after a pause is checked at
-  once, a burst of edits once it pauses) and on save, with the document version they were
-  computed from; unsaved buffers are linted from their text, never from disk, and every open
-  buffer stands in for its file when the project is indexed. An edit parses again only the
-  statements it touched (breaklint/reparse.py).
+- Diagnostics are pushed on open, on change (debounced) and on save, with the document version
+  they were computed from; unsaved buffers are linted from their text, never from disk, and every
+  open buffer stands in for its file when the project is indexed. An edit parses again only the
+  top-level statements it touched (breaklint/reparse.py).
 - A change to another file on disk, or to pyproject.toml, re-lints the open documents.
 - Hover on a finding shows its rule's docs; a quick fix inserts `# breaklint: ignore[CODE]`.
 - Checks run one at a time on a worker thread, so hover and code actions answer meanwhile.
@@ -24,7 +23,6 @@ import logging
 import os
 import re
 import sys
-import time
 import tokenize
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -48,9 +46,7 @@ from .report import ruledoc
 from .report.lsp import SOURCE, diagnostic
 from .workspace import PYPROJECT, Project, load_project
 
-# An edit after a pause is checked at once; one that comes within DEBOUNCE_S of the previous
-# edit (typing) waits until no edit came for DEBOUNCE_S, so that a burst costs one check more.
-DEBOUNCE_S = 0.2
+DEBOUNCE_S = 0.2  # after a keystroke, wait this long for the next one before checking
 OTHERS_IDLE_S = 0.5  # after that check, the other open files once no new edit came
 WATCHED = ("**/*.py", "**/*.pyi", f"**/{PYPROJECT}")
 _DIRECTIVE = re.compile(r"#\s*breaklint:\s*ignore\s*\[(?P<codes>[^\]]*)\]", re.IGNORECASE)
@@ -138,7 +134,6 @@ class Linter:
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.others: asyncio.Task[None] | None = None  # the re-check of the other open files
         self.published: dict[str, list[types.Diagnostic]] = {}
-        self.edited: dict[str, float] = {}  # when each document last changed (monotonic seconds)
         self.converter = default_converter()  # lsprotocol's: our JSON diagnostics -> its types
         # One worker: checks never overlap, and the project index is only touched there.
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="breaklint-check")
@@ -163,13 +158,6 @@ class Linter:
         return [p for p in (to_fs_path(uri) for uri in uris if uri.startswith("file:")) if p]
 
     # scheduling
-    def changed(self, uri: str) -> None:
-        """An edit: checked at once after a pause, else once the typing pauses."""
-        now = time.monotonic()
-        last = self.edited.get(uri)
-        self.edited[uri] = now
-        self.schedule(uri, DEBOUNCE_S if last is not None and now - last < DEBOUNCE_S else 0.0)
-
     def schedule(self, uri: str, delay: float, others: bool = True) -> None:
         """Check `uri` after `delay` seconds; a newer request for it replaces this one. With
         `others`, the other open files follow once the editor is idle: an edit here may have
@@ -275,7 +263,6 @@ class Linter:
         if task is not None:
             task.cancel()
         self.published.pop(uri, None)
-        self.edited.pop(uri, None)
         self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         self.schedule_all(DEBOUNCE_S)  # the others now see the file on disk, not the buffer
 
@@ -424,7 +411,7 @@ def build_server() -> LanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         if _path(params.text_document.uri) is not None:
-            linter.changed(params.text_document.uri)
+            linter.schedule(params.text_document.uri, DEBOUNCE_S)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
