@@ -17,8 +17,9 @@ from .config import Config, ConfigError, find_pyproject, load_config
 from .engine import Engine, parse_file
 from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path
 from .finding import Finding, Span
-from .project import ModuleIndex, build_module_index, module_name_for
+from .project import ModuleIndex, module_name_for
 from .registry import RuleSet
+from .reindex import Added, build_index
 from .reparse import Lines, Parse, reparse, summary_lines
 from .source import ParsedFile
 
@@ -32,6 +33,7 @@ class _Indexed:
     source: tuple[int, int] | str
     result: ModuleIndex | ReadProblem
     parse: Parse | None = None  # a buffer's last parse that succeeded: the next edit starts from it
+    added: Sequence[Added] = ()  # what each of that parse's statements added to the index (reindex.py)
 
 
 class Project:
@@ -100,28 +102,35 @@ class Project:
         if cached is not None and cached.source == source:
             return cached.result
         base = cached.parse if cached is not None and buffer is not None else None
-        result, parse = self._build(path, buffer, base)
-        self._index[path] = _Indexed(source, result, parse if parse is not None else base)
+        added = cached.added if cached is not None and buffer is not None else ()
+        try:
+            result, parse, added = self._build(path, buffer, base, added)
+        except BaseException:
+            self._index.pop(path, None)  # reindex.py may have re-pointed some of its index: drop it all
+            raise
+        self._index[path] = _Indexed(source, result, parse if parse is not None else base, added)
         return result
 
-    def _build(self, path: Path, buffer: str | None, base: Parse | None) -> tuple[ModuleIndex | ReadProblem, Parse | None]:
-        """A file's index, and (for a buffer) the parse that the next edit starts from: an edit
-        parses again only the statements it touched (reparse.py), else the whole text."""
+    def _build(self, path: Path, buffer: str | None, base: Parse | None,
+               added: Sequence[Added]) -> tuple[ModuleIndex | ReadProblem, Parse | None, Sequence[Added]]:
+        """A file's index, and (for a buffer) what the next edit starts from: an edit parses
+        again only the statements it touched (reparse.py), else the whole text, and indexes
+        again only the statements that are new or whose imports changed (reindex.py)."""
         module = module_name_for(path)
         parse = reparse(base, buffer, module) if base is not None and buffer is not None else None
         if parse is None:
             where = _unencodable(buffer) if buffer is not None else None
             if where is not None:
-                return ReadProblem("BL002", "text is not valid Unicode: a lone surrogate", *where), None
+                return ReadProblem("BL002", "text is not valid Unicode: a lone surrogate", *where), None, added
             parsed = parse_file(path, self.root, buffer, module)
             if isinstance(parsed, ReadProblem):
-                return parsed, None
+                return parsed, None, added
             parse = Parse(parsed.text, parsed.tree, summary_lines(parsed.text, module))
         parsed = ParsedFile(path, display_path(path, self.root), *module, parse.text, parse.tree)
-        result = build_module_index(parsed)
+        result, added = build_index(parsed, added)
         if parse.lines is not None:
             attach_lines(parsed, result, parse.lines)
-        return result, parse if buffer is not None else None
+        return (result, parse, added) if buffer is not None else (result, None, ())
 
 
 def attach_lines(parsed: ParsedFile, module: ModuleIndex, lines: Lines) -> None:
