@@ -8,10 +8,11 @@ edit falls inside statements i..j-1, the new tree is the old statements before i
 
 That equals parsing the whole new text only where the stretch cannot read, or be read by, its
 surroundings. Where any of these does not hold, `reparse` gives None and the caller parses all
-of it (tests/test_reparse.py holds both to the same tree on edits of real files):
-- the tokenizer is at the top level at both ends: the stretch is whole lines, it parses alone,
-  and it does not touch the header, the first statement, or anything before the first indented
-  block (which fixes the module's default indent) — so the module's defaults stay its own;
+of it (tests/test_lsp_reparse.py holds both to the same tree on edits of real files):
+- the tokenizer is at the top level at both ends: the stretch is whole lines, parses alone, and
+  leaves the header and the first statement (which fix the default newline) alone;
+- the module's default indent (its first indented block's) is unchanged, and the stretch alone
+  infers the same one wherever it has blocks;
 - blank and comment lines at either end are not indented: an indented one after a block would
   belong to that block's footer, which the stretch parsed alone cannot see;
 - no lone `\\r` line ends (libcst and `ast` would count lines differently from `str.split`).
@@ -75,7 +76,7 @@ def reparse(base: Parse, text: str, module: tuple[str, bool]) -> Parse | None:
     """`text` (the buffer after an edit of `base.text`) parsed from `base`, or None."""
     old, tree = base.text, base.tree
     starts = base.starts()
-    if starts is None or len(tree.body) < 2 or _lone_cr(text):
+    if starts is None or len(tree.body) < 2 or _lone_cr(text) or _lone_cr(old):
         return None
     a = _common_prefix(old, text)
     c = _common_suffix(old, text, min(len(old), len(text)) - a)

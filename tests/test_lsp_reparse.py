@@ -116,6 +116,8 @@ def test_edits_of_real_files_reparse_to_the_whole_parse() -> None:
      "import os\r\n\r\nclass A:\r\n    x = 1\r\n\r\nclass B:\r\n    y = 3\r\n", True),
     ("import os\n\nclass A:\n    x = 1\n\nclass B:\n    y = 2\n",
      "import os\n\nclass A:\n    x = 1\n\nclass B:\n    y = 2\r", None),
+    ("import os\n\nclass A:\n    x = 1\r    y = 2\n\nclass B:\n    z = 3\n",
+     "import os\n\nclass A:\n    x = 1\n    y = 2\n\nclass B:\n    z = 3\n", None),
     ("import os\n\nclass A:\n    x = 1\n\ny = 2", "import os\n\nclass A:\n    x = 1\n\ny = 22", True),
     ("import os\n\nclass A:\n    x = 1\n", "import os\n\nclass A:\n    x = 1\n\n\ndef g():\n    pass\n", True),
     ("import os\n\nclass A:\n    x = 1\n\n# trailing\n", "import os\n\nclass A:\n    x = 2\n\n# trailing\n", True),
