@@ -1,6 +1,6 @@
 """How long after an edit the editor gets breaklint's diagnostics, on a 3,000-line file.
 
-    python benchmarks/lsp_latency.py [--lines 3000] [--edits 10]
+    python benchmarks/lsp_latency.py [--lines 3000] [--edits 10] [--baseline DIR] [--rounds 2]
 
 A real LSP client (pygls's) starts `breaklint lsp` over stdio in a temporary project (a model file
 of about --lines lines, every class an nn.Module whose forward is a compiled region, plus a
@@ -8,6 +8,10 @@ train.py that compiles the model), opens the file, then sends --edits unsaved ed
 another. Each edit toggles a `.item()` in the middle of the file; the latency is the time from
 sending `didChange` to receiving `publishDiagnostics` for that version, with the right findings.
 It includes the server's debounce (breaklint.lsp.DEBOUNCE_S). Not a test: the machine decides.
+
+With --baseline DIR (a checkout of another commit, e.g. `git archive HEAD~3 | tar -x -C DIR`),
+the server from DIR and the one from this tree take turns, --rounds times each, on the same
+machine at the same time, so that their numbers can be compared: the load changes them alike.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import asyncio
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,8 +32,6 @@ from pygls.lsp.client import LanguageClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-from breaklint.lsp import DEBOUNCE_S  # noqa: E402
 
 BLOCK = '''class Block{i}(nn.Module):
     """Residual MLP block {i}."""
@@ -82,7 +85,7 @@ class Client(LanguageClient):
         return self.arrived[version]
 
 
-async def measure(lines: int, edits: int) -> dict[str, object]:
+async def measure(lines: int, edits: int, server_path: str | None = None) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         source = model_source(lines)
@@ -90,7 +93,10 @@ async def measure(lines: int, edits: int) -> dict[str, object]:
         (root / "train.py").write_text("import torch\nfrom model import Model\n\nm = torch.compile(Model())\n")
         uri = (root / "model.py").as_uri()
         client = Client()
-        await client.start_io(sys.executable, "-m", "breaklint", "lsp", cwd=tmp)
+        env = dict(os.environ)
+        if server_path is not None:  # that checkout's breaklint, not this one's
+            env["PYTHONPATH"] = os.pathsep.join([server_path, *filter(None, [env.get("PYTHONPATH")])])
+        await client.start_io(sys.executable, "-m", "breaklint", "lsp", cwd=tmp, env=env)
         await client.initialize_async(types.InitializeParams(
             process_id=os.getpid(), root_uri=root.as_uri(), capabilities=types.ClientCapabilities(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")]))
@@ -103,8 +109,8 @@ async def measure(lines: int, edits: int) -> dict[str, object]:
         first = opened_at - started
 
         source_lines = source.split("\n")
-        target = next(i for i, line in enumerate(source_lines) if line.strip() == "return x + h"
-                      and i > len(source_lines) // 2)
+        target = _target(source_lines)
+        debounce = server_debounce(env)
         latencies: list[float] = []
         hovers: list[float] = []
         for n in range(edits):
@@ -118,7 +124,7 @@ async def measure(lines: int, edits: int) -> dict[str, object]:
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text="\n".join(changed))]))
             # While that check runs on the worker, the server still answers requests.
-            await asyncio.sleep(DEBOUNCE_S + 0.1)
+            await asyncio.sleep(debounce + 0.1)
             asked = time.perf_counter()
             await client.text_document_hover_async(types.HoverParams(
                 text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=target, character=8)))
@@ -131,65 +137,115 @@ async def measure(lines: int, edits: int) -> dict[str, object]:
         await client.shutdown_async(None)
         client.exit(None)
         await client.stop()
-    return {"lines": len(source_lines), "first": first, "latencies": latencies, "hovers": hovers}
+    return {"lines": len(source_lines), "first": first, "latencies": latencies, "hovers": hovers,
+            "debounce": debounce}
+
+
+def server_debounce(env: dict[str, str]) -> float:
+    """The debounce of the server that `env` starts (DEBOUNCE_S of its breaklint.lsp)."""
+    out = subprocess.run([sys.executable, "-c", "from breaklint.lsp import DEBOUNCE_S; print(DEBOUNCE_S)"],
+                         env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+    return float(out.stdout)
 
 
 def breakdown(lines: int, repeat: int = 3) -> dict[str, float]:
-    """Where one re-check of the edited file goes, in-process (medians): libcst parse, the
-    project index of the file, and the rules (with positions when there is a finding)."""
+    """Where one re-check after the edit goes, in-process (medians): what parsing and indexing
+    the whole file would cost, then what the server does — reparse the edited statement, index
+    again what changed, and the rules (regions, positions, one finding)."""
     import libcst as cst
 
-    from breaklint.engine import parse_file
     from breaklint.project import build_module_index
+    from breaklint.reindex import build_index
+    from breaklint.reparse import reparse
+    from breaklint.source import ParsedFile
     from breaklint.workspace import load_project
 
-    timings: dict[str, list[float]] = {"parse": [], "index": [], "rules, no finding": [], "rules, one finding": []}
+    timings: dict[str, list[float]] = {"whole-file parse": [], "whole-file index": [], "reparse": [],
+                                       "reindex": [], "rules": []}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         source = model_source(lines)
-        flagged = source.replace("return x + h\n", "return x + h * h.sum().item()\n", 1)
+        flagged = _flag(source)
         (root / "model.py").write_text(source, encoding="utf-8")
         (root / "train.py").write_text("import torch\nfrom model import Model\n\nm = torch.compile(Model())\n")
         project, _ = load_project(root)
         path = root / "model.py"
         for _ in range(repeat):
+            project.check([path], {path: source})
+            project.prepare([path])
             started = time.perf_counter()
-            cst.parse_module(source)
-            timings["parse"].append(time.perf_counter() - started)
-            parsed = parse_file(path, root, source)
+            tree = cst.parse_module(flagged)
+            timings["whole-file parse"].append(time.perf_counter() - started)
             started = time.perf_counter()
-            build_module_index(parsed)  # type: ignore[arg-type]
-            timings["index"].append(time.perf_counter() - started)
-            for key, text in (("rules, no finding", source + "\n"), ("rules, one finding", flagged)):
-                project.check([path], {path: text})  # index this text first: time the rules alone
-                project._index[path].result.file._positions = None  # type: ignore[union-attr]
-                started = time.perf_counter()
-                project.check([path], {path: text})
-                timings[key].append(time.perf_counter() - started)
+            build_module_index(ParsedFile(path, "model.py", "model", False, flagged, tree))
+            timings["whole-file index"].append(time.perf_counter() - started)
+            entry = project._index[path]
+            assert entry.parse is not None
+            started = time.perf_counter()
+            parse = reparse(entry.parse, flagged, ("model", False))
+            timings["reparse"].append(time.perf_counter() - started)
+            assert parse is not None, "the edit was not reparsed alone"
+            started = time.perf_counter()
+            build_index(ParsedFile(path, "model.py", "model", False, flagged, parse.tree), entry.added)
+            timings["reindex"].append(time.perf_counter() - started)
+            project.check([path], {path: flagged})  # index this text first: time the rules alone
+            module = project._index[path].result
+            module.file._positions = None  # type: ignore[union-attr]
+            module.file._chunks.clear()  # type: ignore[union-attr]
+            started = time.perf_counter()
+            found = project.check([path], {path: flagged})
+            timings["rules"].append(time.perf_counter() - started)
+            assert len(found[path]) == 1
     return {key: statistics.median(values) for key, values in timings.items()}
+
+
+def _flag(source: str) -> str:
+    """The edit the client makes: a `.item()` in the middle of the file."""
+    lines = source.split("\n")
+    target = _target(lines)
+    return "\n".join([*lines[:target], "        return x + h * h.sum().item()", *lines[target + 1:]])
+
+
+def _target(lines: list[str]) -> int:
+    return next(i for i, line in enumerate(lines) if line.strip() == "return x + h" and i > len(lines) // 2)
+
+
+def report(name: str, results: list[dict[str, object]]) -> None:
+    latencies = [x for r in results for x in r["latencies"]]  # type: ignore[attr-defined]
+    flagged = [x for r in results for x in r["latencies"][0::2]]  # type: ignore[index]
+    clean = [x for r in results for x in r["latencies"][1::2]]  # type: ignore[index]
+    hovers = [x for r in results for x in r["hovers"]]  # type: ignore[attr-defined]
+    firsts = [r["first"] for r in results]
+    print(f"{name}: debounce {results[0]['debounce']:.2f} s (included below)")
+    print(f"  open -> first diagnostics (cold project index): {', '.join(f'{x:.2f}' for x in firsts)} s")  # type: ignore[str-format]
+    print(f"  edit -> diagnostics over {len(latencies)} edits: min {min(latencies):.2f} s, "
+          f"median {statistics.median(latencies):.2f} s, max {max(latencies):.2f} s "
+          f"(median {statistics.median(flagged):.2f} s with a finding, "
+          f"{statistics.median(clean) if clean else float('nan'):.2f} s without)")
+    if hovers:
+        print(f"  hover during a check ({len(hovers)} of {len(latencies)}): "
+              f"median {statistics.median(hovers) * 1000:.0f} ms, max {max(hovers) * 1000:.0f} ms")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=3000)
     parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--baseline", help="a checkout of another commit whose server to compare with")
+    parser.add_argument("--rounds", type=int, default=1, help="sessions per server (taking turns)")
     args = parser.parse_args()
-    result = asyncio.run(measure(args.lines, args.edits))
-    latencies: list[float] = result["latencies"]  # type: ignore[assignment]
-    flagged, clean = latencies[0::2], latencies[1::2]
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    print(f"file: {result['lines']} lines; debounce {DEBOUNCE_S:.2f} s (included below)")
-    print(f"open -> first diagnostics (cold project index): {result['first']:.2f} s")
-    print(f"edit -> diagnostics over {len(latencies)} edits: min {min(latencies):.2f} s, "
-          f"median {statistics.median(latencies):.2f} s, max {max(latencies):.2f} s "
-          f"(median {statistics.median(flagged):.2f} s with a finding, "
-          f"{statistics.median(clean) if clean else float('nan'):.2f} s without)")
-    hovers: list[float] = result["hovers"]  # type: ignore[assignment]
-    if hovers:
-        print(f"hover during a check ({len(hovers)} of {len(latencies)}): "
-              f"median {statistics.median(hovers) * 1000:.0f} ms, max {max(hovers) * 1000:.0f} ms")
-    parts = ", ".join(f"{key} {seconds:.2f} s" for key, seconds in breakdown(args.lines).items())
-    print(f"one re-check in-process (median): {parts}")
+    servers = {"this tree": None, **({f"baseline {args.baseline}": args.baseline} if args.baseline else {})}
+    results: dict[str, list[dict[str, object]]] = {name: [] for name in servers}
+    for _ in range(args.rounds):
+        for name, path in servers.items():
+            results[name].append(asyncio.run(measure(args.lines, args.edits, path)))
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average before the end {os.getloadavg()[0]:.1f}")
+    print(f"file: {results['this tree'][0]['lines']} lines")
+    for name in servers:
+        report(name, results[name])
+    parts = ", ".join(f"{key} {seconds:.3f} s" for key, seconds in breakdown(args.lines).items())
+    print(f"one re-check in-process, this tree (median): {parts}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ project (breaklint/workspace.py keeps its index warm) -> Diagnostics (breaklint/
 
 - Diagnostics are pushed on open, on change (debounced) and on save, with the document version
   they were computed from; unsaved buffers are linted from their text, never from disk, and every
-  open buffer stands in for its file when the project is indexed.
+  open buffer stands in for its file when the project is indexed. An edit parses again only the
+  top-level statements it touched (breaklint/reparse.py).
 - A change to another file on disk, or to pyproject.toml, re-lints the open documents.
 - Hover on a finding shows its rule's docs; a quick fix inserts `# breaklint: ignore[CODE]`.
 - Checks run one at a time on a worker thread, so hover and code actions answer meanwhile.
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import logging
 import os
 import re
+import sys
 import tokenize
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -27,8 +30,10 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import default_converter
+from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from . import __version__
@@ -223,6 +228,7 @@ class Linter:
                 self.published[uri] = diagnostics
                 self.server.text_document_publish_diagnostics(
                     types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
+            await self._run(self._prepare, root, [path for _, path, _, _ in entries])
 
     def _check(
         self, root: Path, targets: list[Path], buffers: dict[Path, str]
@@ -234,6 +240,12 @@ class Linter:
             project, error = load_project(root)
             self.projects[root] = project
         return project.check(targets, buffers), error
+
+    def _prepare(self, root: Path, targets: list[Path]) -> None:
+        """On the worker thread, after publishing: ready the next edit of these files."""
+        project = self.projects.get(root)
+        if project is not None:
+            project.prepare(targets)
 
     async def files_changed(self, paths: list[Path]) -> None:
         await self._run(self._invalidate, paths)
@@ -316,8 +328,68 @@ class Linter:
         return actions
 
 
+# --- the protocol: pygls's, answering what it only logs ----------------------------------------
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600  # JSON-RPC 2.0, section 5.1
+
+
+@dataclass(frozen=True)
+class _Malformed:
+    """A request whose params do not fit its method: answered with the error, never handled."""
+
+    id: int | str | None
+    error: JsonRpcException
+
+
+class _Protocol(LanguageServerProtocol):
+    """JSON-RPC 2.0 wants an error response where pygls 2.1 only shows the client a message: a
+    request whose params do not fit gets -32602 (invalid params) with its id; a body that is
+    JSON but not a message object, -32600 (invalid request); one that is not JSON, -32700
+    (parse error), those two with id null. And `exit` without `shutdown` ends the process with
+    code 1, as the LSP says: pygls raises SystemExit(1) inside its event loop, where it is lost."""
+
+    exit_code = 0
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if isinstance(data.get("method"), str) and "id" in data:
+                return _Malformed(_request_id(data["id"]), error)
+            raise  # a notification: nothing to answer, pygls tells the user
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, _Malformed):
+            self.send_error(message.id, message.error.code, message.error.message)
+        elif getattr(message, "jsonrpc", None) is None:  # a list, a number, an object without "jsonrpc"
+            ident = _request_id(message.get("id")) if isinstance(message, dict) else None
+            self.send_error(ident, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message object")
+        else:
+            super().handle_message(message)
+
+    def send_error(self, ident: int | str | None, code: int, message: str) -> None:
+        self._send_data({"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}})
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Any:
+        self.exit_code = 0 if self._shutdown else 1
+        yield from super().lsp_exit(*args)
+
+
+def _request_id(value: object) -> int | str | None:
+    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+
+
+class _Server(LanguageServer):
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)):  # the body is not JSON
+            self.protocol.send_error(None, PARSE_ERROR, f"Parse error: {error}")  # type: ignore[attr-defined]
+        else:
+            super().report_server_error(error, source)
+
+
 def build_server() -> LanguageServer:
-    server = LanguageServer("breaklint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+    server = _Server("breaklint", __version__, protocol_cls=_Protocol,
+                     text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     linter = Linter(server)
 
     @server.feature(types.INITIALIZED)
@@ -377,4 +449,6 @@ def build_server() -> LanguageServer:
 
 def serve() -> None:
     logging.basicConfig(level=logging.WARNING)  # stderr: stdout carries the protocol
-    build_server().start_io()
+    server = build_server()
+    server.start_io()
+    sys.exit(server.protocol.exit_code)  # type: ignore[attr-defined]

@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .config import Config, ConfigError, find_pyproject, load_config
-from .engine import Engine, attach_def_starts, parse_file
+from .engine import Engine, parse_file
 from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path
 from .finding import Finding, Span
-from .prepass import summarize
-from .project import ModuleIndex, build_module_index
+from .project import ModuleIndex, module_name_for
 from .registry import RuleSet
+from .reindex import Added, build_index
+from .reparse import Lines, Parse, reparse, summary_lines
+from .source import ParsedFile
 
 PYPROJECT = "pyproject.toml"
 
@@ -30,6 +32,8 @@ class _Indexed:
 
     source: tuple[int, int] | str
     result: ModuleIndex | ReadProblem
+    parse: Parse | None = None  # a buffer's last parse that succeeded: the next edit starts from it
+    added: Sequence[Added] = ()  # what each of that parse's statements added to the index (reindex.py)
 
 
 class Project:
@@ -70,6 +74,14 @@ class Project:
                 findings[target].append(rule.make_finding(display_path(target, self.root), span, problem.message))
         return findings
 
+    def prepare(self, paths: Iterable[Path]) -> None:
+        """Ready the next edit of these buffers, while the editor is idle: where each top-level
+        statement starts (reparse.py) costs a pass over the whole tree once after a full parse."""
+        for path in paths:
+            entry = self._index.get(path)
+            if entry is not None and entry.parse is not None:
+                entry.parse.starts()
+
     def _discover(self) -> list[Path]:
         if self._files is None:
             exclude = (*(self.config.exclude or DEFAULT_EXCLUDE), *self.config.extend_exclude)
@@ -89,19 +101,57 @@ class Project:
         cached = self._index.get(path)
         if cached is not None and cached.source == source:
             return cached.result
-        parsed = parse_file(path, self.root, buffer)
-        if isinstance(parsed, ReadProblem):
-            result: ModuleIndex | ReadProblem = parsed
-        else:
-            result = build_module_index(parsed)
-            try:
-                summary = summarize(parsed.text, parsed.module_name, parsed.is_package)
-            except (SyntaxError, RecursionError, MemoryError, ValueError):
-                pass  # libcst took what Python's parser refuses (deep nesting): whole-file positions
-            else:
-                attach_def_starts(parsed, result, summary)
-        self._index[path] = _Indexed(source, result)
+        base = cached.parse if cached is not None and buffer is not None else None
+        added = cached.added if cached is not None and buffer is not None else ()
+        try:
+            result, parse, added = self._build(path, buffer, base, added)
+        except BaseException:
+            self._index.pop(path, None)  # reindex.py may have re-pointed some of its index: drop it all
+            raise
+        self._index[path] = _Indexed(source, result, parse if parse is not None else base, added)
         return result
+
+    def _build(self, path: Path, buffer: str | None, base: Parse | None,
+               added: Sequence[Added]) -> tuple[ModuleIndex | ReadProblem, Parse | None, Sequence[Added]]:
+        """A file's index, and (for a buffer) what the next edit starts from: an edit parses
+        again only the statements it touched (reparse.py), else the whole text, and indexes
+        again only the statements that are new or whose imports changed (reindex.py)."""
+        module = module_name_for(path)
+        parse = reparse(base, buffer, module) if base is not None and buffer is not None else None
+        if parse is None:
+            where = _unencodable(buffer) if buffer is not None else None
+            if where is not None:
+                return ReadProblem("BL002", "text is not valid Unicode: a lone surrogate", *where), None, added
+            parsed = parse_file(path, self.root, buffer, module)
+            if isinstance(parsed, ReadProblem):
+                return parsed, None, added
+            parse = Parse(parsed.text, parsed.tree, summary_lines(parsed.text, module))
+        parsed = ParsedFile(path, display_path(path, self.root), *module, parse.text, parse.tree)
+        result, added = build_index(parsed, added)
+        if parse.lines is not None:
+            attach_lines(parsed, result, parse.lines)
+        return (result, parse, added) if buffer is not None else (result, None, ())
+
+
+def attach_lines(parsed: ParsedFile, module: ModuleIndex, lines: Lines) -> None:
+    """engine.attach_def_starts, from the lines alone: where each def starts (positions are
+    then resolved per function) and each compile site is."""
+    if len(lines.defs) == len(module.defined):
+        parsed.starts = {fn.node: line for fn, line in zip(module.defined, lines.defs)}
+    if len(lines.sites) == len(module.compile_sites):
+        module.compile_sites[:] = [site if site.line else replace(site, line=line)
+                                   for site, line in zip(module.compile_sites, lines.sites)]
+
+
+def _unencodable(text: str) -> tuple[int, int] | None:
+    """Where a lone surrogate is (1-based line and column): a buffer may hold one (JSON can
+    carry `\\ud800`), a file never does, and libcst cannot take it."""
+    try:
+        text.encode("utf-8")
+        return None
+    except UnicodeEncodeError as error:
+        before = text[: error.start]
+        return before.count("\n") + 1, error.start - (before.rfind("\n") + 1) + 1
 
 
 def load_project(root: Path) -> tuple[Project, str | None]:

@@ -4,7 +4,9 @@ change, save, hover, code action, refresh on other files and on pyproject.toml, 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -64,6 +66,17 @@ class Client(LanguageClient):
         def found() -> types.PublishDiagnosticsParams | None:
             later = self.diagnostics.get(uri, [])[since:]
             return next((p for p in later if [d.code for d in p.diagnostics] == codes), None)
+
+        async with self.arrived:
+            await asyncio.wait_for(self.arrived.wait_for(lambda: found() is not None), TIMEOUT)
+            result = found()
+            assert result is not None
+            return result
+
+    async def wait_until_version(self, uri: str, version: int) -> types.PublishDiagnosticsParams:
+        """The publication for `uri` computed from `version`."""
+        def found() -> types.PublishDiagnosticsParams | None:
+            return next((p for p in self.diagnostics.get(uri, []) if p.version == version), None)
 
         async with self.arrived:
             await asyncio.wait_for(self.arrived.wait_for(lambda: found() is not None), TIMEOUT)
@@ -269,5 +282,45 @@ def test_refresh_on_other_files_and_pyproject(project: Path) -> None:
         assert (project / "train.py").read_text(encoding="utf-8") == TRAIN_EAGER  # disk untouched
 
         await stop(client)
+
+    run(session())
+
+
+def test_diagnostics_after_edits_are_check_format_lsp(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Over stdio, edit after edit (reparsed statement by statement in the server), the
+    published diagnostics are exactly what `breaklint check --format lsp` prints for that text."""
+    layers = (project / "layers.py").as_uri()
+    disk = tmp_path_factory.mktemp("disk")
+    for name in ("pyproject.toml", "train.py"):
+        (disk / name).write_text((project / name).read_text(encoding="utf-8"), encoding="utf-8")
+    extra = "\n\nclass Other(nn.Module):\n    def forward(self, x):\n        return x\n"
+    texts = [
+        LAYERS + extra,
+        (LAYERS + extra).replace("        return x\n", "        print(x)\n        return x.tolist()\n"),
+        (LAYERS_CLEAN + extra).replace("        return x\n", "        return x.tolist()\n"),
+        (LAYERS_CLEAN + extra).replace("        return x\n", "        return x.tolist(\n"),  # a syntax error
+        (LAYERS_CLEAN + extra).replace("        return x\n", "        if x.sum() > 0:\n            x = -x\n"
+                                       "        return x  # breaklint: ignore[BL101]\n"),
+    ]
+
+    async def session() -> None:
+        client = await start(project)
+        open_doc(client, layers, LAYERS)
+        await client.wait_for(layers, 1)
+        seen: list[set[str]] = []
+        for version, text in enumerate(texts, start=2):
+            await asyncio.sleep(0.3)  # a pause between edits: each is checked
+            change(client, layers, version, text)
+            published = await client.wait_until_version(layers, version)
+            (disk / "layers.py").write_text(text, encoding="utf-8")
+            cli = subprocess.run([sys.executable, "-m", "breaklint", "check", ".", "--format", "lsp",
+                                  "--no-cache"], cwd=disk, capture_output=True, text=True, timeout=120)
+            assert cli.returncode in (0, 1), cli.stderr
+            expected = json.loads(cli.stdout).get((disk / "layers.py").as_uri(), [])
+            got = [client.protocol._converter.unstructure(d) for d in published.diagnostics]
+            assert got == expected, text
+            seen.append({d["code"] for d in expected})
+        await stop(client)
+        assert {"BL001"} in seen and {"BL101"} in seen and set() in seen  # the edits changed the findings
 
     run(session())
