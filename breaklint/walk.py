@@ -36,7 +36,8 @@ def child_fields(kind: type) -> tuple[str, ...]:
 
 
 def is_trivia(kind: type) -> bool:
-    return kind.__module__ in _TRIVIA_MODULES or kind in _TRIVIA_TOKENS
+    # `import *` lives beside the operators but means something: it is content.
+    return (kind.__module__ in _TRIVIA_MODULES or kind in _TRIVIA_TOKENS) and kind is not cst.ImportStar
 
 
 @lru_cache(maxsize=None)
