@@ -6,6 +6,7 @@ import codecs
 import fnmatch
 import io
 import os
+import re
 import stat
 import tokenize
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ DEFAULT_EXCLUDE = (
 )
 SUFFIXES = (".py", ".pyi")
 MAX_BYTES = 8 * 1024 * 1024  # a generated 8 MiB module is not source anyone edits
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class ReadProblem:
     message: str
     line: int = 1
     col: int = 1
+    details: str = ""  # shown with --verbose (an internal error's traceback)
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -130,7 +133,6 @@ def decode_source(data: bytes) -> str | ReadProblem:
 def _error_position(data: bytes, error: Exception) -> tuple[int, int]:
     if isinstance(error, UnicodeDecodeError):
         before = data[: error.start]
-        line = before.count(b"\n") + 1
-        col = len(before) - (before.rfind(b"\n") + 1) + 1
-        return line, col
+        ends = [m.end() for m in _LINE_END.finditer(before)]  # Python's line ends: CRLF, LF, CR
+        return len(ends) + 1, len(before) - (ends[-1] if ends else 0) + 1
     return 1, 1

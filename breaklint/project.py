@@ -107,6 +107,10 @@ class FunctionInfo:
         return id(self)
 
 
+# What an expression the pre-pass kept but libcst cannot read stands for: a name nothing binds.
+UNREADABLE = "__breaklint_unreadable__"
+
+
 class Fragment:
     """An expression kept as source text (by the pre-pass) and parsed by libcst when read."""
 
@@ -119,7 +123,10 @@ class Fragment:
     @property
     def node(self) -> cst.BaseExpression:
         if self._node is None:
-            self._node = parse_fragment(self.text)
+            try:
+                self._node = parse_fragment(self.text)
+            except Exception:  # a bad slice of the pre-pass must not end region computation for all
+                self._node = cst.Name(UNREADABLE)
         return self._node
 
 

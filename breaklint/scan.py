@@ -10,10 +10,12 @@ from __future__ import annotations
 import hashlib
 import pickle
 import re
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 from .files import ReadProblem, decode_source, read_capped
+from .recursion import with_room
 from .summary import ModuleSummary
 
 # A suppression comment needs one of these words (suppress.py's patterns are case-insensitive).
@@ -52,17 +54,15 @@ def read_bytes(path: Path) -> bytes | ReadProblem:
 
 def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> FileFacts:
     """Facts of decoded text (a file's, or an editor buffer's)."""
-    from .prepass import summarize  # the ast walker; imported here so workers import it once
-
     maybe_suppressed = _MAYBE_SUPPRESSION.search(text) is not None
     try:
-        summary = summarize(text, module_name, is_package)
-    except (SyntaxError, RecursionError, MemoryError, ValueError):
-        # libcst decides what a syntax error is (and reads newer syntax than this Python's ast).
-        summary_or_problem = _from_libcst(text, module_name, is_package)
-        if isinstance(summary_or_problem, ReadProblem):
-            return FileFacts(digest, summary_or_problem, b"", "", False, False, maybe_suppressed, len(text))
-        summary = summary_or_problem
+        summary = _summary(text, module_name, is_package)
+    except Exception as error:  # a bug of ours on this one file: BL005 for it, the others go on
+        summary = ReadProblem("BL005", f"internal error while indexing this file: {type(error).__name__}: {error}",
+                              details="".join(traceback.format_exception(error)))
+        digest = ""  # never cached: the next run tries again
+    if isinstance(summary, ReadProblem):
+        return FileFacts(digest, summary, b"", "", False, False, maybe_suppressed, len(text))
     blob = pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
     entry = bool(summary.compile_sites) or any(
         fn.name == "forward" and fn.class_index >= 0 for fn in summary.functions
@@ -71,6 +71,83 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
                      summary.has_functions, entry, maybe_suppressed, len(text),
                      frozenset(f.qualname for f in summary.functions), frozenset(c.qualname for c in summary.classes),
                      bool(summary.compile_sites))
+
+
+def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
+    """The summary from `ast`; what Python's parser refuses goes to libcst, which reads newer
+    syntax than the running Python's — except nesting too deep for Python (libcst's native
+    parser can overflow its stack on it, or take seconds): that is a syntax error everywhere."""
+    from .prepass import parse, summarize  # the ast walker; imported here so workers import it once
+
+    try:
+        tree = parse(text)
+    except SyntaxError as error:
+        if python_error_is_final(error):
+            return syntax_error(text, error)
+        found = _from_libcst(text, module_name, is_package)
+        if isinstance(found, ReadProblem) and found.code == "BL001":
+            return syntax_error(text, error)  # both refuse it: Python's message, at Python's position
+        return found
+    except (RecursionError, MemoryError):  # Python's parser gave up (and says nothing of where)
+        return ReadProblem("BL001", "syntax error: expression nested too deeply for Python's parser",
+                           *densest_line(text))
+    except ValueError:  # e.g. NUL bytes (files.py refuses those before): libcst decides
+        return _from_libcst(text, module_name, is_package)
+    try:
+        try:
+            return summarize(text, module_name, is_package, tree)
+        except RecursionError:  # Python parsed it: it is deep, not wrong
+            return with_room(lambda: summarize(text, module_name, is_package, tree))
+    except (ValueError, MemoryError, RecursionError):
+        return _from_libcst(text, module_name, is_package)  # the reference indexer
+
+
+def python_error_is_final(error: SyntaxError) -> bool:
+    """Errors of Python's tokenizer about depth: no Python accepts such a file."""
+    message = error.msg or ""
+    return message in _TOO_DEEP or "nested too deeply" in message
+
+
+_TOO_DEEP = {"too many nested parentheses", "too many levels of indentation"}
+
+
+def syntax_error(text: str, error: SyntaxError) -> ReadProblem:
+    """BL001 where Python says, moved inside the text where Python points past its end."""
+    line, col = clamp(text, error.lineno or 1, error.offset or 1)
+    return ReadProblem("BL001", f"syntax error: {error.msg}", line, col)
+
+
+def clamp(text: str, line: int, col: int) -> tuple[int, int]:
+    """(line, col), 1-based, moved onto the nearest place in `text` (lines end as Python's do)."""
+    lines = _LINE_END.split(text)
+    line = min(max(line, 1), len(lines))
+    return line, min(max(col, 1), len(lines[line - 1]) + 1)
+
+
+def densest_line(text: str) -> tuple[int, int]:
+    """Where an expression too deep for Python's parser most likely is, as it does not say: the
+    first token of the logical line with the most tokens."""
+    import io
+    import tokenize
+
+    best, where = 0, (1, 0)
+    count, start = 0, None
+    skip = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if start is not None and count > best:
+                    best, where = count, start
+                count, start = 0, None
+            elif token.type not in skip:
+                count += 1
+                start = start or token.start
+    except (tokenize.TokenError, SyntaxError):
+        pass  # what was counted so far stands
+    return clamp(text, where[0], where[1] + 1)
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def scan_bytes(data: bytes | ReadProblem, module_name: str, is_package: bool) -> FileFacts:
@@ -88,7 +165,13 @@ def _from_libcst(text: str, module_name: str, is_package: bool) -> ModuleSummary
     from .prepass import summary_from_index
     from .project import build_module_index
 
-    parsed = parse_file(Path(module_name), Path("."), text, module=(module_name, is_package))
-    if isinstance(parsed, ReadProblem):
-        return parsed
-    return summary_from_index(build_module_index(parsed))
+    def summary() -> ModuleSummary | ReadProblem:
+        parsed = parse_file(Path(module_name), Path("."), text, module=(module_name, is_package))
+        if isinstance(parsed, ReadProblem):
+            return parsed
+        return summary_from_index(build_module_index(parsed))
+
+    try:
+        return summary()
+    except RecursionError:
+        return with_room(summary)
