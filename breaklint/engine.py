@@ -42,7 +42,7 @@ from .regions import compute_regions, find_entry_points
 from .registry import RuleSet
 from .rule import FileContext, Rule
 from .recursion import with_room
-from .scan import FileFacts, clamp, content_digest, read_bytes, scan_bytes, scan_text
+from .scan import FileFacts, clamp, content_digest, python_verdict, read_bytes, scan_bytes, scan_text
 from .shallow import Fragments, shallow_module
 from .source import ParsedFile
 from .summary import ModuleSummary
@@ -64,18 +64,28 @@ def parse_file(path: Path, root: Path, text: str | None = None,
     try:
         try:
             tree = cst.parse_module(text)
-        except RecursionError:  # deep, not wrong: Python's parser said so before (scan.py)
-            tree = with_room(lambda: cst.parse_module(text))
+        except RecursionError:  # a deep tree, not a wrong one: again, with room to recurse
+            tree = with_room(lambda: cst.parse_module(text))  # type: ignore[arg-type]
     except (KeyboardInterrupt, SystemExit, UnicodeError):
         raise  # text that is not Unicode (a lone surrogate, from an editor): the language server's to refuse
     except cst.ParserSyntaxError as error:
-        return ReadProblem("BL001", f"syntax error: {error.message}", *clamp(text, error.raw_line, error.raw_column + 1))
+        where = clamp(text, error.raw_line, error.raw_column + 1)  # libcst can point past the end of a line
+        return ReadProblem("BL001", f"syntax error: {error.message}", *where)
     except RecursionError:
         return ReadProblem("BL001", "syntax error: expression nested too deeply to parse")
     except BaseException as error:  # CSTValidationError, a panic of the native parser (a BaseException)
         return ReadProblem("BL001", f"syntax error: libcst cannot read this file: {type(error).__name__}: {error}")
     module_name, is_package = module if module is not None else module_name_for(path)
     return ParsedFile(path, display_path(path, root), module_name, is_package, text, tree)
+
+
+def _parse_checked(path: Path, shown_from: Path, text: str) -> ParsedFile | ReadProblem:
+    """parse_file after Python's parser, as the pre-pass does (scan.py): for the reference pipeline."""
+    verdict = python_verdict(text)
+    if verdict.final:
+        return verdict.problem  # type: ignore[return-value]
+    parsed = parse_file(path, shown_from, text)
+    return parsed if verdict.tree is not None else verdict.judge(parsed)
 
 
 class _Dispatcher(cst.CSTVisitor):
@@ -233,7 +243,10 @@ class Engine:
         findings = [self._problem(display_path(p, shown_from), problem) for p, problem in problems]
         parsed: list[ParsedFile] = []
         for path in files:
-            result = parse_file(path, shown_from, overlays.get(path))
+            text = overlays.get(path)
+            if text is None:
+                text = read_source(path)
+            result = text if isinstance(text, ReadProblem) else _parse_checked(path, shown_from, text)
             if isinstance(result, ReadProblem):
                 findings.append(self._problem(display_path(path, shown_from), result))
             else:
@@ -541,8 +554,8 @@ class _Run:
         """A module that defines nothing, for a file the pre-pass read but libcst cannot parse:
         as in the reference pipeline, where such a file is not in the project at all."""
         source = self.sources[index]
-        empty = ParsedFile(source.path, source.display, source.module_name, source.is_package, "", cst.Module(body=[]))
-        return build_module_index(empty)
+        return build_module_index(ParsedFile(source.path, source.display, source.module_name, source.is_package,
+                                             "", cst.Module(body=[])))
 
     def _text(self, index: int) -> str | ReadProblem:
         """The file's text as the pre-pass read it (an overlay's text as given)."""

@@ -7,17 +7,20 @@ cached by content hash and computed in worker processes. The summary travels pic
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import pickle
 import re
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple, TypeVar
 
 from .files import ReadProblem, decode_source, read_capped
 from .recursion import with_room
 from .summary import ModuleSummary
 
+T = TypeVar("T")
 # A suppression comment needs one of these words (suppress.py's patterns are case-insensitive).
 _MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
 
@@ -73,26 +76,47 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
                      bool(summary.compile_sites))
 
 
-def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
-    """The summary from `ast`; what Python's parser refuses goes to libcst, which reads newer
-    syntax than the running Python's — except nesting too deep for Python (libcst's native
-    parser can overflow its stack on it, or take seconds): that is a syntax error everywhere."""
-    from .prepass import parse, summarize  # the ast walker; imported here so workers import it once
+class PythonVerdict(NamedTuple):
+    """What Python's own parser says of a text, asked first (it is the language's definition)."""
+
+    tree: ast.Module | None  # None: it refused the text
+    problem: ReadProblem | None  # its BL001, at its position, when it refused
+    final: bool  # no parser is to try after it: nesting too deep for any Python (libcst's
+    # native parser can overflow its stack on such text, or take seconds)
+
+    def judge(self, found: T) -> T | ReadProblem:
+        """libcst's result for text Python refused: libcst reads newer syntax than this
+        Python's, but when it refuses the text too, Python's message and position stand."""
+        if isinstance(found, ReadProblem) and found.code == "BL001" and self.problem is not None:
+            return self.problem
+        return found
+
+
+def python_verdict(text: str) -> PythonVerdict:
+    from .prepass import parse  # imported here so workers import it once
 
     try:
-        tree = parse(text)
+        return PythonVerdict(parse(text), None, False)
     except SyntaxError as error:
-        if python_error_is_final(error):
-            return syntax_error(text, error)
-        found = _from_libcst(text, module_name, is_package)
-        if isinstance(found, ReadProblem) and found.code == "BL001":
-            return syntax_error(text, error)  # both refuse it: Python's message, at Python's position
-        return found
-    except (RecursionError, MemoryError):  # Python's parser gave up (and says nothing of where)
-        return ReadProblem("BL001", "syntax error: expression nested too deeply for Python's parser",
-                           *densest_line(text))
+        return PythonVerdict(None, syntax_error(text, error), python_error_is_final(error))
+    except (RecursionError, MemoryError):  # Python's parser gave up, and says nothing of where
+        problem = ReadProblem("BL001", "syntax error: expression nested too deeply for Python's parser",
+                              *densest_line(text))
+        return PythonVerdict(None, problem, True)
     except ValueError:  # e.g. NUL bytes (files.py refuses those before): libcst decides
-        return _from_libcst(text, module_name, is_package)
+        return PythonVerdict(None, None, False)
+
+
+def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
+    """The summary from `ast`, or from libcst for what Python's parser refuses (see above)."""
+    from .prepass import summarize
+
+    verdict = python_verdict(text)
+    tree = verdict.tree
+    if tree is None:
+        if verdict.final:
+            return verdict.problem  # type: ignore[return-value]
+        return verdict.judge(_from_libcst(text, module_name, is_package))
     try:
         try:
             return summarize(text, module_name, is_package, tree)
