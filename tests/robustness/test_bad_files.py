@@ -269,6 +269,25 @@ def test_file_changing_while_it_is_checked(tree: Path, monkeypatch: pytest.Monke
     assert "BL005" not in {f.code for f in result.findings}
 
 
+def test_unreadable_file_even_as_root(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/test_bad_input.py chmods a file, which root (CI's containers) reads anyway: here
+    opening it fails as it would for anyone else."""
+    (tree / "locked.py").write_text(BAD, encoding="utf-8")
+    real_open = Path.open
+
+    def refuse(self: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if self.name == "locked.py":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", refuse)
+    result = check([tree], root=tree)
+    found = by_path(result.findings)
+    assert found == {"good.py": GOOD, "locked.py": [("BL003", 1, 1)]}
+    assert "Permission denied" in next(f.message for f in result.findings if f.path == "locked.py")
+    assert exit_status(result) == 1
+
+
 def test_fifo_is_skipped_not_waited_for(tree: Path) -> None:
     os.mkfifo(tree / "pipe.py")
     run = run_cli(["check", "--no-cache", "--format", "json", "."], cwd=tree, timeout=6)
