@@ -266,6 +266,7 @@ def test_file_changing_while_it_is_checked(tree: Path, monkeypatch: pytest.Monke
     assert found["good.py"] == GOOD
     for name in ("shrinks.py", "goes.py"):
         assert {c for c, _, _ in found[name]} <= {"BL101", "BL001", "BL003"}, found[name]
+        assert found[name] == GOOD, found[name]  # what the pre-pass read is what is checked
     assert "BL005" not in {f.code for f in result.findings}
 
 
