@@ -21,6 +21,7 @@ DEFAULT_EXCLUDE = (
 SUFFIXES = (".py", ".pyi")
 MAX_BYTES = 8 * 1024 * 1024  # a generated 8 MiB module is not source anyone edits
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+_TEXT_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,14 @@ def decode_source(data: bytes) -> str | ReadProblem:
     except (LookupError, UnicodeDecodeError) as error:
         line, col = _error_position(data, error)
         return ReadProblem("BL002", f"file is not valid {encoding}: {error}", line, col)
+    if encoding not in ("utf-8", "utf-8-sig"):  # UTF-8 never decodes to a lone surrogate; others can
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:  # e.g. raw_unicode_escape and "\ud800": no parser takes it
+            before = text[: error.start]
+            ends = [m.end() for m in _TEXT_LINE_END.finditer(before)]
+            return ReadProblem("BL002", f"file decoded as {encoding} is not valid Unicode: {error.reason}",
+                               len(ends) + 1, len(before) - (ends[-1] if ends else 0) + 1)
     return text[1:] if text.startswith("\ufeff") else text
 
 

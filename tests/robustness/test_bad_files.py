@@ -122,6 +122,16 @@ def test_encoding_declarations(tree: Path) -> None:
     assert status == 1
 
 
+def test_an_encoding_that_decodes_to_a_lone_surrogate(tree: Path) -> None:
+    """`raw_unicode_escape` turns the six characters `\\ud800` into a lone surrogate, which no
+    parser can encode (Python's refuses the file too): BL002 at the escape, not a crash."""
+    (tree / "escaped.py").write_bytes(b"# coding: raw_unicode_escape\nimport torch\n\n@torch.compile\n"
+                                      b"def f(x):\n    s = '\\ud800'\n    return x.sum().item()\n")
+    found, status = checked(tree)
+    assert found["escaped.py"] == [("BL002", 6, 10)]
+    assert status == 1
+
+
 def test_odd_but_valid_text(tree: Path) -> None:
     """Only a BOM, only comments, a form feed, CRLF line ends, a file without a final newline:
     all valid Python; the CRLF file's finding is where an editor shows it."""
