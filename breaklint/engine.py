@@ -41,7 +41,7 @@ from .project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, Pend
 from .regions import compute_regions, find_entry_points
 from .registry import RuleSet
 from .rule import FileContext, Rule
-from .recursion import with_room
+from .recursion import parse_safely, with_room
 from .scan import FileFacts, clamp, content_digest, python_verdict, read_bytes, scan_bytes, scan_text
 from .shallow import Fragments, shallow_module
 from .source import ParsedFile
@@ -63,7 +63,7 @@ def parse_file(path: Path, root: Path, text: str | None = None,
         return text
     try:
         try:
-            tree = cst.parse_module(text)
+            tree = parse_safely(cst.parse_module, text)
         except RecursionError:  # a deep tree, not a wrong one: again, with room to recurse
             tree = with_room(lambda: cst.parse_module(text))  # type: ignore[arg-type]
     except (KeyboardInterrupt, SystemExit, UnicodeError):

@@ -16,6 +16,7 @@ import libcst as cst
 from .lazy import parse_fragment
 from .names import ImportTable, dotted
 from .patterns import untraced_blocks
+from .recursion import parse_safely
 from .source import ParsedFile
 from .walk import visit
 
@@ -124,7 +125,7 @@ class Fragment:
     def node(self) -> cst.BaseExpression:
         if self._node is None:
             try:
-                self._node = parse_fragment(self.text)
+                self._node = parse_safely(parse_fragment, self.text)
             except Exception:  # a bad slice of the pre-pass must not end region computation for all
                 self._node = cst.Name(UNREADABLE)
         return self._node

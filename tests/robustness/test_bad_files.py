@@ -215,6 +215,27 @@ def test_deeply_nested_expression(tree: Path, kind: str) -> None:
     assert run.returncode == 1
 
 
+def _small_stack() -> None:
+    resource.setrlimit(resource.RLIMIT_STACK, (1024 * 1024, 1024 * 1024))
+
+
+def test_flat_to_python_but_deep_to_libcst(tree: Path) -> None:
+    """`x and x and ...` is one BoolOp to Python's parser and 2,500 nested BooleanOperations to
+    libcst, whose native parser overflowed a 1 MiB stack with it (SIGSEGV; on the usual 8 MiB
+    from about 7,000 terms). Checked as usual, in the main process (one job)."""
+    chain = " and ".join(["x"] * 2_500)
+    (tree / "deep.py").write_text(
+        f"import torch\n\n@torch.compile\ndef f(x, g):\n    y = {chain}\n    return x.sum().item()\n",
+        encoding="utf-8")
+    run = run_cli(["check", "--no-cache", "--format", "json", "--jobs", "1", "."], cwd=tree, timeout=60,
+                  preexec_fn=_small_stack)
+    assert_no_crash(run)
+    found = run.found()
+    assert {("good.py", "BL101", 5, 12), ("deep.py", "BL101", 6, 12)} <= found
+    assert not {code for path, code, _, _ in found if path == "deep.py"} & {"BL001", "BL005"}
+    assert run.returncode == 1
+
+
 # --- the file system -----------------------------------------------------------------------------
 def test_symlink_loops(tree: Path) -> None:
     (tree / "loop_a.py").symlink_to(tree / "loop_b.py")
