@@ -81,8 +81,8 @@ class PythonVerdict(NamedTuple):
 
     tree: ast.Module | None  # None: it refused the text
     problem: ReadProblem | None  # its BL001, at its position, when it refused
-    final: bool  # no parser is to try after it: nesting too deep for any Python (libcst's
-    # native parser can overflow its stack on such text, or take seconds)
+    final: bool  # no parser is to try after it: nesting deeper than Python's parser takes
+    # (libcst would take seconds or minutes on it, if its native parser did not crash)
 
     def judge(self, found: T) -> T | ReadProblem:
         """libcst's result for text Python refused: libcst reads newer syntax than this
@@ -99,8 +99,8 @@ def python_verdict(text: str) -> PythonVerdict:
         return PythonVerdict(parse(text), None, False)
     except SyntaxError as error:
         return PythonVerdict(None, syntax_error(text, error), python_error_is_final(error))
-    except (RecursionError, MemoryError):  # Python's parser gave up, and says nothing of where
-        problem = ReadProblem("BL001", "syntax error: expression nested too deeply for Python's parser",
+    except (RecursionError, MemoryError) as error:  # Python's parser gave up, and says nothing of where
+        problem = ReadProblem("BL001", f"syntax error: nested too deeply for Python's parser ({type(error).__name__})",
                               *densest_line(text))
         return PythonVerdict(None, problem, True)
     except ValueError:  # e.g. NUL bytes (files.py refuses those before): libcst decides
@@ -149,8 +149,8 @@ def clamp(text: str, line: int, col: int) -> tuple[int, int]:
 
 
 def densest_line(text: str) -> tuple[int, int]:
-    """Where an expression too deep for Python's parser most likely is, as it does not say: the
-    first token of the logical line with the most tokens."""
+    """Where code too deep for Python's parser most likely is, as it does not say: the first
+    token of the logical line with the most tokens."""
     import io
     import tokenize
 
