@@ -70,6 +70,8 @@ def test_syntax_error_is_where_python_says(tree: Path, text: str, line: int, col
     assert (error.value.lineno, error.value.offset) == (line, col)
     found, _ = checked(tree)
     assert found["broken.py"] == [("BL001", line, col)]
+    message, = [f.message for f in check([tree / "broken.py"], root=tree).findings]
+    assert message == f"syntax error: {error.value.msg}"  # Python's words too
 
 
 NEW_SYNTAX = '''\
