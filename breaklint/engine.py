@@ -384,12 +384,15 @@ def _scan_crashed(task: tuple[bytes | ReadProblem | str, str, bool, str], why: s
 def _check_task(index: int) -> _Checked:
     """One file's rules. The collector is off while they run (libcst makes millions of objects,
     each automatic pass would walk them all, again and again: a third of the time); what the
-    file left behind is collected once at the end, and what survives is frozen."""
-    try:
-        return _WORKER_RUN[0].check_file(index)
-    finally:
+    previous file left behind is collected before the next one starts, and what survives is
+    frozen. After the last file nothing is collected: a full pass then costs more than the file
+    (a re-check of one file after an edit spent half its time there), and the process ends."""
+    run = _WORKER_RUN[0]
+    if run.checked_here:
         gc.collect()
         gc.freeze()
+    run.checked_here += 1
+    return run.check_file(index)
 
 
 class _Run:
@@ -414,6 +417,7 @@ class _Run:
         self._trees: dict[Path, ModuleIndex] = {}  # see _tree_module
         self.recording = False  # while a file's rules run: what they read of other modules
         self.reads: set[tuple[Path, str]] = set()
+        self.checked_here = 0  # files checked in this process (see _check_task)
 
     def __getstate__(self) -> dict[str, Any]:  # what a spawned worker needs (no cache, no index)
         state = dict(self.__dict__)
@@ -686,7 +690,16 @@ class _Run:
                 by_path[str(source.path)] = facts
         every = _digest(sorted((path, name) for name, items in names.items() for path, _ in items))
 
+        known: dict[str, Any] = {}  # a warm run asks for the same few thousand, tens of thousands of times
+        parts_of: dict[str, dict[str, str]] = {}  # path -> its part digests (scan.part_digests)
+
         def fingerprint(dependency: str) -> Any:
+            found = known.get(dependency, known)
+            if found is known:
+                found = known[dependency] = compute(dependency)
+            return found
+
+        def compute(dependency: str) -> Any:
             if dependency == EVERY_MODULE:
                 return every
             if dependency.startswith(_DEEP):
@@ -704,7 +717,10 @@ class _Run:
                         return "absent"
                 elif kind == "sites" and not facts.has_sites:
                     return "none"
-                return facts.summary_digest
+                parts = parts_of.get(path)
+                if parts is None:
+                    parts = parts_of[path] = dict(facts.parts)
+                return parts.get(what, facts.summary_digest)  # `functions:*`: the whole summary
             return tuple(sorted(path for path, _ in names.get(dependency, ())))
 
         return fingerprint

@@ -46,16 +46,39 @@ def is_excluded(path: Path, root: Path, patterns: Iterable[str], below: Path | N
     """A pattern matches a path component (`build`) or the path relative to the config root
     (`tests/data/*`). Components are only those below `below` (the directory the user named):
     `breaklint check .venv/lib/.../torch` checks torch although `.venv` is excluded."""
-    relative = display_path(path, root)
-    parts = display_path(path, below).split("/") if below is not None else relative.split("/")
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        if "/" in pattern:
-            if fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, pattern + "/*"):
-                return True
-        elif any(fnmatch.fnmatchcase(part, pattern) for part in parts):
+    return Excluder(tuple(patterns), root).excludes(path, below)
+
+
+class Excluder:
+    """is_excluded with its patterns compiled once: discovery asks it for every directory and
+    file of the tree (fnmatch per pattern and component was most of a warm run's discovery)."""
+
+    def __init__(self, patterns: tuple[str, ...], root: Path) -> None:
+        self.root = root
+        stripped = [pattern.rstrip("/") for pattern in patterns]
+        whole = [f"(?:{fnmatch.translate(p)})|(?:{fnmatch.translate(p + '/*')})" for p in stripped if "/" in p]
+        parts = [f"(?:{fnmatch.translate(p)})" for p in stripped if "/" not in p]
+        self._whole = re.compile("|".join(whole)) if whole else None
+        self._part = re.compile("|".join(parts)) if parts else None
+
+    def excludes(self, path: Path, below: Path | None = None) -> bool:
+        relative = display_path(path, self.root)
+        if self._whole is not None and self._whole.match(relative):
             return True
-    return False
+        if self._part is None:
+            return False
+        parts = display_path(path, below).split("/") if below is not None else relative.split("/")
+        return any(self._part.match(part) for part in parts)
+
+    def excludes_name(self, directory_relative: str, name: str) -> bool:
+        """`excludes(directory / name, below)` for a directory already known not to be excluded
+        (its components were checked on the way down): only the name and the whole path are new."""
+        if self._part is not None and self._part.match(name):
+            return True
+        if self._whole is None:
+            return False
+        relative = f"{directory_relative}/{name}" if directory_relative else name
+        return self._whole.match(relative) is not None
 
 
 def discover(
@@ -65,31 +88,33 @@ def discover(
     unless `force_exclude` (the pre-commit case)."""
     found: set[Path] = set()
     problems: list[tuple[Path, ReadProblem]] = []
+    excluder = Excluder(exclude, root)
     for given in paths:
         path = given if given.is_absolute() else Path.cwd() / given
         path = Path(os.path.normpath(path))
         if path.is_dir():
-            found.update(_walk(path, root, exclude, problems))
+            found.update(_walk(path, excluder, problems))
         elif path.exists() or path.is_symlink():
-            if not (force_exclude and is_excluded(path, root, exclude)):
+            if not (force_exclude and excluder.excludes(path)):
                 found.add(path)
         else:
             problems.append((path, ReadProblem("BL003", f"no such file or directory: {given}")))
     return sorted(found), problems
 
 
-def _walk(top: Path, root: Path, exclude: tuple[str, ...], problems: list[tuple[Path, ReadProblem]]) -> Iterator[Path]:
+def _walk(top: Path, excluder: Excluder, problems: list[tuple[Path, ReadProblem]]) -> Iterator[Path]:
     def on_error(error: OSError) -> None:
         problems.append((Path(error.filename or top), ReadProblem("BL003", f"cannot list directory: {error.strerror}")))
 
     for dirpath, dirnames, filenames in os.walk(top, onerror=on_error):  # never follows dir symlinks
         directory = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if not is_excluded(directory / d, root, exclude, top))
+        relative = display_path(directory, excluder.root)
+        if relative == ".":
+            relative = ""
+        dirnames[:] = sorted(d for d in dirnames if not excluder.excludes_name(relative, d))
         for filename in filenames:
-            if filename.endswith(SUFFIXES):
-                path = directory / filename
-                if not is_excluded(path, root, exclude, top):
-                    yield path
+            if filename.endswith(SUFFIXES) and not excluder.excludes_name(relative, filename):
+                yield directory / filename
 
 
 def read_capped(path: Path) -> bytes | ReadProblem:

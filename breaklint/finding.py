@@ -47,6 +47,7 @@ class Region:
     entry: str  # "Net.forward"
     site: str  # "train.py:12", or "assume-forward-compiled", or "config"
     path: tuple[str, ...] = ()  # the call chain from the entry to the function with the finding
+    entry_module: str = ""  # the module that defines the entry (rules read its config and decorators)
 
     def describe(self) -> str:
         return f"`{self.entry}` via {self.site}"

@@ -688,13 +688,17 @@ class ModuleNames:
 
     def __init__(self) -> None:
         self._packages: dict[Path, list[str]] = {}
+        self._resolved: dict[Path, Path] = {}  # a directory as discovered -> as resolved
 
     def __call__(self, path: Path) -> tuple[str, bool]:
         if path.is_symlink():
             return module_name_for(path)
         is_package = path.name == "__init__.py"
         parts = [] if is_package else [path.stem]
-        parts.extend(self._package_parts(path.parent.resolve()))
+        directory = self._resolved.get(path.parent)
+        if directory is None:
+            directory = self._resolved[path.parent] = path.parent.resolve()
+        parts.extend(self._package_parts(directory))
         return ".".join(reversed(parts)) or path.stem, is_package
 
     def _package_parts(self, directory: Path) -> list[str]:

@@ -175,7 +175,8 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
         for entry in batch:
             if entry.function in regions or _disabled(entry.function, recursive_only=True):
                 continue
-            regions[entry.function] = Region(entry.function.qualname, entry.site, (entry.function.qualname,))
+            regions[entry.function] = Region(entry.function.qualname, entry.site, (entry.function.qualname,),
+                                             entry.function.module.name)
             queue.append(entry.function)
         while queue:
             fn = queue.popleft()
@@ -183,7 +184,8 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
             for callee in resolver.callees(fn):
                 if callee in regions or _disabled(callee, recursive_only=True):
                     continue
-                regions[callee] = Region(region.entry, region.site, region.path + (callee.qualname,))
+                regions[callee] = Region(region.entry, region.site, region.path + (callee.qualname,),
+                                         region.entry_module)
                 queue.append(callee)
     # A disabled function itself is never traced, even when it is also an entry; with
     # recursive=False its callees still are (they get frames of their own), so it was walked.

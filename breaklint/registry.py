@@ -73,6 +73,8 @@ class RuleSet:
 
     def for_file(self, path: str) -> tuple[type[Rule], ...]:
         ignored = self._file_ignores(path)
+        if not ignored:  # the common case, asked for every file of the tree
+            return self.enabled
         return tuple(
             rule for rule in self.enabled
             if rule.code in ALWAYS_SHOWN or not any(_matches(rule, s) for s in ignored)

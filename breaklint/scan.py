@@ -8,6 +8,7 @@ cached by content hash and computed in worker processes. The summary travels pic
 from __future__ import annotations
 
 import ast
+import bisect
 import hashlib
 import pickle
 import re
@@ -40,6 +41,10 @@ class FileFacts:
     function_names: frozenset[str] = frozenset()
     class_names: frozenset[str] = frozenset()
     has_sites: bool = False
+    # A digest per part of the index ("imports", "assigns", "sites", "disabled", "defined") and
+    # per definition ("functions:Net.forward", "classes:Net"): a cached result that read one part
+    # of this module stands while that part is unchanged (see part_digests).
+    parts: tuple[tuple[str, str], ...] = ()
 
     def summary(self) -> ModuleSummary:
         return pickle.loads(self.summary_blob)
@@ -73,7 +78,41 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
     return FileFacts(digest, None, blob, hashlib.blake2b(blob, digest_size=16).hexdigest(),
                      summary.has_functions, entry, maybe_suppressed, len(text),
                      frozenset(f.qualname for f in summary.functions), frozenset(c.qualname for c in summary.classes),
-                     bool(summary.compile_sites))
+                     bool(summary.compile_sites), part_digests(summary))
+
+
+def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
+    """What each part of a module's index is made of, digested. A definition's digest covers
+    every definition nested in it and every one it is nested in (a method's class, a nested
+    function's parents): whatever reading it can reach without another recorded read. Index
+    fields (a class or parent by position) are digested as they are, so an edit that moves
+    definitions changes more digests than it needs to, never fewer."""
+    def digest(*parts: object) -> str:
+        return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+    own: dict[str, list[str]] = {}  # qualname -> the digests of the definitions of that name
+    for kind, items in (("functions", summary.functions), ("classes", summary.classes)):
+        for item in items:
+            own.setdefault(item.qualname, []).append(digest(kind, item))
+    names = sorted(own)
+    found = [
+        ("imports", digest(summary.module_name, summary.is_package, summary.aliases, summary.local_defs)),
+        ("assigns", digest(summary.assigns)),
+        ("sites", digest(summary.compile_sites, [summary.functions[s.function].qualname
+                                                 for s in summary.compile_sites if s.function >= 0])),
+        ("disabled", digest(summary.disabled, [summary.functions[i].qualname for i, _ in summary.disabled])),
+        ("defined", digest(*names, *(d for name in names for d in own[name]))),
+    ]
+    for qualname in names:
+        dotted = qualname.split(".")
+        related = [".".join(dotted[:i]) for i in range(1, len(dotted))]  # the enclosing definitions
+        first = bisect.bisect_left(names, qualname + ".")
+        last = bisect.bisect_left(names, qualname + "/")  # "/" sorts right after "."
+        related += names[first:last]  # the nested ones
+        combined = digest(own[qualname], [own.get(name) for name in related])
+        found.append((f"functions:{qualname}", combined))
+        found.append((f"classes:{qualname}", combined))
+    return tuple(found)
 
 
 class PythonVerdict(NamedTuple):

@@ -16,7 +16,7 @@ Expr = str
 # `name -> values`, in the order the bindings were seen; a value is (expression, iterated).
 Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 
-SUMMARY_FORMAT = 3  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 4  # bump when the fields below change: cached summaries are then ignored
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 import libcst as cst
 
+from breaklint.finding import Region
 from breaklint.project import COMPILE_NAMES, ModuleIndex
 from breaklint.rule import FileContext
+
+_SITE = re.compile(r".+:\d+")  # a compile call's location, `train.py:12` (not a config entry)
 
 
 def bindings(ctx: FileContext, expr: cst.BaseExpression) -> Iterator[tuple[cst.BaseExpression, ModuleIndex]]:
@@ -59,7 +63,7 @@ def config_enabled(ctx: FileContext, key: str) -> bool:
     entries = []
     region = ctx.region
     if region is not None:
-        for module in ctx.project.modules:
+        for module in entry_modules(ctx, region):
             entry = module.functions.get(region.entry)
             if entry is not None:
                 entries.append(entry)
@@ -82,12 +86,19 @@ def config_enabled(ctx: FileContext, key: str) -> bool:
     return False
 
 
+def entry_modules(ctx: FileContext, region: Region) -> list[ModuleIndex]:
+    """The modules that may define the region's entry: the one it names, else every module."""
+    if region.entry_module:
+        return ctx.project.by_name.get(region.entry_module) or []
+    return ctx.project.modules
+
+
 def compile_option(ctx: FileContext, option: str) -> cst.BaseExpression | None:
     """The value of `option=` at the compile site of the region being visited
     (`torch.compile(model, fullgraph=True)` or `@torch.compile(fullgraph=True)`)."""
     region = ctx.region
-    if region is None:
-        return None
+    if region is None or not _SITE.fullmatch(region.site):
+        return None  # compiled by assumption (every forward) or by config: no call to read
     for module in ctx.project.modules:
         for site in module.compile_sites:
             if site.location != region.site:

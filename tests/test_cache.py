@@ -128,6 +128,53 @@ def test_an_edit_rechecks_what_it_reaches(project: Path, rechecked: list[str]) -
     assert ("layers.py", 4, "BL999") in codes(result)
 
 
+class _FlagParam(Rule):
+    """Flags calls of project functions that take a parameter named `flag`: it reads the
+    callee's index entry in another module, nothing else of it."""
+
+    code = "BL997"
+    name = "flag-param-for-cache-tests"
+    stage = Stage.DYNAMO
+    message = "calls a function with a `flag` parameter in {region}"
+    help = ""
+
+    def visit_Call(self, node) -> None:  # type: ignore[no-untyped-def]
+        from breaklint.project import FunctionInfo
+
+        name = self.ctx.resolve(node.func)
+        found = self.ctx.project.lookup(name, self.ctx.module) if name and "." in name else None
+        if isinstance(found, FunctionInfo) and "flag" in found.header.params:
+            self.report(node, confidence=Confidence.CERTAIN)
+
+
+def test_an_edit_rechecks_only_the_readers_of_what_changed(project: Path, rechecked: list[str]) -> None:
+    """Cached results depend on the parts of another module they read (scan.part_digests):
+    model.py's rule read `scale` in layers.py. A function added to layers.py, or another
+    function's body changed there, leaves model.py alone; a change to `scale` does not."""
+    write(project, {"layers.py": PROJECT["layers.py"] + "\n        def unrelated(y):\n            return y\n"})
+    cache = project / CACHE_DIR
+
+    def run(cache_dir: Path | None) -> list[tuple[str, int, str]]:
+        config = Config(root=project)
+        rules = RuleSet(config)
+        rules.enabled = (*(rule for rule in rules.enabled if rule.meta), _FlagParam)
+        return codes(Engine(config, rules, cache=Cache(cache_dir) if cache_dir else None).check([project]))
+
+    assert run(cache) == []
+    layers = project / "layers.py"
+    for edit in (lambda t: t + "\ndef added(z):\n    return z\n", lambda t: t.replace("return y", "return -y")):
+        rechecked.clear()
+        layers.write_text(edit(layers.read_text()))
+        found = run(cache)
+        assert rechecked == ["layers.py"]
+        assert found == run(None) == []
+    rechecked.clear()
+    layers.write_text(layers.read_text().replace("def scale(x):", "def scale(x, flag=False):"))
+    found = run(cache)
+    assert sorted(rechecked) == ["layers.py", "model.py"]
+    assert found == run(None) == [("model.py", 7, "BL997")]
+
+
 class _Marked(Rule):
     """Flags calls of project functions whose source carries `# MARK`: a comment, which no
     summary holds, so only the called file's tree can tell."""

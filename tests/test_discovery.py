@@ -1,0 +1,59 @@
+"""files.Excluder (patterns compiled once) answers exactly as fnmatch per pattern and component."""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+
+import pytest
+
+from breaklint.files import DEFAULT_EXCLUDE, discover, display_path, is_excluded
+
+TREE = [
+    "pkg/__init__.py", "pkg/model.py", "pkg/build/gen.py", "pkg/tests/data/x.py", "pkg/tests/test_a.py",
+    "scripts/legacy_one.py", "scripts/new.py", "third_party/lib/mod.py", "a.egg-info/setup.py",
+    "pkg/sub/__pycache__/c.py", "docs/conf.pyi", "x/y/z/deep.py", "notes.txt",
+]
+PATTERNS = [
+    DEFAULT_EXCLUDE,
+    ("tests/data", "scripts/legacy_*.py"),
+    ("pkg/tests/*", "third_party", "*.pyi"),
+    ("pkg/tests/data/", "x/y"),
+    ("[ab]*", "?ocs"),
+    (),
+]
+
+
+def reference(path: Path, root: Path, patterns: tuple[str, ...], below: Path | None) -> bool:
+    """The original is_excluded: fnmatch per pattern, per component."""
+    relative = display_path(path, root)
+    parts = display_path(path, below).split("/") if below is not None else relative.split("/")
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if "/" in pattern:
+            if fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, pattern + "/*"):
+                return True
+        elif any(fnmatch.fnmatchcase(part, pattern) for part in parts):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("patterns", PATTERNS, ids=lambda p: ",".join(p)[:40] or "none")
+@pytest.mark.parametrize("top", ["", "pkg", "x/y"])
+def test_discovery_matches_fnmatch(tmp_path: Path, patterns: tuple[str, ...], top: str) -> None:
+    for name in TREE:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n", encoding="utf-8")
+    start = tmp_path / top if top else tmp_path
+    found, problems = discover([start], tmp_path, patterns, force_exclude=False)
+    assert not problems
+    expected = []
+    for path in sorted(start.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".pyi"):
+            # a file is found when neither it nor a directory on the way down from `start` is excluded
+            chain = [path, *[p for p in path.parents if p != start and start in p.parents]]
+            if not any(reference(p, tmp_path, patterns, start) for p in chain):
+                expected.append(path)
+    assert found == expected
+    for path in (tmp_path / name for name in TREE):
+        assert is_excluded(path, tmp_path, patterns) == reference(path, tmp_path, patterns, None), path
