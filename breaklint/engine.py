@@ -32,7 +32,7 @@ import libcst as cst
 
 from .cache import Cache
 from .config import Config
-from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path, read_source
+from .files import DEFAULT_EXCLUDE, ReadProblem, decode_source, discover, display_path, read_source
 from .finding import Finding, Region, Span
 from .parallel import WorkerPool
 from .patterns import untraced_blocks
@@ -41,7 +41,8 @@ from .project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, Pend
 from .regions import compute_regions, find_entry_points
 from .registry import RuleSet
 from .rule import FileContext, Rule
-from .scan import FileFacts, content_digest, read_bytes, scan_bytes, scan_text
+from .recursion import parse_safely, with_room
+from .scan import FileFacts, clamp, content_digest, python_verdict, read_bytes, scan_bytes, scan_text
 from .shallow import Fragments, shallow_module
 from .source import ParsedFile
 from .summary import ModuleSummary
@@ -61,13 +62,30 @@ def parse_file(path: Path, root: Path, text: str | None = None,
     if isinstance(text, ReadProblem):
         return text
     try:
-        tree = cst.parse_module(text)
+        try:
+            tree = parse_safely(cst.parse_module, text)
+        except RecursionError:  # a deep tree, not a wrong one: again, with room to recurse
+            tree = with_room(lambda: cst.parse_module(text))  # type: ignore[arg-type]
+    except (KeyboardInterrupt, SystemExit, UnicodeError):
+        raise  # text that is not Unicode (a lone surrogate, from an editor): the language server's to refuse
     except cst.ParserSyntaxError as error:
-        return ReadProblem("BL001", f"syntax error: {error.message}", error.raw_line, error.raw_column + 1)
+        where = clamp(text, error.raw_line, error.raw_column + 1)  # libcst can point past the end of a line
+        return ReadProblem("BL001", f"syntax error: {error.message}", *where)
     except RecursionError:
         return ReadProblem("BL001", "syntax error: expression nested too deeply to parse")
+    except BaseException as error:  # CSTValidationError, a panic of the native parser (a BaseException)
+        return ReadProblem("BL001", f"syntax error: libcst cannot read this file: {type(error).__name__}: {error}")
     module_name, is_package = module if module is not None else module_name_for(path)
     return ParsedFile(path, display_path(path, root), module_name, is_package, text, tree)
+
+
+def _parse_checked(path: Path, shown_from: Path, text: str) -> ParsedFile | ReadProblem:
+    """parse_file after Python's parser, as the pre-pass does (scan.py): for the reference pipeline."""
+    verdict = python_verdict(text)
+    if verdict.final:
+        return verdict.problem  # type: ignore[return-value]
+    parsed = parse_file(path, shown_from, text)
+    return parsed if verdict.tree is not None else verdict.judge(parsed)
 
 
 class _Dispatcher(cst.CSTVisitor):
@@ -175,6 +193,7 @@ class _Checked:
 
     findings: tuple[Finding, ...]
     asked: tuple[str, ...]
+    cacheable: bool = True  # False: the process checking it died, which may not happen again
 
 
 def attach_def_starts(parsed: ParsedFile, module: ModuleIndex, summary: ModuleSummary) -> None:
@@ -224,7 +243,10 @@ class Engine:
         findings = [self._problem(display_path(p, shown_from), problem) for p, problem in problems]
         parsed: list[ParsedFile] = []
         for path in files:
-            result = parse_file(path, shown_from, overlays.get(path))
+            text = overlays.get(path)
+            if text is None:
+                text = read_source(path)
+            result = text if isinstance(text, ReadProblem) else _parse_checked(path, shown_from, text)
             if isinstance(result, ReadProblem):
                 findings.append(self._problem(display_path(path, shown_from), result))
             else:
@@ -248,6 +270,17 @@ class Engine:
 
     def _check_module(self, module: ModuleIndex, project: ProjectIndex,
                       regions: dict[FunctionInfo, object]) -> list[Finding]:
+        """The rules over one module. A RecursionError (a tree deeper than the default limit
+        allows, which Python itself compiled) checks the module again with room to recurse;
+        only a RecursionError there is an internal error."""
+        try:
+            return self._run_rules(module, project, regions, roomy=False)
+        except _NeedsRoom:
+            module.file.scope = None
+            return with_room(lambda: self._run_rules(module, project, regions, roomy=True))
+
+    def _run_rules(self, module: ModuleIndex, project: ProjectIndex, regions: dict[FunctionInfo, object],
+                   roomy: bool) -> list[Finding]:
         file = module.file
         rule_classes = self.rules.for_file(file.display)
         if not rule_classes:
@@ -263,9 +296,10 @@ class Engine:
                 functions_by_node=functions, target_torch=self.config.target_torch,
                 scope_all=self.config.scope == "all", emit=raw.append,
             )
-            rules = [cls(ctx) for cls in rule_classes if not cls.meta]
 
-            def internal_error(rule: Rule | None, error: BaseException) -> None:
+            def internal_error(rule: Rule | type[Rule] | None, error: BaseException) -> None:
+                if isinstance(error, RecursionError) and not roomy:
+                    raise _NeedsRoom from error
                 where = f"in rule {rule.code} ({rule.name})" if rule else "while checking this file"
                 raw.append(self.rules.meta("BL005").make_finding(
                     file.display, Span(1, 1, 1, 1),
@@ -273,9 +307,19 @@ class Engine:
                     details="".join(traceback.format_exception(error)),
                 ))
 
+            rules = []
+            for cls in rule_classes:
+                if cls.meta:
+                    continue
+                try:
+                    rules.append(cls(ctx))
+                except Exception as error:  # this rule is out for this file; the others run
+                    internal_error(cls, error)
             dispatcher = _Dispatcher(ctx, rules, internal_error)
             try:
                 visit(file.tree, dispatcher, trivia=dispatcher.wants_trivia)
+            except _NeedsRoom:
+                raise
             except Exception as error:  # the engine itself failed on this file: keep the others
                 internal_error(None, error)
             file.scope = None
@@ -302,7 +346,7 @@ class Engine:
     def _problem(self, path: str, problem: ReadProblem) -> Finding:
         rule = self.rules.meta(problem.code)
         span = Span(problem.line, problem.col, problem.line, problem.col)
-        return rule.make_finding(path, span, problem.message)
+        return rule.make_finding(path, span, problem.message, details=problem.details)
 
 
 def _absolute(path: Path) -> Path:
@@ -332,6 +376,11 @@ def _scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str]) -> FileFa
     return scan_bytes(data, module_name, is_package)
 
 
+def _scan_crashed(task: tuple[bytes | ReadProblem | str, str, bool, str], why: str) -> FileFacts:
+    problem = ReadProblem("BL005", f"internal error while indexing this file: the worker process died ({why})")
+    return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
+
+
 def _check_task(index: int) -> _Checked:
     """One file's rules. The collector is off while they run (libcst makes millions of objects,
     each automatic pass would walk them all, again and again: a third of the time); what the
@@ -358,6 +407,9 @@ class _Run:
         self.shown_from = Path.cwd()  # paths print relative to where the user stands, like ruff
         self.sources: list[_Source] = []
         self.facts: list[FileFacts] = []
+        # What the pre-pass read of each file (None: an overlay): the later passes parse these
+        # same bytes, so a file that changes or vanishes meanwhile cannot disagree with its summary.
+        self.data: list[bytes | ReadProblem | None] = []
         self.regions: dict[int, _FileRegions] = {}
         self._project: ProjectIndex | None = None
         self.fragments = Fragments()
@@ -423,15 +475,18 @@ class _Run:
         """The pre-pass of every file: from the cache by content digest, else computed."""
         facts: list[FileFacts | None] = []
         tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]] = []
+        self.data = []
         for index, source in enumerate(self.sources):
             overlay = self.overlays.get(source.path)
             data: bytes | ReadProblem | str
             if overlay is not None:
+                self.data.append(None)
                 data = overlay
                 digest = "buffer:" + content_digest(overlay.encode("utf-8", "surrogatepass"), source.module_name,
                                                     source.is_package)
             else:
                 data = read_bytes(source.path)
+                self.data.append(data)
                 digest = "" if isinstance(data, ReadProblem) else content_digest(data, source.module_name,
                                                                                  source.is_package)
             found = self.cache.facts.get(digest) if self.cache is not None and digest else None
@@ -442,7 +497,7 @@ class _Run:
         with WorkerPool(jobs, _install_worker, None) as pool:
             # Largest first: the pool balances better when the big files start early.
             order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][1][0]))
-            results = pool.map(_scan_task, [tasks[i][1] for i in order], chunksize=8)
+            results = pool.map(_scan_task, [tasks[i][1] for i in order], chunksize=8, on_crash=_scan_crashed)
         for i, result in zip(order, results):
             index = tasks[i][0]
             facts[index] = result
@@ -476,7 +531,10 @@ class _Run:
         path = self.sources[index].path
         found = self._trees.pop(path, None)
         if found is None:
-            found = self._deep_module(index)
+            try:
+                found = self._deep_module(index)
+            except _Unparsable:  # its own check says BL001; to the others it defines nothing
+                found = self._opaque_module(index)
             while len(self._trees) >= _KEPT_TREES:
                 del self._trees[next(iter(self._trees))]
         self._trees[path] = found
@@ -485,13 +543,33 @@ class _Run:
     def _deep_module(self, index: int) -> ModuleIndex:
         """A file's index built from its libcst tree (parsed here)."""
         source = self.sources[index]
-        parsed = parse_file(source.path, self.shown_from, self.overlays.get(source.path),
+        parsed = parse_file(source.path, self.shown_from, self._text(index),
                             module=(source.module_name, source.is_package))
         if isinstance(parsed, ReadProblem):
-            raise ValueError(f"{source.display} no longer parses: {parsed.message}")
-        module = build_module_index(parsed)
+            raise _Unparsable(parsed)
+        try:
+            module = build_module_index(parsed)
+        except RecursionError:  # deep, not wrong: Python's parser took it
+            module = with_room(lambda: build_module_index(parsed))
         attach_def_starts(parsed, module, self.facts[index].summary())
         return module
+
+    def _opaque_module(self, index: int) -> ModuleIndex:
+        """A module that defines nothing, for a file the pre-pass read but libcst cannot parse:
+        as in the reference pipeline, where such a file is not in the project at all."""
+        source = self.sources[index]
+        return build_module_index(ParsedFile(source.path, source.display, source.module_name, source.is_package,
+                                             "", cst.Module(body=[])))
+
+    def _text(self, index: int) -> str | ReadProblem:
+        """The file's text as the pre-pass read it (an overlay's text as given)."""
+        overlay = self.overlays.get(self.sources[index].path)
+        if overlay is not None:
+            return overlay
+        data = self.data[index]
+        if data is None:  # not read by this run's pre-pass (not expected): read it now
+            return read_source(self.sources[index].path)
+        return data if isinstance(data, ReadProblem) else decode_source(data)
 
     def _compute_regions(self, indexed: list[int]) -> dict[int, _FileRegions]:
         config = self.config
@@ -538,16 +616,21 @@ class _Run:
             _WORKER_RUN[:] = [self]  # forked workers inherit it; one job runs it right here
             try:
                 with WorkerPool(jobs, _install_worker, self) as pool:
-                    checked = pool.map(_check_task, todo, chunksize=1)
+                    checked = pool.map(_check_task, todo, chunksize=1, on_crash=self._crashed)
             finally:
                 _WORKER_RUN.clear()
                 gc.unfreeze()
             for index, result in zip(todo, checked):
                 results[index] = result.findings
-                if self.cache is not None:
+                if self.cache is not None and result.cacheable:
                     asked = tuple((name, fingerprint(name)) for name in result.asked)
                     self.cache.findings.put(keys[index], (asked, result.findings))
         return [finding for index in indices for finding in results[index]]
+
+    def _crashed(self, index: int, why: str) -> _Checked:
+        message = f"internal error while checking this file: the worker process died ({why})"
+        finding = self.rules.meta("BL005").make_finding(self.sources[index].display, Span(1, 1, 1, 1), message)
+        return _Checked((finding,), (), cacheable=False)
 
     def check_file(self, index: int) -> _Checked:
         """libcst, the index from the tree, and the rules, for one file (in a worker or here).
@@ -558,10 +641,16 @@ class _Run:
         source = self.sources[index]
         try:
             module = self._deep_module(index)
-        except ValueError:
-            parsed = parse_file(source.path, self.shown_from, self.overlays.get(source.path))
-            assert isinstance(parsed, ReadProblem)
-            return _Checked((self.engine._problem(source.display, parsed),), ())
+        except _Unparsable as error:  # Python's parser took what libcst refuses
+            return _Checked((self.engine._problem(source.display, error.problem),), ())
+        try:
+            return self._check_parsed(index, module, roomy=False)
+        except _NeedsRoom:  # a tree deeper than the default limit: all of it again, with room
+            module.file.scope = None
+            return with_room(lambda: self._check_parsed(index, module, roomy=True))
+
+    def _check_parsed(self, index: int, module: ModuleIndex, roomy: bool) -> _Checked:
+        source = self.sources[index]
         regions = {module.defined[ordinal]: region for ordinal, region in self.regions[index].regions
                    if ordinal < len(module.defined)}
         by_path = {s.path: i for i, s in enumerate(self.sources)}
@@ -572,7 +661,7 @@ class _Run:
             self.reads.clear()
             self.recording = True
             try:
-                findings = self.engine._check_module(module, view, regions)
+                findings = self.engine._run_rules(module, view, regions, roomy)
             finally:
                 self.recording = False
             read = {path for path in self.deep_reads if path != source.path and path not in trees}
@@ -644,13 +733,23 @@ class _Run:
 
     def _unused_suppressions(self, index: int) -> list[Finding]:
         source = self.sources[index]
-        text = self.overlays.get(source.path)
-        if text is None:
-            text = read_source(source.path)
+        text = self._text(index)
         if isinstance(text, ReadProblem):
             return []
         suppressions = parse_suppressions(text)
         return apply_suppressions([], suppressions, lambda s, idle: self.engine._unused(source.display, s, idle))
+
+
+class _NeedsRoom(Exception):
+    """A RecursionError while checking a file, on the first try: try again with room."""
+
+
+class _Unparsable(Exception):
+    """A file the pre-pass summarised but libcst cannot parse: its BL001."""
+
+    def __init__(self, problem: ReadProblem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
 
 
 _NO_REGIONS = _FileRegions((), False)

@@ -20,6 +20,8 @@ DEFAULT_EXCLUDE = (
 )
 SUFFIXES = (".py", ".pyi")
 MAX_BYTES = 8 * 1024 * 1024  # a generated 8 MiB module is not source anyone edits
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_TEXT_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,7 @@ class ReadProblem:
     message: str
     line: int = 1
     col: int = 1
+    details: str = ""  # shown with --verbose (an internal error's traceback)
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -150,13 +153,20 @@ def decode_source(data: bytes) -> str | ReadProblem:
     except (LookupError, UnicodeDecodeError) as error:
         line, col = _error_position(data, error)
         return ReadProblem("BL002", f"file is not valid {encoding}: {error}", line, col)
+    if encoding not in ("utf-8", "utf-8-sig"):  # UTF-8 never decodes to a lone surrogate; others can
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:  # e.g. raw_unicode_escape and "\ud800": no parser takes it
+            before = text[: error.start]
+            ends = [m.end() for m in _TEXT_LINE_END.finditer(before)]
+            return ReadProblem("BL002", f"file decoded as {encoding} is not valid Unicode: {error.reason}",
+                               len(ends) + 1, len(before) - (ends[-1] if ends else 0) + 1)
     return text[1:] if text.startswith("\ufeff") else text
 
 
 def _error_position(data: bytes, error: Exception) -> tuple[int, int]:
     if isinstance(error, UnicodeDecodeError):
         before = data[: error.start]
-        line = before.count(b"\n") + 1
-        col = len(before) - (before.rfind(b"\n") + 1) + 1
-        return line, col
+        ends = [m.end() for m in _LINE_END.finditer(before)]  # Python's line ends: CRLF, LF, CR
+        return len(ends) + 1, len(before) - (ends[-1] if ends else 0) + 1
     return 1, 1

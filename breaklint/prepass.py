@@ -9,6 +9,8 @@ order — decorators, call arguments, dict items, `a if t else b`, defaults — 
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 import warnings
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
@@ -26,6 +28,25 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _NOT_CHILDREN = frozenset({"ctx", "op", "ops", "conversion", "kind", "type_comment"})
 _EXPR_FIELDS: dict[type, tuple[str, ...]] = {}  # a memo of ast's static field lists
 _SELF_REGISTRATIONS = ("register_buffer", "register_parameter", "add_module", "register_module")
+
+
+_LONE_CR = re.compile(rb"\r(?!\n)")
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def line_starts(source: bytes) -> list[int]:
+    """The offset where each line starts. Python ends a line at CRLF, LF and a lone CR (ast's
+    line numbers count all three); a lone CR is rare, so the common case searches for LF only."""
+    starts = [0]
+    if b"\r" in source and _LONE_CR.search(source):
+        starts.extend(match.end() for match in _LINE_END.finditer(source))
+        return starts
+    find = source.find
+    at = find(b"\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = find(b"\n", at + 1)
+    return starts
 
 
 def parse(text: str) -> ast.Module:
@@ -78,12 +99,7 @@ def _freeze(bindings: dict[str, list[tuple[Expr, bool]]]) -> Bindings:
 class _Walker:
     def __init__(self, text: str, module_name: str, is_package: bool) -> None:
         self.source = text.encode("utf-8", "surrogatepass")
-        self.line_starts = [0]
-        find = self.source.find
-        at = find(b"\n")
-        while at != -1:
-            self.line_starts.append(at + 1)
-            at = find(b"\n", at + 1)
+        self.line_starts = line_starts(self.source)
         self.module_name, self.is_package = module_name, is_package
         self.imports = ImportTable(module_name, is_package)
         self.functions: list[_Function] = []
@@ -226,7 +242,7 @@ class _Walker:
         while at >= 0 and self.source[at] in b" \t\f\r\n(\\":
             at -= 1
         if at >= 0 and self.source[at] == 64:  # "@"
-            return self.source.count(b"\n", 0, at) + 1
+            return bisect.bisect_right(self.line_starts, at)
         return decorator.lineno
 
     def _arguments(self, args: ast.arguments) -> None:

@@ -16,6 +16,7 @@ import libcst as cst
 from .lazy import parse_fragment
 from .names import ImportTable, dotted
 from .patterns import untraced_blocks
+from .recursion import parse_safely
 from .source import ParsedFile
 from .walk import visit
 
@@ -107,6 +108,10 @@ class FunctionInfo:
         return id(self)
 
 
+# What an expression the pre-pass kept but libcst cannot read stands for: a name nothing binds.
+UNREADABLE = "__breaklint_unreadable__"
+
+
 class Fragment:
     """An expression kept as source text (by the pre-pass) and parsed by libcst when read."""
 
@@ -119,7 +124,10 @@ class Fragment:
     @property
     def node(self) -> cst.BaseExpression:
         if self._node is None:
-            self._node = parse_fragment(self.text)
+            try:
+                self._node = parse_safely(parse_fragment, self.text)
+            except Exception:  # a bad slice of the pre-pass must not end region computation for all
+                self._node = cst.Name(UNREADABLE)
         return self._node
 
 

@@ -7,16 +7,21 @@ cached by content hash and computed in worker processes. The summary travels pic
 
 from __future__ import annotations
 
+import ast
 import bisect
 import hashlib
 import pickle
 import re
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple, TypeVar
 
 from .files import ReadProblem, decode_source, read_capped
+from .recursion import with_room
 from .summary import ModuleSummary
 
+T = TypeVar("T")
 # A suppression comment needs one of these words (suppress.py's patterns are case-insensitive).
 _MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
 
@@ -57,17 +62,15 @@ def read_bytes(path: Path) -> bytes | ReadProblem:
 
 def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> FileFacts:
     """Facts of decoded text (a file's, or an editor buffer's)."""
-    from .prepass import summarize  # the ast walker; imported here so workers import it once
-
     maybe_suppressed = _MAYBE_SUPPRESSION.search(text) is not None
     try:
-        summary = summarize(text, module_name, is_package)
-    except (SyntaxError, RecursionError, MemoryError, ValueError):
-        # libcst decides what a syntax error is (and reads newer syntax than this Python's ast).
-        summary_or_problem = _from_libcst(text, module_name, is_package)
-        if isinstance(summary_or_problem, ReadProblem):
-            return FileFacts(digest, summary_or_problem, b"", "", False, False, maybe_suppressed, len(text))
-        summary = summary_or_problem
+        summary = _summary(text, module_name, is_package)
+    except Exception as error:  # a bug of ours on this one file: BL005 for it, the others go on
+        summary = ReadProblem("BL005", f"internal error while indexing this file: {type(error).__name__}: {error}",
+                              details="".join(traceback.format_exception(error)))
+        digest = ""  # never cached: the next run tries again
+    if isinstance(summary, ReadProblem):
+        return FileFacts(digest, summary, b"", "", False, False, maybe_suppressed, len(text))
     blob = pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
     entry = bool(summary.compile_sites) or any(
         fn.name == "forward" and fn.class_index >= 0 for fn in summary.functions
@@ -112,6 +115,104 @@ def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
+class PythonVerdict(NamedTuple):
+    """What Python's own parser says of a text, asked first (it is the language's definition)."""
+
+    tree: ast.Module | None  # None: it refused the text
+    problem: ReadProblem | None  # its BL001, at its position, when it refused
+    final: bool  # no parser is to try after it: nesting deeper than Python's parser takes
+    # (libcst would take seconds or minutes on it, if its native parser did not crash)
+
+    def judge(self, found: T) -> T | ReadProblem:
+        """libcst's result for text Python refused: libcst reads newer syntax than this
+        Python's, but when it refuses the text too, Python's message and position stand."""
+        if isinstance(found, ReadProblem) and found.code == "BL001" and self.problem is not None:
+            return self.problem
+        return found
+
+
+def python_verdict(text: str) -> PythonVerdict:
+    from .prepass import parse  # imported here so workers import it once
+
+    try:
+        return PythonVerdict(parse(text), None, False)
+    except SyntaxError as error:
+        return PythonVerdict(None, syntax_error(text, error), python_error_is_final(error))
+    except (RecursionError, MemoryError) as error:  # Python's parser gave up, and says nothing of where
+        problem = ReadProblem("BL001", f"syntax error: nested too deeply for Python's parser ({type(error).__name__})",
+                              *densest_line(text))
+        return PythonVerdict(None, problem, True)
+    except ValueError:  # e.g. NUL bytes (files.py refuses those before): libcst decides
+        return PythonVerdict(None, None, False)
+
+
+def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
+    """The summary from `ast`, or from libcst for what Python's parser refuses (see above)."""
+    from .prepass import summarize
+
+    verdict = python_verdict(text)
+    tree = verdict.tree
+    if tree is None:
+        if verdict.final:
+            return verdict.problem  # type: ignore[return-value]
+        return verdict.judge(_from_libcst(text, module_name, is_package))
+    try:
+        try:
+            return summarize(text, module_name, is_package, tree)
+        except RecursionError:  # Python parsed it: it is deep, not wrong
+            return with_room(lambda: summarize(text, module_name, is_package, tree))
+    except (ValueError, MemoryError, RecursionError):
+        return _from_libcst(text, module_name, is_package)  # the reference indexer
+
+
+def python_error_is_final(error: SyntaxError) -> bool:
+    """Errors of Python's tokenizer about depth: no Python accepts such a file."""
+    message = error.msg or ""
+    return message in _TOO_DEEP or "nested too deeply" in message
+
+
+_TOO_DEEP = {"too many nested parentheses", "too many levels of indentation"}
+
+
+def syntax_error(text: str, error: SyntaxError) -> ReadProblem:
+    """BL001 where Python says, moved inside the text where Python points past its end."""
+    line, col = clamp(text, error.lineno or 1, error.offset or 1)
+    return ReadProblem("BL001", f"syntax error: {error.msg}", line, col)
+
+
+def clamp(text: str, line: int, col: int) -> tuple[int, int]:
+    """(line, col), 1-based, moved onto the nearest place in `text` (lines end as Python's do)."""
+    lines = _LINE_END.split(text)
+    line = min(max(line, 1), len(lines))
+    return line, min(max(col, 1), len(lines[line - 1]) + 1)
+
+
+def densest_line(text: str) -> tuple[int, int]:
+    """Where code too deep for Python's parser most likely is, as it does not say: the first
+    token of the logical line with the most tokens."""
+    import io
+    import tokenize
+
+    best, where = 0, (1, 0)
+    count, start = 0, None
+    skip = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if start is not None and count > best:
+                    best, where = count, start
+                count, start = 0, None
+            elif token.type not in skip:
+                count += 1
+                start = start or token.start
+    except (tokenize.TokenError, SyntaxError):
+        pass  # what was counted so far stands
+    return clamp(text, where[0], where[1] + 1)
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def scan_bytes(data: bytes | ReadProblem, module_name: str, is_package: bool) -> FileFacts:
     if isinstance(data, ReadProblem):
         return FileFacts("", data, b"", "", False, False, False)
@@ -127,7 +228,13 @@ def _from_libcst(text: str, module_name: str, is_package: bool) -> ModuleSummary
     from .prepass import summary_from_index
     from .project import build_module_index
 
-    parsed = parse_file(Path(module_name), Path("."), text, module=(module_name, is_package))
-    if isinstance(parsed, ReadProblem):
-        return parsed
-    return summary_from_index(build_module_index(parsed))
+    def summary() -> ModuleSummary | ReadProblem:
+        parsed = parse_file(Path(module_name), Path("."), text, module=(module_name, is_package))
+        if isinstance(parsed, ReadProblem):
+            return parsed
+        return summary_from_index(build_module_index(parsed))
+
+    try:
+        return summary()
+    except RecursionError:
+        return with_room(summary)

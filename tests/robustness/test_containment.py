@@ -6,13 +6,17 @@ tests/test_bad_input.py covers a rule that raises in `visit_*` in this process."
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
 
+from breaklint.parallel import WorkerPool
 from breaklint.rule import Rule
 
 from .support import BAD, by_path, check, exit_status
@@ -46,8 +50,6 @@ def test_error_in_a_leave_hook(tree: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert exit_status(result) == 2
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError, reason="engine.py: rules are constructed (`cls(ctx)` "
-                   "in _check_module) outside the try that turns errors into BL005: the run ends")
 def test_error_in_a_rule_constructor(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from breaklint.rules.data_dependent_branch import DataDependentBranch
 
@@ -113,9 +115,6 @@ TensorToScalar.visit_Call = visit_Call
 """
 
 
-@pytest.mark.xfail(strict=True, reason="engine.py/parallel.py: a worker process that dies (a native crash "
-                   "in libcst, an OOM kill) breaks the pool (BrokenProcessPool) and ends the whole run with a "
-                   "traceback; report BL005 for the file that worker held and check the rest")
 def test_worker_process_that_dies(tree: Path) -> None:
     import json
 
@@ -144,10 +143,6 @@ def test_cli_exit_code_and_no_traceback_on_stderr(tree: Path) -> None:
     assert run.returncode == 2
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError, reason="scan.py/engine.py: an exception in one file's "
-                   "pre-pass (the ast summary that feeds the project index) other than SyntaxError/"
-                   "RecursionError/MemoryError/ValueError ends the run; make it BL005 for that file "
-                   "(real triggers: tests/robustness/corpus/lone_cr_*.case)")
 def test_error_while_indexing_one_file(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import breaklint.prepass as prepass
 
@@ -162,5 +157,86 @@ def test_error_while_indexing_one_file(tree: Path, monkeypatch: pytest.MonkeyPat
     result = check([tree], root=tree)
     found = by_path(result.findings)
     assert [code for code, _, _ in found["boom.py"]] == ["BL005"]
+    assert found["other.py"] == found["third.py"] == [("BL101", 5, 12)]
+    assert exit_status(result) == 2
+
+
+# --- the pool itself (breaklint/parallel.py) --------------------------------------------------
+def _no_state(state: object) -> None:
+    pass
+
+
+def _square_or_die(item: int) -> int:
+    if item == 13:
+        os._exit(9)  # a native crash, as the pool sees it
+    if item == 21:
+        os.kill(os.getpid(), signal.SIGKILL)  # the OOM killer
+    return item * item
+
+
+def _crashed(item: int, why: str) -> int:
+    assert why == {13: "exit code 9", 21: "killed by SIGKILL"}[item], why
+    return -item
+
+
+@pytest.mark.parametrize("chunksize", [1, 4])
+def test_pool_survives_a_dying_worker(chunksize: int) -> None:
+    """Every item gets its result in order; only the item whose process died alone gets
+    on_crash's; the items that died with it (in flight, or in its chunk) run again."""
+    with WorkerPool(2, _no_state, None) as pool:
+        results = pool.map(_square_or_die, list(range(30)), chunksize=chunksize, on_crash=_crashed)
+    assert results == [-i if i in (13, 21) else i * i for i in range(30)]
+
+
+def test_pool_without_on_crash_still_raises() -> None:
+    with WorkerPool(2, _no_state, None) as pool, pytest.raises(BrokenProcessPool):
+        pool.map(_square_or_die, [12, 13, 14])
+
+
+def test_a_dead_worker_is_never_cached(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The BL005 of a worker that died is this run's news only: the next run checks the file."""
+    from breaklint.cache import Cache
+    from breaklint.config import Config
+    from breaklint.engine import Engine
+    from breaklint.registry import RuleSet
+    from breaklint.rules.tensor_to_scalar import TensorToScalar
+
+    original = TensorToScalar.visit_Call
+
+    def die_on_boom(self: Rule, node) -> None:  # type: ignore[no-untyped-def]
+        if self.ctx.file.display == "boom.py":
+            os._exit(9)
+        original(self, node)
+
+    config = Config(root=tree)
+    cache = tree / ".breaklint_cache"
+    monkeypatch.setattr(TensorToScalar, "visit_Call", die_on_boom)  # the forked workers inherit it
+    first = Engine(config, RuleSet(config), jobs=2, cache=Cache(cache)).check([tree])
+    assert ("BL005", 1, 1) in by_path(first.findings)["boom.py"]
+    assert "worker process died (exit code 9)" in next(f.message for f in first.findings if f.code == "BL005")
+    monkeypatch.setattr(TensorToScalar, "visit_Call", original)
+    again = Engine(config, RuleSet(config), jobs=2, cache=Cache(cache)).check([tree])
+    assert by_path(again.findings)["boom.py"] == [("BL101", 5, 12), ("BL102", 6, 8)]
+
+
+def test_a_worker_dying_in_the_pre_pass(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pre-pass runs in workers too (from 64 files on): a death there is BL005 for that file."""
+    import breaklint.scan as scan
+
+    for i in range(70):
+        (tree / f"more_{i}.py").write_text(OTHER, encoding="utf-8")
+    original = scan._summary
+
+    def die_on_boom(text: str, module_name: str, is_package: bool):  # type: ignore[no-untyped-def]
+        if module_name == "boom":
+            os._exit(9)
+        return original(text, module_name, is_package)
+
+    monkeypatch.setattr(scan, "_summary", die_on_boom)  # the forked workers inherit it
+    result = check([tree], root=tree, jobs=2)
+    found = by_path(result.findings)
+    assert found["boom.py"] == [("BL005", 1, 1)]
+    assert "worker process died (exit code 9)" in result.findings[0].message
+    assert all(found[f"more_{i}.py"] == [("BL101", 5, 12)] for i in range(70))
     assert found["other.py"] == found["third.py"] == [("BL101", 5, 12)]
     assert exit_status(result) == 2

@@ -10,27 +10,9 @@ from .support import BAD, GOOD_FINDING, assert_no_crash, run_cli
 
 CORPUS = Path(__file__).parent / "corpus"
 CASES = sorted(p.name for p in CORPUS.glob("*.case"))
-# Entries whose fix belongs to a module being restructured now: they must fail until it lands.
-OPEN = {
-    "lone_cr_line_ends.case": "prepass.py: line_starts splits on b'\\n' only, but ast (and libcst) also end a "
-                              "line at a lone '\\r': IndexError in _Walker.text. Split on \\r\\n|\\r|\\n",
-    "lone_cr_fragment.case": "prepass.py: the same miscount slices a wrong Fragment; project.parse_fragment's "
-                             "ParserSyntaxError then escapes region computation (also catch it there)",
-    "return_star.case": "engine.py parse_file: catch every exception of cst.parse_module (CSTValidationError "
-                        "here), not only ParserSyntaxError/RecursionError, and report BL001",
-    "syntax_error_past_line_end.case": "engine.py parse_file: BL001 at libcst's raw_line/raw_column, past the "
-                                       "end of the line; use CPython's SyntaxError position (or clamp)",
-}
 
 
-def test_every_open_entry_exists() -> None:
-    assert set(OPEN) <= set(CASES)
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=OPEN[name])) if name in OPEN else name
-    for name in CASES
-])
+@pytest.mark.parametrize("name", CASES)
 def test_corpus_entry(tmp_path: Path, name: str) -> None:
     data = (CORPUS / name).read_bytes()
     (tmp_path / "case.py").write_bytes(data)

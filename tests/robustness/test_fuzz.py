@@ -7,8 +7,8 @@ grammar, and from libcst's node types), modules assembled from the statements of
 that the rules fire), and real files of examples/ and testdata/ truncated and bit-flipped.
 
 CI runs a bounded number of examples; `BREAKLINT_FUZZ=long` runs thousands (conftest.py).
-A bug that is known and tracked by a strict xfail in test_corpus.py (OPEN) is tolerated here
-only while it is open: once fixed, its entry leaves OPEN and these tests hold the fix.
+Every crash found so far is fixed and replayed from the corpus (test_corpus.py): none is
+tolerated here.
 """
 
 from __future__ import annotations
@@ -16,17 +16,15 @@ from __future__ import annotations
 import ast
 import os
 import tempfile
-import traceback
 from pathlib import Path
 
 import hypothesmith
 import libcst as cst
 import pytest
-from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from .support import REPO, chdir, check, position_problems, stable_view
-from .test_corpus import OPEN
 
 LONG = os.environ.get("BREAKLINT_FUZZ", "ci") != "ci"
 # hypothesmith compiles what it generates; CPython's SyntaxWarnings about that code are noise here.
@@ -35,24 +33,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 
 def examples(ci: int) -> int:
     return settings.default.max_examples if LONG else ci
-
-
-# Exceptions of bugs tracked in the corpus: (type name, file that raised) -> corpus entry.
-KNOWN_CRASHES = {
-    ("IndexError", "prepass.py"): "lone_cr_line_ends.case",
-    ("ParserSyntaxError", "entrypoints.py"): "lone_cr_fragment.case",
-    ("CSTValidationError", "statement.py"): "return_star.case",
-    ("CSTValidationError", "expression.py"): "return_star.case",
-    ("CSTValidationError", "base.py"): "return_star.case",
-}
-BL001_POSITIONS_OPEN = "syntax_error_past_line_end.case" in OPEN
-
-
-def _known(error: BaseException) -> bool:
-    frames = traceback.extract_tb(error.__traceback__)
-    raised_in = Path(frames[-1].filename).name if frames else ""
-    entry = KNOWN_CRASHES.get((type(error).__name__, raised_in))
-    return entry is not None and entry in OPEN
 
 
 def assert_robust(files: dict[str, bytes], **settings_: object) -> None:
@@ -64,17 +44,11 @@ def assert_robust(files: dict[str, bytes], **settings_: object) -> None:
             (root / name).write_bytes(data)
         paths = [root / name for name in files]
         with chdir(root):
-            try:
-                first = check(paths, root=root, **settings_)
-                again = check(list(reversed(paths)), root=root, **settings_)
-            except Exception as error:  # noqa: BLE001 - a tracked bug, or a new one to report
-                if _known(error):
-                    reject()
-                raise
+            first = check(paths, root=root, **settings_)
+            again = check(list(reversed(paths)), root=root, **settings_)
     internal = [f"{f.path}: {f.message}\n{f.details}" for f in first.findings if f.code == "BL005"]
     assert internal == [], internal[0]
-    considered = [f for f in first.findings if not (BL001_POSITIONS_OPEN and f.code == "BL001")]
-    assert position_problems(considered, files) == []
+    assert position_problems(first.findings, files) == []
     assert stable_view(again.findings) == stable_view(first.findings)
 
 
@@ -215,13 +189,8 @@ def test_several_mutants_together(files: list[bytes]) -> None:
         for name, data in named.items():
             (root / name).write_bytes(data)
         with chdir(root):
-            try:
-                one = check([root], root=root, jobs=1)
-                two = check([root], root=root, jobs=2)
-            except Exception as error:  # noqa: BLE001
-                if _known(error):
-                    reject()
-                raise
+            one = check([root], root=root, jobs=1)
+            two = check([root], root=root, jobs=2)
     assert stable_view(two.findings) == stable_view(one.findings)
 
 
