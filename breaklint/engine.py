@@ -417,6 +417,7 @@ class _Run:
         self._trees: dict[Path, ModuleIndex] = {}  # see _tree_module
         self.recording = False  # while a file's rules run: what they read of other modules
         self.reads: set[tuple[Path, str]] = set()
+        self._fingerprint: Callable[[str], Any] | None = None
         self.checked_here = 0  # files checked in this process (see _check_task)
 
     def __getstate__(self) -> dict[str, Any]:  # what a spawned worker needs (no cache, no index)
@@ -425,6 +426,7 @@ class _Run:
         state["_project"] = None
         state["fragments"] = Fragments()
         state["_trees"] = {}
+        state["_fingerprint"] = None
         state["engine"] = Engine(self.config, self.rules)
         return state
 
@@ -572,34 +574,54 @@ class _Run:
         return data if isinstance(data, ReadProblem) else decode_source(data)
 
     def _compute_regions(self, indexed: list[int]) -> dict[int, _FileRegions]:
+        """Regions from the cache when nothing they were computed from has changed: the entry
+        settings, which files may hold entry points, the list of modules, and — each checked
+        like a cached finding's — every part of every module the computation read."""
         config = self.config
-        key = _digest("regions", config.assume_forward_compiled, config.entry_points,
-                      [(str(self.sources[i].path), self.sources[i].module_name, self.facts[i].summary_digest)
-                       for i in indexed])
+        candidates = {self.sources[i].path for i in indexed if self.facts[i].entry_candidate}
+        key = _digest("regions", config.assume_forward_compiled, config.entry_points, sorted(map(str, candidates)),
+                      [(str(self.sources[i].path), self.sources[i].module_name) for i in indexed])
         cached = self.cache.regions.get(key) if self.cache is not None else None
         if cached is not None:
-            return {i: cached.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
+            asked, by_path = cached
+            if all(self.fingerprint(name) == print_ for name, print_ in asked):
+                return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
         project = self.project
-        candidates = {self.sources[i].path for i in indexed if self.facts[i].entry_candidate}
-        entries = find_entry_points(project, config.assume_forward_compiled, config.entry_points,
-                                    project.select(lambda name, path: path in candidates))
-        found: dict[Path, list[tuple[int, Region]]] = {}
-        winners: set[Path] = set()
-        for fn, region in compute_regions(project, entries).items():
-            path = fn.module.file.path
-            found.setdefault(path, []).append((fn.ordinal, region))
-            if fn.module.functions.get(fn.qualname) is fn:
-                winners.add(path)
+        looked_up = set(project.asked)
+        self.reads.clear()
+        self.deep_reads.clear()
+        self.recording = True
+        try:
+            entries = find_entry_points(project, config.assume_forward_compiled, config.entry_points,
+                                        project.select(lambda name, path: path in candidates))
+            found: dict[Path, list[tuple[int, Region]]] = {}
+            winners: set[Path] = set()
+            for fn, region in compute_regions(project, entries).items():
+                path = fn.module.file.path
+                found.setdefault(path, []).append((fn.ordinal, region))
+                if fn.module.functions.get(fn.qualname) is fn:
+                    winners.add(path)
+        finally:
+            self.recording = False
         by_path = {str(path): _FileRegions(tuple(sorted(items, key=lambda item: item[0])), path in winners)
                    for path, items in found.items()}
         if self.cache is not None:
-            self.cache.regions.put(key, by_path)
+            deps = {*(project.asked - looked_up), *(_DEEP + str(path) for path in self.deep_reads),
+                    *(f"{_READ}{path}\0{what}" for path, what in self.reads)}
+            self.cache.regions.put(key, (tuple((name, self.fingerprint(name)) for name in sorted(deps)), by_path))
         return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
+
+    @property
+    def fingerprint(self) -> Callable[[str], Any]:
+        """What a dependency of a cached result is worth now (see _fingerprints), made once."""
+        if self._fingerprint is None:
+            self._fingerprint = self._fingerprints()
+        return self._fingerprint
 
     def _check_deep(self, indices: list[int]) -> list[Finding]:
         """The rules over every file with a region: cached findings where their inputs are
         unchanged, else libcst and the rules, in worker processes."""
-        fingerprint = self._fingerprints()
+        fingerprint = self.fingerprint
         results: dict[int, tuple[Finding, ...]] = {}
         keys: dict[int, str] = {}
         for index in indices:
@@ -717,6 +739,8 @@ class _Run:
                         return "absent"
                 elif kind == "sites" and not facts.has_sites:
                     return "none"
+                elif kind == "local":
+                    return key in facts.local_defs
                 parts = parts_of.get(path)
                 if parts is None:
                     parts = parts_of[path] = dict(facts.parts)

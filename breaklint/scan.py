@@ -45,6 +45,7 @@ class FileFacts:
     # per definition ("functions:Net.forward", "classes:Net"): a cached result that read one part
     # of this module stands while that part is unchanged (see part_digests).
     parts: tuple[tuple[str, str], ...] = ()
+    local_defs: frozenset[str] = frozenset()  # the names the import table resolves to this module
 
     def summary(self) -> ModuleSummary:
         return pickle.loads(self.summary_blob)
@@ -78,7 +79,7 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
     return FileFacts(digest, None, blob, hashlib.blake2b(blob, digest_size=16).hexdigest(),
                      summary.has_functions, entry, maybe_suppressed, len(text),
                      frozenset(f.qualname for f in summary.functions), frozenset(c.qualname for c in summary.classes),
-                     bool(summary.compile_sites), part_digests(summary))
+                     bool(summary.compile_sites), part_digests(summary), frozenset(summary.local_defs))
 
 
 def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
@@ -96,13 +97,23 @@ def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
             own.setdefault(item.qualname, []).append(digest(kind, item))
     names = sorted(own)
     found = [
-        ("imports", digest(summary.module_name, summary.is_package, summary.aliases, summary.local_defs)),
+        # The module's own names are read one by one (`local:<name>`, see shallow._RecordedImports).
+        ("imports", digest(summary.module_name, summary.is_package, summary.aliases)),
         ("assigns", digest(summary.assigns)),
         ("sites", digest(summary.compile_sites, [summary.functions[s.function].qualname
                                                  for s in summary.compile_sites if s.function >= 0])),
         ("disabled", digest(summary.disabled, [summary.functions[i].qualname for i, _ in summary.disabled])),
         ("defined", digest(*names, *(d for name in names for d in own[name]))),
     ]
+    found.append(("functions:*", found[-1][1]))  # every function, and through them their classes
+    classes = {c.qualname for c in summary.classes}
+
+    def in_a_class(name: str) -> bool:  # a class, or defined inside one (its methods)
+        dotted = name.split(".")
+        return any(".".join(dotted[:i]) in classes for i in range(1, len(dotted) + 1))
+
+    in_classes = [name for name in names if in_a_class(name)]
+    found.append(("classes:*", digest(*in_classes, *(d for name in in_classes for d in own[name]))))
     for qualname in names:
         dotted = qualname.split(".")
         related = [".".join(dotted[:i]) for i in range(1, len(dotted))]  # the enclosing definitions

@@ -266,6 +266,21 @@ class ShallowClassInfo(ClassInfo):
         return f"<ShallowClassInfo {self.module.name}:{self.qualname}>"
 
 
+class _RecordedImports(ImportTable):
+    """An import table that reports each name it resolved through the module's own
+    definitions (`local:<name>`): adding a def elsewhere in the file changes no other answer."""
+
+    def __init__(self, module: str, is_package: bool, record: Record) -> None:
+        super().__init__(module, is_package)
+        self._record = record
+
+    def resolve_dotted(self, name: str) -> str:
+        head = name.partition(".")[0]
+        if head not in self.aliases:
+            self._record(f"local:{head}")
+        return super().resolve_dotted(name)
+
+
 def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Promote,
                    fragments: Fragments | None = None, on_deep_read: Callable[[Path], None] | None = None,
                    on_read: Callable[[Path, str], None] | None = None) -> ModuleIndex:
@@ -286,7 +301,7 @@ def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Pr
         deep_read()
         return promote()
 
-    imports = ImportTable(summary.module_name, summary.is_package)
+    imports = _RecordedImports(summary.module_name, summary.is_package, record)
     imports.aliases.update(summary.aliases)
     imports.local_defs.update(summary.local_defs)
     file = ShallowFile(path, display, summary.module_name, summary.is_package, promote_reported)

@@ -15,12 +15,13 @@ from typing import Iterable, Mapping, Sequence
 
 from .config import Config, ConfigError, find_pyproject, load_config
 from .engine import Engine, parse_file
-from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path
+from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path, read_source
 from .finding import Finding, Span
 from .project import ModuleIndex, module_name_for
 from .registry import RuleSet
 from .reindex import Added, build_index
 from .reparse import Lines, Parse, reparse, summary_lines
+from .scan import python_verdict
 from .source import ParsedFile
 
 PYPROJECT = "pyproject.toml"
@@ -124,13 +125,24 @@ class Project:
                 return ReadProblem("BL002", "text is not valid Unicode: a lone surrogate", *where), None, added
             parsed = parse_file(path, self.root, buffer, module)
             if isinstance(parsed, ReadProblem):
-                return parsed, None, added
+                return _as_check_reports(parsed, path, buffer), None, added
             parse = Parse(parsed.text, parsed.tree, summary_lines(parsed.text, module))
         parsed = ParsedFile(path, display_path(path, self.root), *module, parse.text, parse.tree)
         result, added = build_index(parsed, added)
         if parse.lines is not None:
             attach_lines(parsed, result, parse.lines)
         return (result, parse, added) if buffer is not None else (result, None, ())
+
+
+def _as_check_reports(problem: ReadProblem, path: Path, buffer: str | None) -> ReadProblem:
+    """`check` asks Python's parser first (scan.python_verdict): where both parsers refuse the
+    text, its BL001 carries Python's message and position, and so must the editor's."""
+    if problem.code != "BL001":
+        return problem
+    text = buffer if buffer is not None else read_source(path)
+    if not isinstance(text, str):
+        return problem
+    return python_verdict(text).problem or problem
 
 
 def attach_lines(parsed: ParsedFile, module: ModuleIndex, lines: Lines) -> None:

@@ -175,6 +175,36 @@ def test_an_edit_rechecks_only_the_readers_of_what_changed(project: Path, rechec
     assert found == run(None) == [("model.py", 7, "BL997")]
 
 
+def test_regions_are_computed_again_only_when_what_they_read_changed(project: Path, monkeypatch) -> None:
+    """A function added to a file, or a body changed in a way no call resolution reads, keeps
+    the cached regions; a new call from a compiled function to another file does not."""
+    computed: list[int] = []
+    original = engine_module.compute_regions
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        computed.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(engine_module, "compute_regions", spy)
+    cache = project / CACHE_DIR
+    check(project, cache)
+    assert computed == [1]
+    layers, quiet = project / "layers.py", project / "quiet.py"
+    layers.write_text(layers.read_text() + "\ndef added(z):\n    return z\n")
+    quiet.write_text(quiet.read_text().replace("x + 1", "x + 2"))
+    model = project / "model.py"  # holds a compile site: its classes and sites were read
+    model.write_text(model.read_text() + "\ndef helper_added(z):\n    return z\n")
+    assert codes(check(project, cache)) == codes(check(project, None))
+    assert computed == [1, 1]  # the second is the uncached run's
+    (project / "other.py").write_text("import torch\nfrom quiet import plain\n\n@torch.compile\n"
+                                      "def other(x):\n    return plain(x)\n")
+    quiet.write_text("def plain(x):\n    return x.nonzero()\n")
+    result = check(project, cache)
+    assert computed == [1, 1, 1]
+    assert codes(result) == codes(check(project, None))
+    assert ("quiet.py", 2, "BL999") in codes(result)
+
+
 class _Marked(Rule):
     """Flags calls of project functions whose source carries `# MARK`: a comment, which no
     summary holds, so only the called file's tree can tell."""
