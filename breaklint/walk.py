@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import re
 import typing
+from typing import Callable
 from functools import lru_cache
 
 import libcst as cst
@@ -81,30 +82,19 @@ def supported() -> bool:
         return False
 
 
-def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+def walk(node: cst.CSTNode, visitor: cst.CSTVisitor,
+         fields: Callable[[type], tuple[str, ...]] = child_fields) -> None:
+    """libcst's visit order, without its per-node overhead; `fields=content_fields` leaves
+    out the trivia."""
     if visitor.on_visit(node):
-        for name in child_fields(type(node)):
+        for name in fields(type(node)):
             value = getattr(node, name)
             kind = type(value)
             if kind is tuple or kind is list:
                 for child in value:  # sequences hold nodes only
-                    walk(child, visitor)
+                    walk(child, visitor, fields)
             elif value is not None and value is not _DEFAULT:  # an optional child that is absent
-                walk(value, visitor)
-    visitor.on_leave(node)
-
-
-def walk_content(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
-    """walk(), without descending into trivia (see content_fields)."""
-    if visitor.on_visit(node):
-        for name in content_fields(type(node)):
-            value = getattr(node, name)
-            kind = type(value)
-            if kind is tuple or kind is list:
-                for child in value:
-                    walk_content(child, visitor)
-            elif value is not None and value is not _DEFAULT:
-                walk_content(value, visitor)
+                walk(value, visitor, fields)
     visitor.on_leave(node)
 
 
@@ -115,7 +105,5 @@ def visit(node: cst.CSTNode, visitor: cst.CSTVisitor, trivia: bool = True) -> No
     node = real_node(node)  # type: ignore[assignment]
     if not supported():
         node.visit(visitor)
-    elif trivia:
-        walk(node, visitor)
     else:
-        walk_content(node, visitor)
+        walk(node, visitor, child_fields if trivia else content_fields)

@@ -128,6 +128,15 @@ def test_an_edit_rechecks_what_it_reaches(project: Path, rechecked: list[str]) -
     assert ("layers.py", 4, "BL999") in codes(result)
 
 
+def project_callee(rule: Rule, node):  # type: ignore[no-untyped-def]
+    """The project function a call resolves to, or None."""
+    from breaklint.project import FunctionInfo
+
+    name = rule.ctx.resolve(node.func)
+    found = rule.ctx.project.lookup(name, rule.ctx.module) if name and "." in name else None
+    return found if isinstance(found, FunctionInfo) else None
+
+
 class _FlagParam(Rule):
     """Flags calls of project functions that take a parameter named `flag`: it reads the
     callee's index entry in another module, nothing else of it."""
@@ -139,11 +148,8 @@ class _FlagParam(Rule):
     help = ""
 
     def visit_Call(self, node) -> None:  # type: ignore[no-untyped-def]
-        from breaklint.project import FunctionInfo
-
-        name = self.ctx.resolve(node.func)
-        found = self.ctx.project.lookup(name, self.ctx.module) if name and "." in name else None
-        if isinstance(found, FunctionInfo) and "flag" in found.header.params:
+        found = project_callee(self, node)
+        if found is not None and "flag" in found.header.params:
             self.report(node, confidence=Confidence.CERTAIN)
 
 
@@ -216,11 +222,8 @@ class _Marked(Rule):
     help = ""
 
     def visit_Call(self, node) -> None:  # type: ignore[no-untyped-def]
-        from breaklint.project import FunctionInfo
-
-        name = self.ctx.resolve(node.func)
-        found = self.ctx.project.lookup(name, self.ctx.module) if name and "." in name else None
-        if isinstance(found, FunctionInfo) and found.module is not self.ctx.module:
+        found = project_callee(self, node)
+        if found is not None and found.module is not self.ctx.module:
             if "# MARK" in found.module.file.tree.code_for_node(found.node):
                 self.report(node, confidence=Confidence.CERTAIN)
 
