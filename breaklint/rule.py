@@ -113,6 +113,9 @@ class Rule:
     bad: ClassVar[tuple[str, ...]] = ()
     good: ClassVar[tuple[str, ...]] = ()
     meta: ClassVar[bool] = False  # emitted by the engine itself (BL0xx), never visits
+    # Whether the pattern still breaks in a `nonstrict_trace` body, which Dynamo does not trace
+    # but runs non-strictly: data-dependent values do (torch 2.13), Python side effects do not.
+    nonstrict_breaks: ClassVar[bool] = False
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
@@ -197,7 +200,11 @@ class Rule:
         **fields: str,
     ) -> None:
         region = self.ctx.region
+        if region is not None and region.nonstrict and not self.nonstrict_breaks:
+            return  # not traced by Dynamo: this pattern runs as plain Python under nonstrict_trace
         where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
+        if region is not None and region.nonstrict:
+            where += " (under nonstrict_trace, whose non-strict trace then fails: GB0251 at the call)"
         text = self.message.format(region=where, **fields)
         severity = None
         if self.stage is Stage.DYNAMO and says and self.ctx.in_loop(node):

@@ -6,6 +6,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from breaklint.names import dotted
 from breaklint.project import COMPILE_NAMES, ModuleIndex
 from breaklint.rule import FileContext
 
@@ -53,8 +54,10 @@ PATCH_NAMES = frozenset({"torch._dynamo.config.patch", "torch.compiler.config.pa
 def config_enabled(ctx: FileContext, key: str) -> bool:
     """Whether Dynamo's config `key` is switched on for the region being visited: set at module
     level (`torch._dynamo.config.key = True`) in this file or in the entry point's file, or
-    patched by `@torch._dynamo.config.patch(key=True)` written above the entry point's
-    `@torch.compile` (below it, the patch is traced and breaks the graph itself)."""
+    patched around the entry point: `@torch._dynamo.config.patch(key=True)` above or below its
+    `@torch.compile`, or `fast = torch._dynamo.config.patch(key=True)(entry)` at module level.
+    (Below the compile, Dynamo cannot enter the patch's wrapper: it skips that frame, runs it
+    eagerly, and compiles the entry's own frame under the patch — torch 2.13.)"""
     modules = [ctx.module]
     entries = []
     region = ctx.region
@@ -64,22 +67,36 @@ def config_enabled(ctx: FileContext, key: str) -> bool:
             if entry is not None:
                 entries.append(entry)
                 modules.append(module)
+    entry_names = {entry.qualname for entry in entries}
     for module in modules:
         for statement in module.file.tree.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
-                    if isinstance(small, cst.Assign) and _is_true(small.value) and any(
+                    if not isinstance(small, cst.Assign):
+                        continue
+                    if _is_true(small.value) and any(
                         module.imports.resolve(t.target) in {p + key for p in CONFIG_PREFIXES} for t in small.targets
                     ):
                         return True
-    for entry in entries:
-        for decorator in entry.node.decorators:
-            resolved = entry.module.imports.resolve(_callee(decorator.decorator))
-            if resolved in COMPILE_NAMES:
-                break  # decorators below the compile are traced, not applied around it
-            if _patches(decorator.decorator, key, entry.module):
-                return True
-    return False
+                    value = small.value  # fast = torch._dynamo.config.patch(key=True)(entry)
+                    if (isinstance(value, cst.Call) and len(value.args) == 1 and _patches(value.func, key, module)
+                            and _names_entry(value.args[0].value, entry_names, module)):
+                        return True
+    return any(_patches(decorator.decorator, key, entry.module) for entry in entries for decorator in entry.node.decorators)
+
+
+def _names_entry(expr: cst.BaseExpression, entry_names: set[str], module: ModuleIndex) -> bool:
+    """`entry` or `torch.compile(entry, ...)`."""
+    if isinstance(expr, cst.Call) and module.imports.resolve(expr.func) in COMPILE_NAMES and expr.args:
+        expr = expr.args[0].value
+    return dotted(expr) in entry_names
+
+
+def config_patch_block(node: cst.With, module: ModuleIndex) -> bool:
+    """`with torch._dynamo.config.patch(...):`. Inside a region Dynamo breaks at it (GB0007) and
+    skips the whole frame (`Unsupported context manager`): nothing in the block is traced."""
+    return any(isinstance(item.item, cst.Call) and module.imports.resolve(item.item.func) in PATCH_NAMES
+               for item in node.items)
 
 
 def compile_option(ctx: FileContext, option: str) -> cst.BaseExpression | None:
@@ -101,10 +118,6 @@ def compile_option(ctx: FileContext, option: str) -> cst.BaseExpression | None:
                     if arg.keyword is not None and arg.keyword.value == option:
                         return arg.value
     return None
-
-
-def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
-    return expr.func if isinstance(expr, cst.Call) else expr
 
 
 def _patches(expr: cst.BaseExpression, key: str, module: ModuleIndex) -> bool:

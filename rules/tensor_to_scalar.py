@@ -8,7 +8,7 @@ from breaklint.rule import FileContext, Rule
 from breaklint.values import Kind
 from breaklint.versions import TorchVersion
 
-from ._support import compile_option, config_enabled
+from ._support import compile_option, config_enabled, config_patch_block
 
 # What Dynamo 2.13 says for each form (read from real runs, see testdata/rules/BL101).
 METHOD_SAYS = {"item": ("GB0124",), "tolist": ("GB0109", "GB0033")}  # float / integer tensors
@@ -41,8 +41,12 @@ class TensorToScalar(Rule):
     `capture_scalar_outputs` is on: `.item()` and the casts are not reported when the file (or
     the entry point's file) sets `torch._dynamo.config.capture_scalar_outputs = True`, when the
     entry point is decorated with `@torch._dynamo.config.patch(capture_scalar_outputs=True)`
-    above its `@torch.compile`, or when it is compiled with `fullgraph=True` for torch 2.10 and
-    newer. `.tolist()` of a float tensor still breaks then.
+    (above or below its `@torch.compile`) or wrapped by it at module level (`fast =
+    torch._dynamo.config.patch(capture_scalar_outputs=True)(f)`), or when it is compiled with
+    `fullgraph=True` for torch 2.10 and newer. `.tolist()` of a float tensor still breaks then.
+    Inside a `with torch._dynamo.config.patch(...):` block in the region nothing is reported:
+    Dynamo breaks at the `with` itself (BL105) and runs the whole function uncompiled. Not seen:
+    a patch around the *call* of the compiled function, which also captures.
 
     ## Dynamo says
     `Unsupported Tensor.item() call with capture_scalar_outputs=False` (GB0124) for `.item()`,
@@ -74,9 +78,20 @@ class TensorToScalar(Rule):
         "import torch\n\n@torch.compile\ndef f(x):\n    return x * int(x.shape[0])\n",
     )
 
+    nonstrict_breaks = True  # a nonstrict_trace body still breaks on it (GB0251, then GB0124)
+
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self._captures: dict[object, bool] = {}
+        self._patched: list[cst.With] = []  # `with config.patch(...)` blocks: Dynamo skips the frame
+
+    def visit_With(self, node: cst.With) -> None:
+        if config_patch_block(node, self.ctx.module):
+            self._patched.append(node)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        if self._patched and self._patched[-1] is original_node:
+            self._patched.pop()
 
     def _scalars_captured(self) -> bool:
         """Whether `.item()` is traced (as an unbacked SymInt) in the region being visited."""
@@ -90,6 +105,8 @@ class TensorToScalar(Rule):
         return self._captures[region]
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self._patched:
+            return
         receiver = method_call(node, METHOD_SAYS)
         if receiver is not None:
             value = self.ctx.value(receiver)
@@ -114,6 +131,8 @@ class TensorToScalar(Rule):
                 self.report(node, confidence=confidence, says="GB0124", what=f"`{builtin}(tensor)`")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self._patched:
+            return
         base = self.ctx.value(node.value)
         for element in node.slice:
             if isinstance(element.slice, cst.Index):

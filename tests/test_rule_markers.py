@@ -77,11 +77,23 @@ def test_capture_scalar_outputs_set_at_module_level_silences_item(check, tmp_pat
         "def f(x):\n    return x * x.sum().item() + len(x.tolist())\n"
     )
     assert [f.span.start_line for f in _findings(check, tmp_path, source)] == [7]  # .tolist() still breaks
-    patched_below = (
-        "import torch\n\n@torch.compile\n@torch._dynamo.config.patch(capture_scalar_outputs=True)\n"
+    # Below the compile too: Dynamo skips the patch's wrapper frame and compiles f under the
+    # patch (torch 2.13; testdata/rules/BL101/good.py `captured_below_compile`). A patch that
+    # switches it off, or patches another key, does not silence it.
+    patched = (
+        "import torch\n\n@torch.compile\n@torch._dynamo.config.patch({patch})\n"
         "def f(x):\n    return x * x.sum().item()\n"
     )
-    assert [f.code for f in _findings(check, tmp_path, patched_below)] == ["BL101"]
+    assert _findings(check, tmp_path, patched.format(patch="capture_scalar_outputs=True")) == []
+    assert _findings(check, tmp_path, patched.format(patch='"capture_scalar_outputs", True')) == []
+    for patch in ("capture_scalar_outputs=False", "verbose=True"):
+        assert [f.code for f in _findings(check, tmp_path, patched.format(patch=patch))] == ["BL101"]
+    wrapped = (
+        "import torch\n\ndef f(x):\n    return x * x.sum().item()\n\n"
+        "fast = torch._dynamo.config.patch(capture_scalar_outputs={flag})(torch.compile(f))\n"
+    )
+    assert _findings(check, tmp_path, wrapped.format(flag="True")) == []
+    assert [f.code for f in _findings(check, tmp_path, wrapped.format(flag="False"))] == ["BL101"]
 
 
 def test_fullgraph_captures_dynamic_shapes_only_from_torch_2_10(check, tmp_path: Path) -> None:

@@ -63,3 +63,40 @@ def range_of_tensor(x):
     for _ in range(steps):  # expect: BL101
         x = x * 2
     return x
+
+
+class ScaleByTotal(torch.autograd.Function):
+    """Dynamo inlines `apply` into `forward`: the break is reported at its line."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * x.sum().item()  # expect: BL101
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+@torch.compile
+def through_autograd_function(x):
+    return ScaleByTotal.apply(x) + 1
+
+
+class NormalisedGrad(torch.autograd.Function):
+    """With an input that requires grad, Dynamo traces `backward` at the `apply` too."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / grad.abs().max().item()  # expect: BL101
+
+
+@torch.compile
+def through_autograd_backward(x):
+    return NormalisedGrad.apply(x).sum()
+
+
+CALLS = {"through_autograd_backward": [(torch.randn(8, 8, requires_grad=True),) for _ in range(3)]}
