@@ -116,9 +116,24 @@ class Rule:
     # Whether the pattern still breaks in a `nonstrict_trace` body, which Dynamo does not trace
     # but runs non-strictly: data-dependent values do (torch 2.13), Python side effects do not.
     nonstrict_breaks: ClassVar[bool] = False
+    file_scope: ClassVar[bool] = False  # the rule defines file-scope hooks (see file_hooks)
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
+
+    # --- file-scope hooks -----------------------------------------------------------------
+    # `visit_<Node>` / `leave_<Node>` only see code in compiled regions. A rule that looks at
+    # the whole file (call sites of compiled callables live outside regions) defines
+    # `file_visit_<Node>` / `file_leave_<Node>` instead: the engine calls them for every node of
+    # the file in the same traversal, then `end_file()` once. They run only in files the engine
+    # checks (those with a region, or every file with --scope all).
+    def file_hooks(self) -> bool:
+        """Whether the engine calls this rule's file-scope hooks in this file (a rule may test
+        the text cheaply first)."""
+        return self.file_scope
+
+    def end_file(self) -> None:
+        """Called once, after the traversal of the file: emit what the file-scope hooks found."""
 
     @classmethod
     def gb_ids(cls) -> tuple[str, ...]:
