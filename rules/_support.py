@@ -7,8 +7,9 @@ from typing import Iterator
 import libcst as cst
 
 from breaklint.names import dotted
-from breaklint.project import COMPILE_NAMES, ModuleIndex
+from breaklint.project import COMPILE_NAMES, FunctionInfo, ModuleIndex
 from breaklint.rule import FileContext
+from breaklint.walk import visit
 
 
 def bindings(ctx: FileContext, expr: cst.BaseExpression) -> Iterator[tuple[cst.BaseExpression, ModuleIndex]]:
@@ -82,7 +83,57 @@ def config_enabled(ctx: FileContext, key: str) -> bool:
                     if (isinstance(value, cst.Call) and len(value.args) == 1 and _patches(value.func, key, module)
                             and _names_entry(value.args[0].value, entry_names, module)):
                         return True
-    return any(_patches(decorator.decorator, key, entry.module) for entry in entries for decorator in entry.node.decorators)
+    if any(_patches(decorator.decorator, key, entry.module) for entry in entries for decorator in entry.node.decorators):
+        return True
+    return any(_called_only_under_patch(entry, key) for entry in entries)
+
+
+def _called_only_under_patch(entry: FunctionInfo, key: str) -> bool:
+    """Every call, in the entry's own file, of a name that holds the compiled entry (`f` for
+    `@torch.compile def f`, `fast` for `fast = torch.compile(f)`) sits in a `with
+    torch._dynamo.config.patch(key=True):` block: Dynamo compiles it under the patch."""
+    module = entry.module
+    calls = _PatchedCalls(entry.qualname, key, module)
+    if any(module.imports.resolve(_callee(d.decorator)) in COMPILE_NAMES for d in entry.node.decorators):
+        calls.names.add(entry.qualname)
+    visit(module.file.tree, calls, trivia=False)
+    found = [patched for name, patched in calls.calls if name in calls.names]
+    return bool(found) and all(found)
+
+
+class _PatchedCalls(cst.CSTVisitor):
+    """Names bound to `torch.compile(entry)`, and every call of a name with whether it sits in
+    a `with config.patch(key=True):` block."""
+
+    def __init__(self, entry: str, key: str, module: ModuleIndex) -> None:
+        self.entry, self.key, self.module = entry, key, module
+        self.names: set[str] = set()
+        self.depth = 0
+        self.calls: list[tuple[str, bool]] = []
+
+    def _patching(self, node: cst.With) -> bool:
+        return any(_patches(item.item, self.key, self.module) for item in node.items)
+
+    def visit_With(self, node: cst.With) -> None:
+        self.depth += self._patching(node)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self.depth -= self._patching(original_node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if (isinstance(value, cst.Call) and self.module.imports.resolve(value.func) in COMPILE_NAMES
+                and _names_entry(value, {self.entry}, self.module)):
+            self.names.update(name for t in node.targets if (name := dotted(t.target)) is not None)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = dotted(node.func)
+        if name is not None:
+            self.calls.append((name, self.depth > 0))
+
+
+def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.func if isinstance(expr, cst.Call) else expr
 
 
 def _names_entry(expr: cst.BaseExpression, entry_names: set[str], module: ModuleIndex) -> bool:

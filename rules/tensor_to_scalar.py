@@ -45,8 +45,11 @@ class TensorToScalar(Rule):
     torch._dynamo.config.patch(capture_scalar_outputs=True)(f)`), or when it is compiled with
     `fullgraph=True` for torch 2.10 and newer. `.tolist()` of a float tensor still breaks then.
     Inside a `with torch._dynamo.config.patch(...):` block in the region nothing is reported:
-    Dynamo breaks at the `with` itself (BL105) and runs the whole function uncompiled. Not seen:
-    a patch around the *call* of the compiled function, which also captures.
+    Dynamo breaks at the `with` itself (BL105) and runs the whole function uncompiled. Nor when
+    every call of the compiled function in its own file (`f(x)` for `@torch.compile def f`,
+    `fast(x)` for `fast = torch.compile(f)`) sits in a `with
+    torch._dynamo.config.patch(capture_scalar_outputs=True):` block; one call outside it
+    compiles without the patch and breaks.
 
     ## Dynamo says
     `Unsupported Tensor.item() call with capture_scalar_outputs=False` (GB0124) for `.item()`,

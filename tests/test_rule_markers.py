@@ -96,6 +96,18 @@ def test_capture_scalar_outputs_set_at_module_level_silences_item(check, tmp_pat
     assert [f.code for f in _findings(check, tmp_path, wrapped.format(flag="False"))] == ["BL101"]
 
 
+def test_capture_scalar_outputs_patched_around_every_call_silences_item(check, tmp_path: Path) -> None:
+    source = (
+        "import torch\n\n@torch.compile\ndef f(x):\n    return x * x.sum().item()\n\n"
+        "def g(x):\n    return x * x.max().item()\n\n"
+        "def run(x):\n    fast = torch.compile(g)\n{outside}"
+        "    with torch._dynamo.config.patch(capture_scalar_outputs=True):\n        f(x)\n        fast(x)\n"
+    )
+    assert _findings(check, tmp_path, source.format(outside="    g(x)  # eager: not a compiled call\n")) == []
+    mixed = {f.span.start_line for f in _findings(check, tmp_path, source.format(outside="    f(x)\n    fast(x)\n"))}
+    assert mixed == {5, 8}  # a call outside the patch compiles without it
+
+
 def test_fullgraph_captures_dynamic_shapes_only_from_torch_2_10(check, tmp_path: Path) -> None:
     source = "import torch\n\n@torch.compile(fullgraph=True)\ndef f(x):\n    return torch.nonzero(x)\n"
     assert _findings(check, tmp_path, source, target_torch=TorchVersion(2, 13)) == []

@@ -87,3 +87,14 @@ def _(x):
 @torch.compile
 def through_leaf_function(x):
     return logged_scale(x)[0] + 1
+
+
+def _captured_at_call_sites(x):
+    return x / x.abs().max().item()  # every call of the compiled function is under the patch
+
+
+def scenario_calls_under_patch():
+    fast = torch.compile(_captured_at_call_sites, backend="eager")
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        fast(torch.randn(8, 8))
+        fast(torch.randn(8, 8))
