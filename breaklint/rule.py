@@ -113,9 +113,11 @@ class Rule:
     bad: ClassVar[tuple[str, ...]] = ()
     good: ClassVar[tuple[str, ...]] = ()
     meta: ClassVar[bool] = False  # emitted by the engine itself (BL0xx), never visits
-    # Whether the pattern still breaks in a `nonstrict_trace` body, which Dynamo does not trace
-    # but runs non-strictly: data-dependent values do (torch 2.13), Python side effects do not.
-    nonstrict_breaks: ClassVar[bool] = False
+    # Whether the pattern is still reported in a `nonstrict_trace` body, which Dynamo does not
+    # trace but runs non-strictly (torch 2.13): data-dependent values still break there; Python
+    # side effects and guards do not. (Inductor's fallbacks for ops there are real, but Inductor
+    # places them at the call, not in the body: BL4xx stay silent in the body.)
+    applies_nonstrict: ClassVar[bool] = False
     file_scope: ClassVar[bool] = False  # the rule defines file-scope hooks (see file_hooks)
 
     def __init__(self, ctx: FileContext) -> None:
@@ -215,7 +217,7 @@ class Rule:
         **fields: str,
     ) -> None:
         region = self.ctx.region
-        if region is not None and region.nonstrict and not self.nonstrict_breaks:
+        if region is not None and region.nonstrict and not self.applies_nonstrict:
             return  # not traced by Dynamo: this pattern runs as plain Python under nonstrict_trace
         where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
         if region is not None and region.nonstrict:

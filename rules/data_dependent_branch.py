@@ -44,7 +44,7 @@ class DataDependentBranch(Rule):
     `Data-dependent branching` (GB0170).
     """
 
-    nonstrict_breaks = True  # a nonstrict_trace body still breaks on it (GB0251, then the break here)
+    applies_nonstrict = True  # a nonstrict_trace body still breaks on it (GB0251, then the break here)
     code = "BL102"
     name = "data-dependent-branch"
     stage = Stage.DYNAMO

@@ -52,7 +52,7 @@ class DynamicShapeOp(Rule):
     torch.nn.functional.one_hot with data-dependent output shape` (GB0246, from 2.9).
     """
 
-    nonstrict_breaks = True  # a nonstrict_trace body still breaks on it (GB0251, then the break here)
+    applies_nonstrict = True  # a nonstrict_trace body still breaks on it (GB0251, then the break here)
     code = "BL104"
     name = "dynamic-shape-op"
     stage = Stage.DYNAMO

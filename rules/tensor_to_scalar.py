@@ -81,7 +81,7 @@ class TensorToScalar(Rule):
         "import torch\n\n@torch.compile\ndef f(x):\n    return x * int(x.shape[0])\n",
     )
 
-    nonstrict_breaks = True  # a nonstrict_trace body still breaks on it (GB0251, then GB0124)
+    applies_nonstrict = True  # a nonstrict_trace body still breaks on it (GB0251, then GB0124)
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
