@@ -55,7 +55,10 @@ class ExplicitGraphBreak(Rule):
     name = "explicit-graph-break"
     stage = Stage.DYNAMO
     message = "{what} in {region} forces a graph break"
-    help = "remove it; debug compiled code with torch.compiler.set_stance('force_eager') or TORCH_LOGS=graph_breaks"
+    help = (
+        "remove it; debug compiled code with torch.compiler.set_stance('force_eager') or TORCH_LOGS=graph_breaks; "
+        "make a disabled helper traceable or a torch.library.custom_op; patch config around the compiled call"
+    )
     dynamo_says = {
         "GB0025": "Call to `torch._dynamo.graph_break()`",
         "GB0007": "Attempted to call function marked as skipped",
