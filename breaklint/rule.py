@@ -11,9 +11,11 @@ import libcst as cst
 
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
 from .project import FunctionInfo, ModuleIndex, ProjectIndex
+from .regions import CallResolver
 from .source import ParsedFile
 from .values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion
+from .walk import visit
 
 DOCS_URL = "https://breaklint.dev/rules/{code}"
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
@@ -48,6 +50,7 @@ class FileContext:
     function_stack: list[FunctionInfo] = field(default_factory=list)
     _values: dict[FunctionInfo, FunctionValues] = field(default_factory=dict)
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
+    _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
 
     @property
     def function(self) -> FunctionInfo | None:
@@ -88,6 +91,30 @@ class FileContext:
         span = self.file.span(node)
         start = (span.start_line, span.start_col)
         return any(low <= start < high for low, high in self._loops[fn])
+
+    def looping_caller(self) -> str | None:
+        """The nearest function up the region's call chain that makes the call down the chain
+        inside one of its for/while loops: a break here makes Dynamo skip that function's frame
+        (GB7000, torch 2.11+; checked on 2.13). Only callers in this file are known."""
+        fn, region = self.function, self.region
+        if fn is None or region is None or len(region.path) < 2:
+            return None
+        if fn not in self._looping_callers:
+            self._looping_callers[fn] = self._find_looping_caller(region)
+        return self._looping_callers[fn]
+
+    def _find_looping_caller(self, region: Region) -> str | None:
+        resolver = CallResolver(self.project)
+        path = region.path
+        for depth in range(len(path) - 2, -1, -1):
+            caller = self.module.functions.get(path[depth])
+            known = self.regions.get(caller) if caller is not None else None
+            if known is None or known.path != path[: depth + 1]:
+                return None  # the chain leaves this file: the rest is not known here
+            for call in _loop_calls(caller.node):
+                if any(t.qualname == path[depth + 1] for t in resolver.call_targets(call.func, caller)):
+                    return caller.qualname
+        return None
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name of a Name/Attribute chain: `t.compile` -> `torch.compile`."""
@@ -224,12 +251,19 @@ class Rule:
             where += " (under nonstrict_trace, whose non-strict trace then fails: GB0251 at the call)"
         text = self.message.format(region=where, **fields)
         severity = None
-        if self.stage is Stage.DYNAMO and says and self.ctx.in_loop(node):
-            # Escalate: Dynamo does not resume after a break in a loop, it runs the frame eagerly.
+        if self.stage is Stage.DYNAMO and says:
+            # Escalate: Dynamo does not resume after a break in a loop, it runs the frame eagerly;
+            # also when the loop is in a caller that inlined this function.
             gb_id, gb_type = GB_IN_LOOP
             cite = f' ("{gb_type}", {gb_id})' if _has_gb_id(gb_id, self.ctx.target_torch) else ""
-            text += f"; inside a loop, so Dynamo skips the whole function{cite}"
-            severity = Severity.ERROR
+            if self.ctx.in_loop(node):
+                text += f"; inside a loop, so Dynamo skips the whole function{cite}"
+                severity = Severity.ERROR
+            else:
+                caller = self.ctx.looping_caller()
+                if caller is not None:
+                    text += f"; reached from a loop in `{caller}`, so Dynamo skips all of `{caller}`{cite}"
+                    severity = Severity.ERROR
         self.ctx.emit(
             self.make_finding(
                 self.ctx.file.display, self.ctx.file.span(node), text, confidence, region, says,
@@ -244,6 +278,28 @@ def _is_gb_id(key: str) -> bool:
 
 def _has_gb_id(gb_id: str, target: TorchVersion | None) -> bool:
     return target is None or target >= GB_ID_SINCE_OVERRIDES.get(gb_id, GB_IDS_SINCE)
+
+
+def _loop_calls(function: cst.FunctionDef) -> list[cst.Call]:
+    """The calls in the bodies of a function's for/while loops (nested defs and lambdas excluded)."""
+    found: list[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+    for body in _loop_bodies(function):
+        visit(body, _Calls(), trivia=False)
+    return found
 
 
 def _loop_bodies(function: cst.FunctionDef) -> list[cst.CSTNode]:

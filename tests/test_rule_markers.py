@@ -59,6 +59,26 @@ def test_break_in_a_loop_is_an_error_that_says_the_frame_is_skipped(check, tmp_p
     assert older[7].severity is Severity.ERROR and "GB7000" not in older[7].message
 
 
+def test_break_reached_from_a_loop_in_a_caller_of_the_same_file_is_an_error(check, tmp_path: Path) -> None:
+    source = (
+        "import torch\nfrom torch import nn\n\ndef scale(x):\n    return x * x.sum().item()\n\n"
+        "class Block(nn.Module):\n    def forward(self, x):\n        return scale(x)\n\n"
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.blocks = nn.ModuleList([Block(), Block()])\n\n"
+        "    def forward(self, x):\n        for block in self.blocks:\n            x = block(x)\n"
+        "        return x\n\nmodel = torch.compile(Net())\n"
+    )
+    (finding,) = _findings(check, tmp_path, source)
+    assert finding.severity is Severity.ERROR and finding.region.path == ("Net.forward", "Block.forward", "scale")
+    assert "reached from a loop in `Net.forward`" in finding.message and "GB7000" in finding.message
+    older = _findings(check, tmp_path, source, target_torch=TorchVersion(2, 10))
+    assert older[0].severity is Severity.ERROR and "GB7000" not in older[0].message
+    # Called only after the loop: the chain has no loop, a plain warning.
+    after = source.replace("            x = block(x)\n        return x", "            x = x + 1\n        return self.blocks[0](x)")
+    (plain,) = _findings(check, tmp_path, after)
+    assert plain.severity is Severity.WARNING and "reached from a loop" not in plain.message
+
+
 def test_target_torch_turns_rules_and_ids_on_and_off(check, tmp_path: Path) -> None:
     source = (
         "import logging\nimport torch\nfrom torch import nn\n\nlog = logging.getLogger(__name__)\n\n"

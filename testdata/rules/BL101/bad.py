@@ -100,3 +100,26 @@ def through_autograd_backward(x):
 
 
 CALLS = {"through_autograd_backward": [(torch.randn(8, 8, requires_grad=True),) for _ in range(3)]}
+
+
+def _row_scale(x):
+    return x * x.sum().item()  # expect: BL101
+
+
+class ScaledBlock(torch.nn.Module):
+    def forward(self, x):
+        return _row_scale(x) + 1
+
+
+class Stack(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList([ScaledBlock() for _ in range(2)])
+
+    def forward(self, x):
+        for block in self.blocks:  # a break below this loop: Dynamo skips Stack.forward (GB7000)
+            x = block(x)
+        return x
+
+
+stack = torch.compile(Stack())
