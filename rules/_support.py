@@ -93,6 +93,8 @@ def _called_only_under_patch(entry: FunctionInfo, key: str) -> bool:
     `@torch.compile def f`, `fast` for `fast = torch.compile(f)`) sits in a `with
     torch._dynamo.config.patch(key=True):` block: Dynamo compiles it under the patch."""
     module = entry.module
+    if key not in module.file.text:  # no patch of it in the file: nothing to walk
+        return False
     calls = _PatchedCalls(entry.qualname, key, module)
     if any(module.imports.resolve(_callee(d.decorator)) in COMPILE_NAMES for d in entry.node.decorators):
         calls.names.add(entry.qualname)
