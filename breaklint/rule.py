@@ -24,7 +24,8 @@ GB_IDS_SINCE = TorchVersion(2, 8)
 # Ids registered after 2.8: the "Since" column of shared/reference/graph-break-registry.md.
 GB_ID_SINCE_OVERRIDES = {
     "GB0170": TorchVersion(2, 9), "GB0225": TorchVersion(2, 9), "GB0246": TorchVersion(2, 9),
-    "GB0264": TorchVersion(2, 9), "GB0277": TorchVersion(2, 10), "GB0291": TorchVersion(2, 10),
+    "GB0251": TorchVersion(2, 9), "GB0264": TorchVersion(2, 9), "GB0277": TorchVersion(2, 10),
+    "GB0291": TorchVersion(2, 10),
     "GB7000": TorchVersion(2, 11), "GB9186": TorchVersion(2, 11), "GB0467": TorchVersion(2, 13),
     "GB0569": TorchVersion(2, 13), "GB4198": TorchVersion(2, 13), "GB4841": TorchVersion(2, 13),
     "GB8977": TorchVersion(2, 13), "GB8985": TorchVersion(2, 13),
@@ -32,6 +33,9 @@ GB_ID_SINCE_OVERRIDES = {
 # A graph break in a for/while loop makes Dynamo give up on the whole frame (registered as GB7000
 # "graph break in loop" from 2.11; earlier versions skip the frame as well, without an id).
 GB_IN_LOOP = ("GB7000", "graph break in loop")
+# What Dynamo says at the call of a nonstrict_trace function whose body it cannot trace
+# non-strictly (torch 2.13), before it breaks again inside the body.
+NONSTRICT_FAILS = '"Unsupported output type for nonstrict_trace-ed function"'
 DOC_SECTIONS = ("What it does", "Why is this bad?", "How to fix", "When it is fine", "Dynamo says")
 
 
@@ -248,7 +252,8 @@ class Rule:
             return  # not traced by Dynamo: this pattern runs as plain Python under nonstrict_trace
         where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
         if region is not None and region.nonstrict:
-            where += " (under nonstrict_trace, whose non-strict trace then fails: GB0251 at the call)"
+            cite = ", GB0251" if _has_gb_id("GB0251", self.ctx.target_torch) else ""
+            where += f" (under nonstrict_trace, whose non-strict trace then fails at the call: {NONSTRICT_FAILS}{cite})"
         text = self.message.format(region=where, **fields)
         severity = None
         if self.stage is Stage.DYNAMO and says:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from breaklint.versions import TorchVersion
+
 ITEM = "x.sum().item()"
 
 
@@ -310,6 +312,9 @@ def test_nonstrict_trace_body_breaks_only_on_data_dependent_values(tmp_path, che
     result = check([root], root=root)
     assert {(f.code, f.span.start_line) for f in result.findings} == {("BL104", 10), ("BL102", 16), ("BL101", 18)}
     assert all(f.region.nonstrict and "GB0251" in f.message for f in result.findings)
+    older = check([root], root=root, target_torch=TorchVersion(2, 8))  # GB0251 registered in 2.9
+    assert older.findings and all("GB0251" not in f.message and "nonstrict_trace-ed" in f.message
+                                  for f in older.findings)
 
 
 def test_autograd_function_apply_reaches_forward_and_backward(tmp_path, check) -> None:
