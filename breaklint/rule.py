@@ -55,6 +55,9 @@ class FileContext:
     _values: dict[FunctionInfo, FunctionValues] = field(default_factory=dict)
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
+    # Lines where one rule already reported a break that several rules see (a nonstrict_trace
+    # call whose body breaks): Dynamo breaks there once, so it is reported once.
+    claimed: set[int] = field(default_factory=set)
 
     @property
     def function(self) -> FunctionInfo | None:
@@ -281,8 +284,12 @@ def _is_gb_id(key: str) -> bool:
     return re.fullmatch(r"GB\d{4}", key) is not None
 
 
-def _has_gb_id(gb_id: str, target: TorchVersion | None) -> bool:
+def has_gb_id(gb_id: str, target: TorchVersion | None) -> bool:
+    """Whether Dynamo of the target torch has this GB id (None: any version)."""
     return target is None or target >= GB_ID_SINCE_OVERRIDES.get(gb_id, GB_IDS_SINCE)
+
+
+_has_gb_id = has_gb_id
 
 
 def _loop_calls(function: cst.FunctionDef) -> list[cst.Call]:

@@ -4,10 +4,11 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Stage
 from breaklint.patterns import method_call
-from breaklint.rule import FileContext, Rule
+from breaklint.rule import FileContext
 from breaklint.values import Kind
 from breaklint.versions import TorchVersion
 
+from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
 from ._support import compile_option, config_enabled, config_patch_block
 
 # What Dynamo 2.13 says for each form (read from real runs, see testdata/rules/BL101).
@@ -18,7 +19,7 @@ SCALAR_BUILTINS = frozenset({"int", "float", "bool", "complex"})  # all go throu
 FULLGRAPH_CAPTURES_SINCE = TorchVersion(2, 10)
 
 
-class TensorToScalar(Rule):
+class TensorToScalar(NonstrictCallSites):
     """## What it does
     Finds a tensor turned into a Python number or list inside a compiled region: `t.item()`,
     `t.tolist()`, `int(t)`, `float(t)`, `bool(t)`, and the implicit `t.__index__()` of
@@ -56,11 +57,14 @@ class TensorToScalar(Rule):
     `int()`, `float()`, `bool()`, list indexing and tensor slice bounds; `Tensor.tolist() with
     non-integer tensor` (GB0109) or `Data dependent operator` (GB0033, integer tensors) for
     `.tolist()`; `Failed to trace builtin operator` (GB0059) for `range(tensor)`.
+    At the call of a `nonstrict_trace` function whose body does this: `Unsupported output type for
+    nonstrict_trace-ed function` (GB0251).
     """
 
     code = "BL101"
     name = "tensor-to-scalar"
     stage = Stage.DYNAMO
+    applies_nonstrict = True  # still breaks in a nonstrict_trace body (and at its call: GB0251)
     message = "{what} in {region} turns a tensor into a Python scalar and forces a graph break"
     help = (
         "keep the value a tensor (torch.where, masking), move the conversion out of the compiled "
@@ -71,6 +75,7 @@ class TensorToScalar(Rule):
         "GB0109": "Tensor.tolist() with non-integer tensor",
         "GB0033": "Data dependent operator",
         "GB0059": "Failed to trace builtin operator",
+        **NONSTRICT_SAYS,
     }
     bad = (
         "import torch\n\n@torch.compile\ndef f(x):\n    return x * x.sum().item()\n",
@@ -81,7 +86,6 @@ class TensorToScalar(Rule):
         "import torch\n\n@torch.compile\ndef f(x):\n    return x * int(x.shape[0])\n",
     )
 
-    applies_nonstrict = True  # a nonstrict_trace body still breaks on it (GB0251, then GB0124)
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)

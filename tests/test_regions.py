@@ -310,11 +310,15 @@ def test_nonstrict_trace_body_breaks_only_on_data_dependent_values(tmp_path, che
             return helper(x)
         """})
     result = check([root], root=root)
-    assert {(f.code, f.span.start_line) for f in result.findings} == {("BL104", 10), ("BL102", 16), ("BL101", 18)}
-    assert all(f.region.nonstrict and "GB0251" in f.message for f in result.findings)
+    # The call breaks once (GB0251): reported by the first rule that saw the body break.
+    assert {(f.code, f.span.start_line) for f in result.findings} == {
+        ("BL104", 10), ("BL102", 16), ("BL101", 18), ("BL101", 22)}
+    body = [f for f in result.findings if f.span.start_line != 22]
+    assert all(f.region.nonstrict and "GB0251" in f.message for f in body)
+    (call,) = [f for f in result.findings if f.span.start_line == 22]
+    assert not call.region.nonstrict and call.gb_ids == ("GB0251",) and "(line 18)" in call.message
     older = check([root], root=root, target_torch=TorchVersion(2, 8))  # GB0251 registered in 2.9
-    assert older.findings and all("GB0251" not in f.message and "nonstrict_trace-ed" in f.message
-                                  for f in older.findings)
+    assert older.findings and all("GB0251" not in f.message and f.gb_ids != ("GB0251",) for f in older.findings)
 
 
 def test_autograd_function_apply_reaches_forward_and_backward(tmp_path, check) -> None:
@@ -420,3 +424,30 @@ def test_nested_function_and_reference_passed_as_argument(tmp_path, check) -> No
             return inner(x) + checkpoint(heavy, x)
         """})
     assert flagged(check([root], root=root)) == {("m.py", 6), ("m.py", 11)}
+
+
+def test_nonstrict_call_is_reported_only_where_dynamo_traces_it(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"""
+        import torch
+
+        @torch._dynamo.nonstrict_trace
+        def helper(x):
+            return x * {ITEM}
+
+        @torch._dynamo.nonstrict_trace
+        def clean(x):
+            print("fine")
+            return x * 2
+
+        @torch.compile
+        def f(x):
+            if not torch.compiler.is_compiling():
+                x = helper(x)  # never traced
+            return clean(x)
+
+        @torch.compile
+        def g(x):
+            return helper(x)
+        """})
+    found = {(f.code, f.span.start_line) for f in check([root], root=root).findings}
+    assert found == {("BL101", 6), ("BL101", 21)}

@@ -123,3 +123,15 @@ class Stack(torch.nn.Module):
 
 
 stack = torch.compile(Stack())
+
+
+@torch._dynamo.nonstrict_trace
+def _scaled_outside_dynamo(x):
+    # Dynamo does not trace this body, it runs it non-strictly; the scalar makes that fail,
+    # Dynamo breaks at the call, then traces this function as a frame of its own and breaks here.
+    return x * x.sum().item()  # expect: BL101
+
+
+@torch.compile
+def through_nonstrict_trace(x):
+    return _scaled_outside_dynamo(x) + 1  # expect: BL101
