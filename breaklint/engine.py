@@ -89,7 +89,9 @@ def _parse_checked(path: Path, shown_from: Path, text: str) -> ParsedFile | Read
 
 
 class _Dispatcher(cst.CSTVisitor):
-    """One traversal per file for every rule; rules only see code in scope.
+    """One traversal per file for every rule; rules only see code in scope, except through
+    their file-scope hooks (`file_visit_<Node>` / `file_leave_<Node>`: every node of the file,
+    regions or not; then `end_file()` once), see rule.py.
 
     A rule that raises is switched off for the rest of the file and reported as BL005; the
     other rules go on."""
@@ -103,14 +105,25 @@ class _Dispatcher(cst.CSTVisitor):
         self.active = ctx.active
         self.visitors: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
         self.leavers: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
+        self.file_visitors: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
+        self.file_leavers: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
+        self.file_rules: list[Rule] = []
         for rule in rules:
+            hooks = rule.file_hooks()
+            if hooks:
+                self.file_rules.append(rule)
             for attribute in dir(rule):
                 if attribute.startswith("visit_"):
                     self.visitors.setdefault(attribute[6:], []).append((rule, getattr(rule, attribute)))
                 elif attribute.startswith("leave_"):
                     self.leavers.setdefault(attribute[6:], []).append((rule, getattr(rule, attribute)))
+                elif hooks and attribute.startswith("file_visit_"):
+                    self.file_visitors.setdefault(attribute[11:], []).append((rule, getattr(rule, attribute)))
+                elif hooks and attribute.startswith("file_leave_"):
+                    self.file_leavers.setdefault(attribute[11:], []).append((rule, getattr(rule, attribute)))
         # Rules that look at commas or comments get every node; the others only what has content.
-        self.wants_trivia = not trivia_names().isdisjoint({*self.visitors, *self.leavers})
+        self.wants_trivia = not trivia_names().isdisjoint(
+            {*self.visitors, *self.leavers, *self.file_visitors, *self.file_leavers})
 
     def _dispatch(self, handlers: list[tuple[Rule, Callable[[cst.CSTNode], None]]], node: cst.CSTNode) -> None:
         for rule, handler in handlers:
@@ -139,14 +152,26 @@ class _Dispatcher(cst.CSTVisitor):
             self.untraced.update(untraced_blocks(node, self.ctx.resolve))  # type: ignore[arg-type]
         if self.untraced and node in self.untraced:
             self.untraced_depth += 1
+        if self.file_visitors:
+            handlers = self.file_visitors.get(kind.__name__)
+            if handlers:
+                self._dispatch(handlers, node)
         if self.active and not self.untraced_depth:
             handlers = self.visitors.get(kind.__name__)
             if handlers:
                 self._dispatch(handlers, node)
         return True
 
+    def end_file(self) -> None:
+        for rule in self.file_rules:
+            self._dispatch([(rule, lambda _node, rule=rule: rule.end_file())], self.ctx.file.tree)
+
     def on_leave(self, original_node: cst.CSTNode) -> None:
         kind = type(original_node)
+        if self.file_leavers:
+            handlers = self.file_leavers.get(kind.__name__)
+            if handlers:
+                self._dispatch(handlers, original_node)
         if self.active and not self.untraced_depth:
             handlers = self.leavers.get(kind.__name__)
             if handlers:
@@ -318,6 +343,7 @@ class Engine:
             dispatcher = _Dispatcher(ctx, rules, internal_error)
             try:
                 visit(file.tree, dispatcher, trivia=dispatcher.wants_trivia)
+                dispatcher.end_file()
             except _NeedsRoom:
                 raise
             except Exception as error:  # the engine itself failed on this file: keep the others

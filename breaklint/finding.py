@@ -47,6 +47,9 @@ class Region:
     entry: str  # "Net.forward"
     site: str  # "train.py:12", or "assume-forward-compiled", or "config"
     path: tuple[str, ...] = ()  # the call chain from the entry to the function with the finding
+    # Reached through a `nonstrict_trace` function: Dynamo does not trace it, AOTAutograd traces
+    # it non-strictly (Python side effects run, data-dependent values still break).
+    nonstrict: bool = False
     entry_module: str = ""  # the module that defines the entry (rules read its config and decorators)
 
     def describe(self) -> str:

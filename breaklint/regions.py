@@ -14,6 +14,20 @@ from .project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectI
 
 PARTIAL_NAMES = frozenset({"functools.partial"})
 ASSUMED = "assume-forward-compiled"  # the site label of forwards compiled by assumption
+# Escape hatches whose body Dynamo does not trace (torch 2.13, checked on the real compiler):
+# a custom op is called through its fake implementation and runs eagerly; a leaf function
+# (torch 2.11+; only in torch._dynamo.decorators) likewise. torch.compiler has neither
+# `nonstrict_trace` nor `leaf_function` in 2.13.
+CUSTOM_OP_NAMES = frozenset({"torch.library.custom_op", "torch._library.custom_ops.custom_op"})
+LEAF_FUNCTION_NAMES = frozenset({"torch._dynamo.decorators.leaf_function"})
+# A nonstrict_trace body is not traced by Dynamo either, but run non-strictly (make_fx style):
+# Python side effects are fine there, data-dependent values still break (Region.nonstrict).
+NONSTRICT_NAMES = frozenset({"torch._dynamo.nonstrict_trace", "torch._dynamo.decorators.nonstrict_trace"})
+OPAQUE_NAMES = CUSTOM_OP_NAMES | LEAF_FUNCTION_NAMES
+AUTOGRAD_FUNCTION_NAMES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+# Dynamo inlines `MyFn.apply(x)` into `forward` (and, when an input requires grad, traces
+# `backward` too, at the same call): breaks in either are reported at their own lines.
+AUTOGRAD_FUNCTION_METHODS = ("forward", "backward")
 
 
 @dataclass(frozen=True)
@@ -58,6 +72,10 @@ class CallResolver:
             if owner is not None:
                 method = project.method(owner, name)
                 return [method] if method else []
+            if name == "apply" and module is not None and isinstance(receiver, (cst.Name, cst.Attribute)):
+                applied = self.autograd_function_methods(receiver, module)
+                if applied:
+                    return applied
         if isinstance(expr, cst.Name) and scope is not None:
             nested = _nested_named(scope, expr.value)
             if nested is not None:
@@ -73,6 +91,14 @@ class CallResolver:
                        project.instance_classes(expr.value, scope, module)]
             return [m for m in methods if m is not None]
         return []
+
+    def autograd_function_methods(self, expr: cst.BaseExpression, module: ModuleIndex) -> list[FunctionInfo]:
+        """`forward` and `backward` of `expr` when it names a torch.autograd.Function subclass."""
+        cls = self.project.resolve_class(expr, module)
+        if cls is None or not is_autograd_function(self.project, cls):
+            return []
+        methods = [self.project.method(cls, name) for name in AUTOGRAD_FUNCTION_METHODS]
+        return [m for m in methods if m is not None]
 
     def forwards(self, classes: list[ClassInfo]) -> list[FunctionInfo]:
         methods = [self.project.method(cls, "forward") for cls in classes]
@@ -173,18 +199,20 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
     for batch in (explicit, assumed):
         queue: deque[FunctionInfo] = deque()
         for entry in batch:
-            if entry.function in regions or _disabled(entry.function, recursive_only=True):
+            fn = entry.function
+            if fn in regions or _disabled(fn, recursive_only=True) or _opaque(fn):
                 continue
-            regions[entry.function] = Region(entry.function.qualname, entry.site, (entry.function.qualname,),
-                                             entry.function.module.name)
-            queue.append(entry.function)
+            regions[fn] = Region(fn.qualname, entry.site, (fn.qualname,), escape_hatch(fn) in NONSTRICT_NAMES,
+                                 fn.module.name)
+            queue.append(fn)
         while queue:
             fn = queue.popleft()
             region = regions[fn]
             for callee in resolver.callees(fn):
-                if callee in regions or _disabled(callee, recursive_only=True):
+                if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
                     continue
-                regions[callee] = Region(region.entry, region.site, region.path + (callee.qualname,),
+                nonstrict = region.nonstrict or escape_hatch(callee) in NONSTRICT_NAMES
+                regions[callee] = Region(region.entry, region.site, region.path + (callee.qualname,), nonstrict,
                                          region.entry_module)
                 queue.append(callee)
     # A disabled function itself is never traced, even when it is also an entry; with
@@ -192,6 +220,28 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
     for fn in [fn for fn in regions if _disabled(fn, recursive_only=False)]:
         del regions[fn]
     return regions
+
+
+def is_autograd_function(project: ProjectIndex, cls: ClassInfo) -> bool:
+    return any(klass.module.imports.resolve(base) in AUTOGRAD_FUNCTION_NAMES
+               for klass in project.mro(cls) for base in klass.bases)
+
+
+def escape_hatch(fn: FunctionInfo) -> str | None:
+    """The qualified name of the decorator that keeps Dynamo out of fn's body, if any:
+    `torch.library.custom_op`, `leaf_function`, `nonstrict_trace` (any spelling, with or
+    without arguments)."""
+    for decorator in fn.node.decorators:
+        expr = decorator.decorator
+        name = fn.module.imports.resolve(expr.func if isinstance(expr, cst.Call) else expr)
+        if name in OPAQUE_NAMES or name in NONSTRICT_NAMES:
+            return name
+    return None
+
+
+def _opaque(fn: FunctionInfo) -> bool:
+    """Dynamo does not trace fn's body at all (a custom op or a leaf function)."""
+    return escape_hatch(fn) in OPAQUE_NAMES
 
 
 def _disabled(fn: FunctionInfo, recursive_only: bool) -> bool:

@@ -11,9 +11,11 @@ import libcst as cst
 
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
 from .project import FunctionInfo, ModuleIndex, ProjectIndex
+from .regions import CallResolver
 from .source import ParsedFile
 from .values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion
+from .walk import visit
 
 DOCS_URL = "https://breaklint.dev/rules/{code}"
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
@@ -22,7 +24,8 @@ GB_IDS_SINCE = TorchVersion(2, 8)
 # Ids registered after 2.8: the "Since" column of shared/reference/graph-break-registry.md.
 GB_ID_SINCE_OVERRIDES = {
     "GB0170": TorchVersion(2, 9), "GB0225": TorchVersion(2, 9), "GB0246": TorchVersion(2, 9),
-    "GB0264": TorchVersion(2, 9), "GB0277": TorchVersion(2, 10), "GB0291": TorchVersion(2, 10),
+    "GB0251": TorchVersion(2, 9), "GB0264": TorchVersion(2, 9), "GB0277": TorchVersion(2, 10),
+    "GB0291": TorchVersion(2, 10),
     "GB7000": TorchVersion(2, 11), "GB9186": TorchVersion(2, 11), "GB0467": TorchVersion(2, 13),
     "GB0569": TorchVersion(2, 13), "GB4198": TorchVersion(2, 13), "GB4841": TorchVersion(2, 13),
     "GB8977": TorchVersion(2, 13), "GB8985": TorchVersion(2, 13),
@@ -30,6 +33,9 @@ GB_ID_SINCE_OVERRIDES = {
 # A graph break in a for/while loop makes Dynamo give up on the whole frame (registered as GB7000
 # "graph break in loop" from 2.11; earlier versions skip the frame as well, without an id).
 GB_IN_LOOP = ("GB7000", "graph break in loop")
+# What Dynamo says at the call of a nonstrict_trace function whose body it cannot trace
+# non-strictly (torch 2.13), before it breaks again inside the body.
+NONSTRICT_FAILS = '"Unsupported output type for nonstrict_trace-ed function"'
 DOC_SECTIONS = ("What it does", "Why is this bad?", "How to fix", "When it is fine", "Dynamo says")
 
 
@@ -48,6 +54,10 @@ class FileContext:
     function_stack: list[FunctionInfo] = field(default_factory=list)
     _values: dict[FunctionInfo, FunctionValues] = field(default_factory=dict)
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
+    _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
+    # Lines where one rule already reported a break that several rules see (a nonstrict_trace
+    # call whose body breaks): Dynamo breaks there once, so it is reported once.
+    claimed: set[int] = field(default_factory=set)
 
     @property
     def function(self) -> FunctionInfo | None:
@@ -89,6 +99,30 @@ class FileContext:
         start = (span.start_line, span.start_col)
         return any(low <= start < high for low, high in self._loops[fn])
 
+    def looping_caller(self) -> str | None:
+        """The nearest function up the region's call chain that makes the call down the chain
+        inside one of its for/while loops: a break here makes Dynamo skip that function's frame
+        (GB7000, torch 2.11+; checked on 2.13). Only callers in this file are known."""
+        fn, region = self.function, self.region
+        if fn is None or region is None or len(region.path) < 2:
+            return None
+        if fn not in self._looping_callers:
+            self._looping_callers[fn] = self._find_looping_caller(region)
+        return self._looping_callers[fn]
+
+    def _find_looping_caller(self, region: Region) -> str | None:
+        resolver = CallResolver(self.project)
+        path = region.path
+        for depth in range(len(path) - 2, -1, -1):
+            caller = self.module.functions.get(path[depth])
+            known = self.regions.get(caller) if caller is not None else None
+            if known is None or known.path != path[: depth + 1]:
+                return None  # the chain leaves this file: the rest is not known here
+            for call in _loop_calls(caller.node):
+                if any(t.qualname == path[depth + 1] for t in resolver.call_targets(call.func, caller)):
+                    return caller.qualname
+        return None
+
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name of a Name/Attribute chain: `t.compile` -> `torch.compile`."""
         return self.module.imports.resolve(expr)
@@ -113,9 +147,29 @@ class Rule:
     bad: ClassVar[tuple[str, ...]] = ()
     good: ClassVar[tuple[str, ...]] = ()
     meta: ClassVar[bool] = False  # emitted by the engine itself (BL0xx), never visits
+    # Whether the pattern is still reported in a `nonstrict_trace` body, which Dynamo does not
+    # trace but runs non-strictly (torch 2.13): data-dependent values still break there; Python
+    # side effects and guards do not. (Inductor's fallbacks for ops there are real, but Inductor
+    # places them at the call, not in the body: BL4xx stay silent in the body.)
+    applies_nonstrict: ClassVar[bool] = False
+    file_scope: ClassVar[bool] = False  # the rule defines file-scope hooks (see file_hooks)
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
+
+    # --- file-scope hooks -----------------------------------------------------------------
+    # `visit_<Node>` / `leave_<Node>` only see code in compiled regions. A rule that looks at
+    # the whole file (call sites of compiled callables live outside regions) defines
+    # `file_visit_<Node>` / `file_leave_<Node>` instead: the engine calls them for every node of
+    # the file in the same traversal, then `end_file()` once. They run only in files the engine
+    # checks (those with a region, or every file with --scope all).
+    def file_hooks(self) -> bool:
+        """Whether the engine calls this rule's file-scope hooks in this file (a rule may test
+        the text cheaply first)."""
+        return self.file_scope
+
+    def end_file(self) -> None:
+        """Called once, after the traversal of the file: emit what the file-scope hooks found."""
 
     @classmethod
     def gb_ids(cls) -> tuple[str, ...]:
@@ -197,15 +251,27 @@ class Rule:
         **fields: str,
     ) -> None:
         region = self.ctx.region
+        if region is not None and region.nonstrict and not self.applies_nonstrict:
+            return  # not traced by Dynamo: this pattern runs as plain Python under nonstrict_trace
         where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
+        if region is not None and region.nonstrict:
+            cite = ", GB0251" if _has_gb_id("GB0251", self.ctx.target_torch) else ""
+            where += f" (under nonstrict_trace, whose non-strict trace then fails at the call: {NONSTRICT_FAILS}{cite})"
         text = self.message.format(region=where, **fields)
         severity = None
-        if self.stage is Stage.DYNAMO and says and self.ctx.in_loop(node):
-            # Escalate: Dynamo does not resume after a break in a loop, it runs the frame eagerly.
+        if self.stage is Stage.DYNAMO and says:
+            # Escalate: Dynamo does not resume after a break in a loop, it runs the frame eagerly;
+            # also when the loop is in a caller that inlined this function.
             gb_id, gb_type = GB_IN_LOOP
             cite = f' ("{gb_type}", {gb_id})' if _has_gb_id(gb_id, self.ctx.target_torch) else ""
-            text += f"; inside a loop, so Dynamo skips the whole function{cite}"
-            severity = Severity.ERROR
+            if self.ctx.in_loop(node):
+                text += f"; inside a loop, so Dynamo skips the whole function{cite}"
+                severity = Severity.ERROR
+            else:
+                caller = self.ctx.looping_caller()
+                if caller is not None:
+                    text += f"; reached from a loop in `{caller}`, so Dynamo skips all of `{caller}`{cite}"
+                    severity = Severity.ERROR
         self.ctx.emit(
             self.make_finding(
                 self.ctx.file.display, self.ctx.file.span(node), text, confidence, region, says,
@@ -218,8 +284,34 @@ def _is_gb_id(key: str) -> bool:
     return re.fullmatch(r"GB\d{4}", key) is not None
 
 
-def _has_gb_id(gb_id: str, target: TorchVersion | None) -> bool:
+def has_gb_id(gb_id: str, target: TorchVersion | None) -> bool:
+    """Whether Dynamo of the target torch has this GB id (None: any version)."""
     return target is None or target >= GB_ID_SINCE_OVERRIDES.get(gb_id, GB_IDS_SINCE)
+
+
+_has_gb_id = has_gb_id
+
+
+def _loop_calls(function: cst.FunctionDef) -> list[cst.Call]:
+    """The calls in the bodies of a function's for/while loops (nested defs and lambdas excluded)."""
+    found: list[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+    for body in _loop_bodies(function):
+        visit(body, _Calls(), trivia=False)
+    return found
 
 
 def _loop_bodies(function: cst.FunctionDef) -> list[cst.CSTNode]:

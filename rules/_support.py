@@ -8,8 +8,10 @@ from typing import Iterator
 import libcst as cst
 
 from breaklint.finding import Region
-from breaklint.project import COMPILE_NAMES, ModuleIndex
+from breaklint.names import dotted
+from breaklint.project import COMPILE_NAMES, FunctionInfo, ModuleIndex
 from breaklint.rule import FileContext
+from breaklint.walk import visit
 
 _SITE = re.compile(r".+:\d+")  # a compile call's location, `train.py:12` (not a config entry)
 
@@ -57,8 +59,10 @@ PATCH_NAMES = frozenset({"torch._dynamo.config.patch", "torch.compiler.config.pa
 def config_enabled(ctx: FileContext, key: str) -> bool:
     """Whether Dynamo's config `key` is switched on for the region being visited: set at module
     level (`torch._dynamo.config.key = True`) in this file or in the entry point's file, or
-    patched by `@torch._dynamo.config.patch(key=True)` written above the entry point's
-    `@torch.compile` (below it, the patch is traced and breaks the graph itself)."""
+    patched around the entry point: `@torch._dynamo.config.patch(key=True)` above or below its
+    `@torch.compile`, or `fast = torch._dynamo.config.patch(key=True)(entry)` at module level.
+    (Below the compile, Dynamo cannot enter the patch's wrapper: it skips that frame, runs it
+    eagerly, and compiles the entry's own frame under the patch — torch 2.13.)"""
     modules = [ctx.module]
     entries = []
     region = ctx.region
@@ -68,22 +72,88 @@ def config_enabled(ctx: FileContext, key: str) -> bool:
             if entry is not None:
                 entries.append(entry)
                 modules.append(module)
+    entry_names = {entry.qualname for entry in entries}
     for module in modules:
         for statement in module.file.tree.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
-                    if isinstance(small, cst.Assign) and _is_true(small.value) and any(
+                    if not isinstance(small, cst.Assign):
+                        continue
+                    if _is_true(small.value) and any(
                         module.imports.resolve(t.target) in {p + key for p in CONFIG_PREFIXES} for t in small.targets
                     ):
                         return True
-    for entry in entries:
-        for decorator in entry.node.decorators:
-            resolved = entry.module.imports.resolve(_callee(decorator.decorator))
-            if resolved in COMPILE_NAMES:
-                break  # decorators below the compile are traced, not applied around it
-            if _patches(decorator.decorator, key, entry.module):
-                return True
-    return False
+                    value = small.value  # fast = torch._dynamo.config.patch(key=True)(entry)
+                    if (isinstance(value, cst.Call) and len(value.args) == 1 and _patches(value.func, key, module)
+                            and _names_entry(value.args[0].value, entry_names, module)):
+                        return True
+    if any(_patches(decorator.decorator, key, entry.module) for entry in entries for decorator in entry.node.decorators):
+        return True
+    return any(_called_only_under_patch(entry, key) for entry in entries)
+
+
+def _called_only_under_patch(entry: FunctionInfo, key: str) -> bool:
+    """Every call, in the entry's own file, of a name that holds the compiled entry (`f` for
+    `@torch.compile def f`, `fast` for `fast = torch.compile(f)`) sits in a `with
+    torch._dynamo.config.patch(key=True):` block: Dynamo compiles it under the patch."""
+    module = entry.module
+    if key not in module.file.text:  # no patch of it in the file: nothing to walk
+        return False
+    calls = _PatchedCalls(entry.qualname, key, module)
+    if any(module.imports.resolve(_callee(d.decorator)) in COMPILE_NAMES for d in entry.node.decorators):
+        calls.names.add(entry.qualname)
+    visit(module.file.tree, calls, trivia=False)
+    found = [patched for name, patched in calls.calls if name in calls.names]
+    return bool(found) and all(found)
+
+
+class _PatchedCalls(cst.CSTVisitor):
+    """Names bound to `torch.compile(entry)`, and every call of a name with whether it sits in
+    a `with config.patch(key=True):` block."""
+
+    def __init__(self, entry: str, key: str, module: ModuleIndex) -> None:
+        self.entry, self.key, self.module = entry, key, module
+        self.names: set[str] = set()
+        self.depth = 0
+        self.calls: list[tuple[str, bool]] = []
+
+    def _patching(self, node: cst.With) -> bool:
+        return any(_patches(item.item, self.key, self.module) for item in node.items)
+
+    def visit_With(self, node: cst.With) -> None:
+        self.depth += self._patching(node)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self.depth -= self._patching(original_node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if (isinstance(value, cst.Call) and self.module.imports.resolve(value.func) in COMPILE_NAMES
+                and _names_entry(value, {self.entry}, self.module)):
+            self.names.update(name for t in node.targets if (name := dotted(t.target)) is not None)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = dotted(node.func)
+        if name is not None:
+            self.calls.append((name, self.depth > 0))
+
+
+def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.func if isinstance(expr, cst.Call) else expr
+
+
+def _names_entry(expr: cst.BaseExpression, entry_names: set[str], module: ModuleIndex) -> bool:
+    """`entry` or `torch.compile(entry, ...)`."""
+    if isinstance(expr, cst.Call) and module.imports.resolve(expr.func) in COMPILE_NAMES and expr.args:
+        expr = expr.args[0].value
+    return dotted(expr) in entry_names
+
+
+def config_patch_block(node: cst.With, module: ModuleIndex) -> bool:
+    """`with torch._dynamo.config.patch(...):`. Inside a region Dynamo breaks at it (GB0007) and
+    skips the whole frame (`Unsupported context manager`): nothing in the block is traced."""
+    return any(isinstance(item.item, cst.Call) and module.imports.resolve(item.item.func) in PATCH_NAMES
+               for item in node.items)
 
 
 def entry_modules(ctx: FileContext, region: Region) -> list[ModuleIndex]:
@@ -112,10 +182,6 @@ def compile_option(ctx: FileContext, option: str) -> cst.BaseExpression | None:
                     if arg.keyword is not None and arg.keyword.value == option:
                         return arg.value
     return None
-
-
-def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
-    return expr.func if isinstance(expr, cst.Call) else expr
 
 
 def _patches(expr: cst.BaseExpression, key: str, module: ModuleIndex) -> bool:

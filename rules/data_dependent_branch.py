@@ -5,7 +5,9 @@ from typing import Iterator
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.rule import FileContext, Rule
+from breaklint.rule import FileContext
+
+from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
 
 
 def truth_tested(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
@@ -19,7 +21,7 @@ def truth_tested(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield expr
 
 
-class DataDependentBranch(Rule):
+class DataDependentBranch(NonstrictCallSites):
     """## What it does
     Finds Python control flow that depends on a tensor's values inside a compiled region: `if`,
     `elif`, `while`, a conditional expression, `and`/`or`/`not` on a tensor, and comprehension
@@ -42,14 +44,17 @@ class DataDependentBranch(Rule):
 
     ## Dynamo says
     `Data-dependent branching` (GB0170).
+    At the call of a `nonstrict_trace` function whose body does this: `Unsupported output type for
+    nonstrict_trace-ed function` (GB0251).
     """
 
     code = "BL102"
     name = "data-dependent-branch"
     stage = Stage.DYNAMO
+    applies_nonstrict = True  # still breaks in a nonstrict_trace body (and at its call: GB0251)
     message = "data-dependent `{statement}` on a tensor in {region} forces a graph break"
     help = "select with torch.where(cond, a, b), use torch.cond for real control flow, or branch outside the compiled code"
-    dynamo_says = {"GB0170": "Data-dependent branching"}
+    dynamo_says = {"GB0170": "Data-dependent branching", **NONSTRICT_SAYS}
     bad = (
         "import torch\n\n@torch.compile\ndef f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n",
         "import torch\n\n@torch.compile\ndef f(x):\n    return x if x.max() > 0 else -x\n",

@@ -4,9 +4,10 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Stage
 from breaklint.patterns import method_call
-from breaklint.rule import FileContext, Rule
+from breaklint.rule import FileContext
 from breaklint.versions import TorchVersion
 
+from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
 from ._support import compile_option, config_enabled
 
 # Operators whose output shape depends on the values of their input.
@@ -22,7 +23,7 @@ NUMPY_DYNAMIC_FUNCTIONS = frozenset({"numpy.nonzero", "numpy.argwhere", "numpy.f
 WHERE_FUNCTIONS = frozenset({"torch.where", "numpy.where"})
 
 
-class DynamicShapeOp(Rule):
+class DynamicShapeOp(NonstrictCallSites):
     """## What it does
     Finds operators whose output shape depends on the data inside a compiled region:
     `nonzero`, `argwhere`, `unique`, `unique_consecutive`, `masked_select`, `bincount`,
@@ -50,11 +51,14 @@ class DynamicShapeOp(Rule):
     ## Dynamo says
     `Dynamic shape operator` (GB0036); for `one_hot`: `Attempted to use
     torch.nn.functional.one_hot with data-dependent output shape` (GB0246, from 2.9).
+    At the call of a `nonstrict_trace` function whose body does this: `Unsupported output type for
+    nonstrict_trace-ed function` (GB0251).
     """
 
     code = "BL104"
     name = "dynamic-shape-op"
     stage = Stage.DYNAMO
+    applies_nonstrict = True  # still breaks in a nonstrict_trace body (and at its call: GB0251)
     message = "{what} in {region} has a data-dependent output shape and forces a graph break"
     help = (
         "keep shapes static (torch.where(mask, x, 0), x * mask, nonzero_static), or set "
@@ -63,6 +67,7 @@ class DynamicShapeOp(Rule):
     dynamo_says = {
         "GB0036": "Dynamic shape operator",
         "GB0246": "Attempted to use `torch.nn.functional.one_hot` with data-dependent output shape",
+        **NONSTRICT_SAYS,
     }
     bad = (
         "import torch\n\n@torch.compile\ndef f(x):\n    return torch.nonzero(x)\n",

@@ -3,7 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
+from breaklint.project import DISABLE_NAMES, FunctionInfo
+from breaklint.regions import CallResolver
 from breaklint.rule import Rule
+
+from ._support import bindings, config_patch_block
 
 # What Dynamo 2.13 says for each (read from real runs, see testdata/rules/BL105).
 EXPLICIT_BREAKS = {
@@ -17,34 +21,50 @@ EXPLICIT_BREAKS = {
 class ExplicitGraphBreak(Rule):
     """## What it does
     Finds code that breaks the graph on purpose inside a compiled region:
-    `torch._dynamo.graph_break()`, `breakpoint()`, `pdb.set_trace()`.
+    `torch._dynamo.graph_break()`, `breakpoint()`, `pdb.set_trace()`; a call to a function
+    wrapped by `torch.compiler.disable` / `torch._dynamo.disable` (decorated, `fn =
+    disable(helper)`, or `disable(helper)(x)`); and `with torch._dynamo.config.patch(...):`
+    inside the region.
 
     ## Why is this bad?
     Each one splits the traced function in two graphs with Python in between. Debugging hooks
-    left in a model silently cost speed in production.
+    left in a model silently cost speed in production. A disabled function runs eagerly, so
+    Dynamo ends the graph before the call and starts a new one after it. A config patch cannot
+    be entered while tracing: Dynamo breaks at the `with` and then gives up on the whole
+    function (`Unsupported context manager`), which runs uncompiled.
 
     ## How to fix
     Remove it. To debug compiled code, run eagerly with
-    `torch.compiler.set_stance("force_eager")` or use `TORCH_LOGS=graph_breaks`.
+    `torch.compiler.set_stance("force_eager")` or use `TORCH_LOGS=graph_breaks`. Patch the
+    config around the call of the compiled function (or decorate it), not inside it. For a
+    helper that must stay out of the graph, a `torch.library.custom_op` keeps one graph around it.
 
     ## When it is fine
-    A deliberate `graph_break()` that isolates untraceable code, measured to be worth it.
+    A deliberate `graph_break()` or disabled helper that isolates untraceable code, measured to
+    be worth it.
 
     ## Dynamo says
     `Call to torch._dynamo.graph_break()` (GB0025); for `breakpoint()`: `Failed to trace builtin
-    operator` (GB0059); for `pdb.set_trace()`, on Dynamo's skip list: `Attempted to call function
-    marked as skipped` (GB0007).
+    operator` (GB0059); for `pdb.set_trace()` and `config.patch(...)`, on Dynamo's skip list:
+    `Attempted to call function marked as skipped` (GB0007); for a disabled function: `Skip
+    calling torch.compiler.disable()d function` (GB0098) or, for a method or with
+    `recursive=False`, `Skip inlining torch.compiler.disable()d function` (GB0099).
     """
 
     code = "BL105"
     name = "explicit-graph-break"
     stage = Stage.DYNAMO
     message = "{what} in {region} forces a graph break"
-    help = "remove it; debug compiled code with torch.compiler.set_stance('force_eager') or TORCH_LOGS=graph_breaks"
+    help = (
+        "remove it; debug compiled code with torch.compiler.set_stance('force_eager') or TORCH_LOGS=graph_breaks; "
+        "make a disabled helper traceable or a torch.library.custom_op; patch config around the compiled call"
+    )
     dynamo_says = {
         "GB0025": "Call to `torch._dynamo.graph_break()`",
         "GB0007": "Attempted to call function marked as skipped",
         "GB0059": "Failed to trace builtin operator",
+        "GB0098": "Skip calling `torch.compiler.disable()`d function",
+        "GB0099": "Skip inlining `torch.compiler.disable()`d function",
     }
     bad = ("import torch\n\n@torch.compile\ndef f(x):\n    x = x + 1\n    torch._dynamo.graph_break()\n    return x * 2\n",)
     good = ("import torch\n\n@torch.compile\ndef f(x):\n    x = x + 1\n    return x * 2\n",)
@@ -53,3 +73,24 @@ class ExplicitGraphBreak(Rule):
         resolved = self.ctx.resolve(node.func)
         if resolved in EXPLICIT_BREAKS:
             self.report(node, confidence=Confidence.CERTAIN, says=EXPLICIT_BREAKS[resolved], what=f"`{resolved}()`")
+        elif self._calls_disabled(node.func):
+            self.report(node, confidence=Confidence.CERTAIN, says=("GB0098", "GB0099"),
+                        what="a call to a `torch.compiler.disable`d function")
+
+    def visit_With(self, node: cst.With) -> None:
+        if config_patch_block(node, self.ctx.module):
+            self.report(node, confidence=Confidence.CERTAIN, says="GB0007",
+                        what="`with config.patch(...)` (Dynamo then skips the whole function)")
+
+    def _calls_disabled(self, func: cst.BaseExpression) -> bool:
+        """`helper(x)` for a disabled `helper`, `fast = disable(helper)` then `fast(x)`, and
+        `disable(helper)(x)`."""
+        if isinstance(func, cst.Call):
+            return self.ctx.resolve(func.func) in DISABLE_NAMES
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return False
+        targets: list[FunctionInfo] = CallResolver(self.ctx.project).function_refs(func, self.ctx.function)
+        if any(target in target.module.disabled for target in targets):
+            return True
+        return any(isinstance(value, cst.Call) and module.imports.resolve(value.func) in DISABLE_NAMES
+                   for value, module in bindings(self.ctx, func))

@@ -1,14 +1,11 @@
 from __future__ import annotations
 
-import traceback
-
 import libcst as cst
 
 from breaklint.finding import Confidence, Severity, Span, Stage
 from breaklint.names import dotted
 from breaklint.project import COMPILE_NAMES, OPTIMIZE_NAMES
 from breaklint.rule import FileContext, Rule
-from breaklint.walk import visit  # one frame per level: deep code cannot overflow the stack
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                      "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
@@ -65,95 +62,90 @@ class GradModeFlip(Rule):
         "    with torch.no_grad():\n        return net(x)\n",
     )
 
+    file_scope = True  # call sites live outside compiled regions
+
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
-        # Call sites live outside compiled regions, which the engine does not visit: this rule
-        # reads the file once on its own, and only when it mentions a grad-mode switch.
-        if any(marker in ctx.file.text for marker in MARKERS):
-            try:
-                self._scan()
-            except Exception as error:  # the engine contains errors in visits only: do it here
-                from breaklint.registry import find_rule
-
-                internal = find_rule("BL005")
-                assert internal is not None
-                ctx.emit(internal.make_finding(
-                    ctx.file.display, Span(1, 1, 1, 1),
-                    f"internal error in rule {self.code} ({self.name}): {type(error).__name__}: {error}",
-                    details="".join(traceback.format_exception(error)),
-                ))
-
-    def _scan(self) -> None:
-        resolve = self.ctx.module.imports.resolve
-        scanner = _Scanner(resolve)
-        visit(self.ctx.file.tree, scanner)
-        for callee, calls in scanner.calls.items():
-            with_grad = [node for node, disabled in calls if not disabled]
-            without = [node for node, disabled in calls if disabled]
-            if callee in scanner.compiled and with_grad and without:
-                other = self.ctx.file.line(with_grad[0])
-                text = self.message.format(callee=callee, other=other)
-                self.ctx.emit(self.make_finding(
-                    self.ctx.file.display, self.ctx.file.span(without[0]), text, Confidence.LIKELY,
-                    None, "recompile", target=self.ctx.target_torch,
-                ))
-
-
-class _Scanner(cst.CSTVisitor):
-    """Names bound to compiled callables, and every call of a name with its grad mode."""
-
-    def __init__(self, resolve) -> None:  # type: ignore[no-untyped-def]
-        self.resolve = resolve
-        self.compiled: set[str] = set()
-        self.calls: dict[str, list[tuple[cst.Call, bool]]] = {}
+        self.compiled: set[str] = set()  # names bound to compiled callables
+        # Every call of a name: (node, under a grad switch, the def it sits in — for its span).
+        self.calls: dict[str, list[tuple[cst.Call, bool, cst.FunctionDef | None]]] = {}
         self.disabled = 0
         self.pushed: list[bool] = []
 
+    def file_hooks(self) -> bool:
+        return any(marker in self.ctx.file.text for marker in MARKERS)
+
+    def end_file(self) -> None:
+        for callee, calls in self.calls.items():
+            with_grad = [(node, scope) for node, disabled, scope in calls if not disabled]
+            without = [(node, scope) for node, disabled, scope in calls if disabled]
+            if callee in self.compiled and with_grad and without:
+                other = self._span(*with_grad[0]).start_line
+                text = self.message.format(callee=callee, other=other)
+                self.ctx.emit(self.make_finding(
+                    self.ctx.file.display, self._span(*without[0]), text, Confidence.LIKELY,
+                    None, "recompile", target=self.ctx.target_torch,
+                ))
+
+    def _span(self, node: cst.Call, scope: cst.FunctionDef | None) -> Span:
+        """Positions of the def the call sits in, as during the traversal (source.py)."""
+        file = self.ctx.file
+        outer, file.scope = file.scope, scope
+        try:
+            return file.span(node)
+        finally:
+            file.scope = outer
+
+    def _resolve(self, expr: cst.BaseExpression) -> str | None:
+        return self.ctx.module.imports.resolve(expr)
+
     def _is_compile(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Call):
-            name = self.resolve(expr.func)
+            name = self._resolve(expr.func)
             if name in COMPILE_NAMES:
                 return True
             if isinstance(expr.func, cst.Call):  # torch.compile(**options)(fn)
-                return self.resolve(expr.func.func) in COMPILE_NAMES | OPTIMIZE_NAMES
+                return self._resolve(expr.func.func) in COMPILE_NAMES | OPTIMIZE_NAMES
         return False
 
     def _switches_off(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Call):
-            name = self.resolve(expr.func)
+            name = self._resolve(expr.func)
             if name in NO_GRAD:
                 return not (expr.args and isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "False")
             if name in SET_GRAD:
                 return bool(expr.args) and isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "False"
         return False
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    # --- file-scope hooks: names bound to compiled callables, every call with its grad mode ---
+    def file_visit_Assign(self, node: cst.Assign) -> None:
         if self._is_compile(node.value):
             for target in node.targets:
                 name = dotted(target.target)
                 if name is not None:
                     self.compiled.add(name)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def file_visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorators = [d.decorator for d in node.decorators]
-        if any(self.resolve(d.func if isinstance(d, cst.Call) else d) in COMPILE_NAMES | OPTIMIZE_NAMES for d in decorators):
+        if any(self._resolve(d.func if isinstance(d, cst.Call) else d) in COMPILE_NAMES | OPTIMIZE_NAMES
+               for d in decorators):
             self.compiled.add(node.name.value)
         off = any(self._switches_off(d) for d in decorators)
         self.pushed.append(off)
         self.disabled += off
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+    def file_leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.disabled -= self.pushed.pop()
 
-    def visit_With(self, node: cst.With) -> None:
+    def file_visit_With(self, node: cst.With) -> None:
         off = any(self._switches_off(item.item) for item in node.items)
         self.pushed.append(off)
         self.disabled += off
 
-    def leave_With(self, original_node: cst.With) -> None:
+    def file_leave_With(self, original_node: cst.With) -> None:
         self.disabled -= self.pushed.pop()
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def file_visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "compile" and not node.args:
             name = dotted(node.func.value)  # model.compile() compiles in place
             if name is not None:
@@ -161,4 +153,4 @@ class _Scanner(cst.CSTVisitor):
             return
         name = dotted(node.func)
         if name is not None:
-            self.calls.setdefault(name, []).append((node, self.disabled > 0))
+            self.calls.setdefault(name, []).append((node, self.disabled > 0, self.ctx.file.scope))

@@ -5,9 +5,10 @@ import libcst as cst
 from breaklint.finding import Confidence, Severity, Stage
 from breaklint.names import dotted
 from breaklint.project import FunctionInfo
+from breaklint.regions import CUSTOM_OP_NAMES
 from breaklint.rule import Rule
 
-CUSTOM_OP_DECORATORS = frozenset({"torch.library.custom_op", "torch._library.custom_ops.custom_op"})
+from ._support import bindings
 # `torch.ops.<namespace>.<op>` outside these namespaces is an op registered by a library or user.
 TORCH_NAMESPACES = frozenset({"aten", "prims", "higher_order", "_c10d_functional", "c10d_functional",
                               "_dtensor", "inductor", "quantized_decomposed"})
@@ -16,8 +17,11 @@ TORCH_NAMESPACES = frozenset({"aten", "prims", "higher_order", "_c10d_functional
 class OpaqueCustomOp(Rule):
     """## What it does
     Finds calls in a compiled region to custom operators: functions decorated with
-    `@torch.library.custom_op` in the checked code, and `torch.ops.<namespace>.<op>(...)` outside
-    torch's own namespaces (`torch.ops.mylib.fused_rope(x)`, `torch.ops.torchvision.nms(...)`).
+    `@torch.library.custom_op` in the checked code, names bound to one
+    (`op = torch.library.custom_op("mylib::op", impl, mutates_args=())`), and
+    `torch.ops.<namespace>.<op>(...)` outside torch's own namespaces
+    (`torch.ops.mylib.fused_rope(x)`, `torch.ops.torchvision.nms(...)`). Dynamo does not trace
+    a custom op's body, so nothing inside it is reported by the graph-break rules.
 
     ## Why is this bad?
     A custom op is a black box to the compiler: Dynamo keeps it in the graph (no break), but
@@ -57,16 +61,31 @@ class OpaqueCustomOp(Rule):
         if len(parts) >= 4 and parts[:2] == ["torch", "ops"] and parts[2] not in TORCH_NAMESPACES:
             self.report(node, confidence=Confidence.CERTAIN, says="fallback", op=".".join(parts[2:4]))
             return
-        if isinstance(node.func, (cst.Name, cst.Attribute)) and "." in resolved:
+        if not isinstance(node.func, (cst.Name, cst.Attribute)):
+            return
+        if "." in resolved:
             found = self.ctx.project.lookup(resolved, self.ctx.module)
             if isinstance(found, FunctionInfo) and self._is_custom_op(found):
                 self.report(node, confidence=Confidence.CERTAIN, says="fallback", op=dotted(node.func) or resolved)
+                return
+        if any(self._makes_custom_op(value, module) for value, module in bindings(self.ctx, node.func)):
+            self.report(node, confidence=Confidence.CERTAIN, says="fallback", op=dotted(node.func) or resolved)
+
+    @staticmethod
+    def _makes_custom_op(value: cst.BaseExpression, module) -> bool:  # type: ignore[no-untyped-def]
+        """`custom_op("lib::op", fn, ...)` or `custom_op("lib::op", mutates_args=())(fn)`."""
+        if not isinstance(value, cst.Call):
+            return False
+        if isinstance(value.func, cst.Call):
+            return module.imports.resolve(value.func.func) in CUSTOM_OP_NAMES
+        positional = [arg for arg in value.args if arg.keyword is None]
+        return module.imports.resolve(value.func) in CUSTOM_OP_NAMES and len(positional) >= 2
 
     @staticmethod
     def _is_custom_op(fn: FunctionInfo) -> bool:
         for decorator in fn.node.decorators:
             expr = decorator.decorator
             callee = expr.func if isinstance(expr, cst.Call) else expr
-            if fn.module.imports.resolve(callee) in CUSTOM_OP_DECORATORS:
+            if fn.module.imports.resolve(callee) in CUSTOM_OP_NAMES:
                 return True
         return False

@@ -4,11 +4,12 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Stage
 from breaklint.patterns import method_call
-from breaklint.rule import FileContext, Rule
+from breaklint.rule import FileContext
 from breaklint.values import Kind
 from breaklint.versions import TorchVersion
 
-from ._support import compile_option, config_enabled
+from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
+from ._support import compile_option, config_enabled, config_patch_block
 
 # What Dynamo 2.13 says for each form (read from real runs, see testdata/rules/BL101).
 METHOD_SAYS = {"item": ("GB0124",), "tolist": ("GB0109", "GB0033")}  # float / integer tensors
@@ -18,7 +19,7 @@ SCALAR_BUILTINS = frozenset({"int", "float", "bool", "complex"})  # all go throu
 FULLGRAPH_CAPTURES_SINCE = TorchVersion(2, 10)
 
 
-class TensorToScalar(Rule):
+class TensorToScalar(NonstrictCallSites):
     """## What it does
     Finds a tensor turned into a Python number or list inside a compiled region: `t.item()`,
     `t.tolist()`, `int(t)`, `float(t)`, `bool(t)`, and the implicit `t.__index__()` of
@@ -41,19 +42,29 @@ class TensorToScalar(Rule):
     `capture_scalar_outputs` is on: `.item()` and the casts are not reported when the file (or
     the entry point's file) sets `torch._dynamo.config.capture_scalar_outputs = True`, when the
     entry point is decorated with `@torch._dynamo.config.patch(capture_scalar_outputs=True)`
-    above its `@torch.compile`, or when it is compiled with `fullgraph=True` for torch 2.10 and
-    newer. `.tolist()` of a float tensor still breaks then.
+    (above or below its `@torch.compile`) or wrapped by it at module level (`fast =
+    torch._dynamo.config.patch(capture_scalar_outputs=True)(f)`), or when it is compiled with
+    `fullgraph=True` for torch 2.10 and newer. `.tolist()` of a float tensor still breaks then.
+    Inside a `with torch._dynamo.config.patch(...):` block in the region nothing is reported:
+    Dynamo breaks at the `with` itself (BL105) and runs the whole function uncompiled. Nor when
+    every call of the compiled function in its own file (`f(x)` for `@torch.compile def f`,
+    `fast(x)` for `fast = torch.compile(f)`) sits in a `with
+    torch._dynamo.config.patch(capture_scalar_outputs=True):` block; one call outside it
+    compiles without the patch and breaks.
 
     ## Dynamo says
     `Unsupported Tensor.item() call with capture_scalar_outputs=False` (GB0124) for `.item()`,
     `int()`, `float()`, `bool()`, list indexing and tensor slice bounds; `Tensor.tolist() with
     non-integer tensor` (GB0109) or `Data dependent operator` (GB0033, integer tensors) for
     `.tolist()`; `Failed to trace builtin operator` (GB0059) for `range(tensor)`.
+    At the call of a `nonstrict_trace` function whose body does this: `Unsupported output type for
+    nonstrict_trace-ed function` (GB0251).
     """
 
     code = "BL101"
     name = "tensor-to-scalar"
     stage = Stage.DYNAMO
+    applies_nonstrict = True  # still breaks in a nonstrict_trace body (and at its call: GB0251)
     message = "{what} in {region} turns a tensor into a Python scalar and forces a graph break"
     help = (
         "keep the value a tensor (torch.where, masking), move the conversion out of the compiled "
@@ -64,6 +75,7 @@ class TensorToScalar(Rule):
         "GB0109": "Tensor.tolist() with non-integer tensor",
         "GB0033": "Data dependent operator",
         "GB0059": "Failed to trace builtin operator",
+        **NONSTRICT_SAYS,
     }
     bad = (
         "import torch\n\n@torch.compile\ndef f(x):\n    return x * x.sum().item()\n",
@@ -74,9 +86,19 @@ class TensorToScalar(Rule):
         "import torch\n\n@torch.compile\ndef f(x):\n    return x * int(x.shape[0])\n",
     )
 
+
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self._captures: dict[object, bool] = {}
+        self._patched: list[cst.With] = []  # `with config.patch(...)` blocks: Dynamo skips the frame
+
+    def visit_With(self, node: cst.With) -> None:
+        if config_patch_block(node, self.ctx.module):
+            self._patched.append(node)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        if self._patched and self._patched[-1] is original_node:
+            self._patched.pop()
 
     def _scalars_captured(self) -> bool:
         """Whether `.item()` is traced (as an unbacked SymInt) in the region being visited."""
@@ -90,6 +112,8 @@ class TensorToScalar(Rule):
         return self._captures[region]
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self._patched:
+            return
         receiver = method_call(node, METHOD_SAYS)
         if receiver is not None:
             value = self.ctx.value(receiver)
@@ -114,6 +138,8 @@ class TensorToScalar(Rule):
                 self.report(node, confidence=confidence, says="GB0124", what=f"`{builtin}(tensor)`")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self._patched:
+            return
         base = self.ctx.value(node.value)
         for element in node.slice:
             if isinstance(element.slice, cst.Index):

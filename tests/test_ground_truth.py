@@ -122,6 +122,24 @@ def test_negatives_neither_break_nor_recompile(path: Path, dynamo_results) -> No
     assert not any(case["errors"] for case in cases.values())
 
 
+def check_escalations(path: Path, cases: dict[str, Any], findings: list[Any]) -> None:
+    """A graph-break finding at severity `error` (a break in a loop, or reached from a loop in a
+    caller) must be where Dynamo gave up on a frame with "graph break in loop" (GB7000), and a
+    GB7000 at a flagged line must have been escalated."""
+    skipped = {b["lineno"] for case in cases.values() for b in case["graph_breaks"]
+               if Path(b["filename"]) == path and b["gb_id"] == "GB7000"}
+    breaking = [f for f in findings if f.code[2] in "13" and f.gb_ids]
+    escalated = {f.span.start_line for f in breaking if f.severity.value == "error"}
+    assert escalated <= skipped, f"{path.name}: escalated at {sorted(escalated - skipped)}, Dynamo did not skip a frame there"
+    flagged = {f.span.start_line for f in breaking}
+    assert skipped & flagged <= escalated, f"{path.name}: GB7000 at {sorted((skipped & flagged) - escalated)}, not escalated"
+
+
+@pytest.mark.parametrize("path", [p for p in rule_files() if p.name == "bad.py"], ids=lambda p: p.parent.name)
+def test_escalated_findings_are_frames_dynamo_skipped(path: Path, dynamo_results, check) -> None:
+    check_escalations(path, dynamo_results[str(path)], check([path]).findings)
+
+
 def test_harness_can_fail(tmp_path: Path) -> None:
     """A known break, a known recompile, and a missed break are all seen."""
     path = tmp_path / "bad.py"
@@ -159,3 +177,27 @@ def test_checks_fail_on_wrong_fallbacks_and_scenarios(tmp_path: Path) -> None:
         check_positives(path, {**ok, "f": {**ok["f"], "fallbacks": []}})
     with pytest.raises(AssertionError, match="no recompile"):
         check_positives(path, {**ok, "scenario_flip": {**ok["scenario_flip"], "recompiles": []}})
+
+
+def test_escalation_check_can_fail(tmp_path: Path, check) -> None:
+    """On recorded results: an escalated finding without a GB7000 there, and a GB7000 at a
+    finding that was not escalated, are both caught."""
+    path = tmp_path / "bad.py"
+    path.write_text(
+        "import torch\n\n@torch.compile\ndef f(x):\n    for _ in range(2):\n        x = x * x.sum().item()\n"
+        "    return x * x.max().item()\n",
+        encoding="utf-8",
+    )
+    findings = check([path], root=tmp_path).findings
+    assert {f.span.start_line: f.severity.value for f in findings} == {6: "error", 7: "warning"}
+
+    def skip_at(line: int) -> dict[str, Any]:
+        gb7000 = {"filename": str(path), "lineno": line, "gb_id": "GB7000", "frame_skipped": True}
+        return {"f": {"graph_breaks": [gb7000], "recompiles": [], "fallbacks": [], "errors": []}}
+
+    check_escalations(path, skip_at(6), findings)
+    with pytest.raises(AssertionError, match="did not skip"):
+        check_escalations(path, {"f": {"graph_breaks": []}}, findings)
+    with pytest.raises(AssertionError, match="not escalated"):
+        check_escalations(path, {"f": {"graph_breaks": skip_at(6)["f"]["graph_breaks"] + skip_at(7)["f"]["graph_breaks"]}},
+                          findings)

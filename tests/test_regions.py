@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from breaklint.versions import TorchVersion
+
 ITEM = "x.sum().item()"
 
 
@@ -223,6 +225,163 @@ def test_disable_cuts_reachability(tmp_path, check) -> None:
     assert flagged(check([root], root=root)) == {("m.py", 13)}
 
 
+ESCAPE_HATCHES = [
+    ("import torch", '@torch.library.custom_op("lib::op", mutates_args=())'),
+    ("from torch.library import custom_op", '@custom_op("lib::op", mutates_args=())'),
+    ("import torch._library.custom_ops as co", '@co.custom_op("lib::op", mutates_args=(), device_types="cpu")'),
+    ("from torch._dynamo.decorators import leaf_function", "@leaf_function"),
+    ("import torch._dynamo.decorators as dd", '@dd.leaf_function(mutates_args={"x"})'),
+]
+
+
+@pytest.mark.parametrize("imports,decorator", ESCAPE_HATCHES)
+def test_custom_ops_and_leaf_functions_are_not_traced(tmp_path, check, imports, decorator) -> None:
+    """Dynamo calls their fake at compile time and their body eagerly at run time (torch 2.13):
+    nothing in the body or below it is a region."""
+    root = project(tmp_path, {"m.py": f"""
+        import torch
+        {imports}
+
+        def below(x):
+            return {ITEM}
+
+        {decorator}
+        def op(x: torch.Tensor) -> torch.Tensor:
+            print("eager")
+            return below(x) * {ITEM}
+
+        @torch.compile
+        def f(x):
+            return op(x) + 1
+        """})
+    result = check([root], root=root)
+    assert [f for f in result.findings if f.code.startswith("BL1")] == []
+
+
+def test_custom_op_call_form_leaves_the_function_traced_where_called_directly(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"""
+        import torch
+
+        def impl(x: torch.Tensor) -> torch.Tensor:
+            return x * {ITEM}
+
+        op = torch.library.custom_op("lib::op", impl, mutates_args=())
+
+        @torch.compile
+        def through_op(x):
+            return op(x)
+
+        @torch.compile
+        def direct(x):
+            return impl(x)
+        """})
+    result = check([root], root=root)
+    assert {(f.code, f.span.start_line, f.region.entry) for f in result.findings} == {
+        ("BL403", 11, "through_op"), ("BL101", 5, "direct")}
+
+
+@pytest.mark.parametrize("spelling", ["torch._dynamo.nonstrict_trace", "torch._dynamo.decorators.nonstrict_trace"])
+def test_nonstrict_trace_body_breaks_only_on_data_dependent_values(tmp_path, check, spelling) -> None:
+    """torch 2.13: print / graph_break() / a growing global in a nonstrict_trace body neither
+    break nor recompile; `.item()`, a tensor branch and nonzero make the non-strict trace fail
+    (GB0251 at the call) and then break in the body as usual. Inductor places the fallback of an
+    op in the body at the call, so BL401 is silent in the body."""
+    root = project(tmp_path, {"m.py": f"""
+        import torch
+        import torch._dynamo.decorators
+
+        SEEN = []
+
+        def deeper(x):
+            print("deeper")
+            SEEN.append(torch.linalg.svd(x).S)
+            return x.nonzero()
+
+        @{spelling}
+        def helper(x: torch.Tensor):
+            print("inside")
+            torch._dynamo.graph_break()
+            if x.sum() > 0:
+                x = x * 2
+            return deeper(x) * {ITEM}
+
+        @torch.compile
+        def f(x):
+            return helper(x)
+        """})
+    result = check([root], root=root)
+    # The call breaks once (GB0251): reported by the first rule that saw the body break.
+    assert {(f.code, f.span.start_line) for f in result.findings} == {
+        ("BL104", 10), ("BL102", 16), ("BL101", 18), ("BL101", 22)}
+    body = [f for f in result.findings if f.span.start_line != 22]
+    assert all(f.region.nonstrict and "GB0251" in f.message for f in body)
+    (call,) = [f for f in result.findings if f.span.start_line == 22]
+    assert not call.region.nonstrict and call.gb_ids == ("GB0251",) and "(line 18)" in call.message
+    older = check([root], root=root, target_torch=TorchVersion(2, 8))  # GB0251 registered in 2.9
+    assert older.findings and all("GB0251" not in f.message and f.gb_ids != ("GB0251",) for f in older.findings)
+
+
+def test_autograd_function_apply_reaches_forward_and_backward(tmp_path, check) -> None:
+    root = project(tmp_path, {
+        "fns.py": f"""
+            import torch
+            from torch.autograd import Function
+
+            def helper(x):
+                return {ITEM}
+
+            class Scale(Function):
+                @staticmethod
+                def forward(ctx, x):
+                    return x * helper(x)
+
+                @staticmethod
+                def backward(ctx, grad):
+                    return grad * grad.max().item()
+
+                @staticmethod
+                def unused(x):
+                    return {ITEM}
+
+            class NotAFunction:
+                @staticmethod
+                def apply(x):
+                    return {ITEM}
+            """,
+        "m.py": """
+            import torch
+            from fns import Scale, NotAFunction
+
+            @torch.compile
+            def f(x):
+                return Scale.apply(x) + 1
+
+            def g(x):
+                return NotAFunction.apply(x)  # not compiled
+            """,
+    })
+    result = check([root], root=root)
+    assert flagged(result) == {("fns.py", 6), ("fns.py", 15)}
+    chains = {f.span.start_line: f.region.path for f in result.findings}
+    assert chains[6] == ("f", "Scale.forward", "helper")
+
+
+def test_autograd_function_that_is_not_applied_is_not_a_region(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"""
+        import torch
+
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * {ITEM}
+
+        @torch.compile
+        def f(x):
+            return x + 1
+        """})
+    assert flagged(check([root], root=root)) == set()
+
+
 def test_assume_forward_switch(tmp_path, check) -> None:
     root = project(tmp_path, {"m.py": f"""
         from torch import nn
@@ -265,3 +424,30 @@ def test_nested_function_and_reference_passed_as_argument(tmp_path, check) -> No
             return inner(x) + checkpoint(heavy, x)
         """})
     assert flagged(check([root], root=root)) == {("m.py", 6), ("m.py", 11)}
+
+
+def test_nonstrict_call_is_reported_only_where_dynamo_traces_it(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"""
+        import torch
+
+        @torch._dynamo.nonstrict_trace
+        def helper(x):
+            return x * {ITEM}
+
+        @torch._dynamo.nonstrict_trace
+        def clean(x):
+            print("fine")
+            return x * 2
+
+        @torch.compile
+        def f(x):
+            if not torch.compiler.is_compiling():
+                x = helper(x)  # never traced
+            return clean(x)
+
+        @torch.compile
+        def g(x):
+            return helper(x)
+        """})
+    found = {(f.code, f.span.start_line) for f in check([root], root=root).findings}
+    assert found == {("BL101", 6), ("BL101", 21)}

@@ -59,6 +59,26 @@ def test_break_in_a_loop_is_an_error_that_says_the_frame_is_skipped(check, tmp_p
     assert older[7].severity is Severity.ERROR and "GB7000" not in older[7].message
 
 
+def test_break_reached_from_a_loop_in_a_caller_of_the_same_file_is_an_error(check, tmp_path: Path) -> None:
+    source = (
+        "import torch\nfrom torch import nn\n\ndef scale(x):\n    return x * x.sum().item()\n\n"
+        "class Block(nn.Module):\n    def forward(self, x):\n        return scale(x)\n\n"
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.blocks = nn.ModuleList([Block(), Block()])\n\n"
+        "    def forward(self, x):\n        for block in self.blocks:\n            x = block(x)\n"
+        "        return x\n\nmodel = torch.compile(Net())\n"
+    )
+    (finding,) = _findings(check, tmp_path, source)
+    assert finding.severity is Severity.ERROR and finding.region.path == ("Net.forward", "Block.forward", "scale")
+    assert "reached from a loop in `Net.forward`" in finding.message and "GB7000" in finding.message
+    older = _findings(check, tmp_path, source, target_torch=TorchVersion(2, 10))
+    assert older[0].severity is Severity.ERROR and "GB7000" not in older[0].message
+    # Called only after the loop: the chain has no loop, a plain warning.
+    after = source.replace("            x = block(x)\n        return x", "            x = x + 1\n        return self.blocks[0](x)")
+    (plain,) = _findings(check, tmp_path, after)
+    assert plain.severity is Severity.WARNING and "reached from a loop" not in plain.message
+
+
 def test_target_torch_turns_rules_and_ids_on_and_off(check, tmp_path: Path) -> None:
     source = (
         "import logging\nimport torch\nfrom torch import nn\n\nlog = logging.getLogger(__name__)\n\n"
@@ -77,11 +97,35 @@ def test_capture_scalar_outputs_set_at_module_level_silences_item(check, tmp_pat
         "def f(x):\n    return x * x.sum().item() + len(x.tolist())\n"
     )
     assert [f.span.start_line for f in _findings(check, tmp_path, source)] == [7]  # .tolist() still breaks
-    patched_below = (
-        "import torch\n\n@torch.compile\n@torch._dynamo.config.patch(capture_scalar_outputs=True)\n"
+    # Below the compile too: Dynamo skips the patch's wrapper frame and compiles f under the
+    # patch (torch 2.13; testdata/rules/BL101/good.py `captured_below_compile`). A patch that
+    # switches it off, or patches another key, does not silence it.
+    patched = (
+        "import torch\n\n@torch.compile\n@torch._dynamo.config.patch({patch})\n"
         "def f(x):\n    return x * x.sum().item()\n"
     )
-    assert [f.code for f in _findings(check, tmp_path, patched_below)] == ["BL101"]
+    assert _findings(check, tmp_path, patched.format(patch="capture_scalar_outputs=True")) == []
+    assert _findings(check, tmp_path, patched.format(patch='"capture_scalar_outputs", True')) == []
+    for patch in ("capture_scalar_outputs=False", "verbose=True"):
+        assert [f.code for f in _findings(check, tmp_path, patched.format(patch=patch))] == ["BL101"]
+    wrapped = (
+        "import torch\n\ndef f(x):\n    return x * x.sum().item()\n\n"
+        "fast = torch._dynamo.config.patch(capture_scalar_outputs={flag})(torch.compile(f))\n"
+    )
+    assert _findings(check, tmp_path, wrapped.format(flag="True")) == []
+    assert [f.code for f in _findings(check, tmp_path, wrapped.format(flag="False"))] == ["BL101"]
+
+
+def test_capture_scalar_outputs_patched_around_every_call_silences_item(check, tmp_path: Path) -> None:
+    source = (
+        "import torch\n\n@torch.compile\ndef f(x):\n    return x * x.sum().item()\n\n"
+        "def g(x):\n    return x * x.max().item()\n\n"
+        "def run(x):\n    fast = torch.compile(g)\n{outside}"
+        "    with torch._dynamo.config.patch(capture_scalar_outputs=True):\n        f(x)\n        fast(x)\n"
+    )
+    assert _findings(check, tmp_path, source.format(outside="    g(x)  # eager: not a compiled call\n")) == []
+    mixed = {f.span.start_line for f in _findings(check, tmp_path, source.format(outside="    f(x)\n    fast(x)\n"))}
+    assert mixed == {5, 8}  # a call outside the patch compiles without it
 
 
 def test_fullgraph_captures_dynamic_shapes_only_from_torch_2_10(check, tmp_path: Path) -> None:
@@ -112,3 +156,55 @@ def test_rules_listing_shows_stage_versions_and_status() -> None:
     assert rows["BL101"][3] == "all" and "GB0124" in rows["BL101"][5]
     assert rows["BL001"][4] == "meta" and rows["BL110"][4] == "preview"
     assert set(rows) == {rule.code for rule in all_rules()}
+
+
+# --- the file-scope hook (rule.py: file_visit_<Node> / file_leave_<Node> / end_file) ------------
+
+FILE_WITH_REGION = (
+    "import torch\n\nmodel = torch.compile(torch.nn.Linear(8, 8))\n\n"
+    "@torch.compile\ndef f(x):\n    if not torch.compiler.is_compiling():\n        print(x.sum().item())\n"
+    "    return x * 2\n\n"
+    "def step(x):\n    model(x).sum().backward()\n    with torch.no_grad():\n        return model(f(x))\n"
+)
+
+
+def test_file_hooks_see_every_node_once_in_the_shared_traversal(check, tmp_path: Path, monkeypatch) -> None:
+    import ast
+
+    from breaklint.rules.grad_mode_flip import GradModeFlip
+
+    seen: list[int] = []
+    ended: list[str] = []
+    visit_call, end_file = GradModeFlip.file_visit_Call, GradModeFlip.end_file
+
+    def counting_visit(self, node):  # type: ignore[no-untyped-def]
+        seen.append(self.ctx.file.line(node))
+        visit_call(self, node)
+
+    def counting_end(self):  # type: ignore[no-untyped-def]
+        ended.append(self.ctx.file.display)
+        end_file(self)
+
+    monkeypatch.setattr(GradModeFlip, "file_visit_Call", counting_visit)
+    monkeypatch.setattr(GradModeFlip, "end_file", counting_end)
+    findings = _findings(check, tmp_path, FILE_WITH_REGION)
+    calls = sorted(n.lineno for n in ast.walk(ast.parse(FILE_WITH_REGION)) if isinstance(n, ast.Call))
+    # Outside regions and inside the untraced `if not is_compiling()` block too, each call once.
+    assert sorted(seen) == calls and len(ended) == 1
+    assert [(f.code, f.span.start_line) for f in findings] == [("BL204", 14)]
+    seen.clear(), ended.clear()
+    assert _findings(check, tmp_path, FILE_WITH_REGION.replace("with torch.no_grad():", "if True:")) == []
+    assert seen == [] and ended == []  # no grad switch in the text: the hooks are not called
+
+
+def test_a_failing_file_hook_is_bl005_and_the_other_rules_still_report(check, tmp_path: Path, monkeypatch) -> None:
+    from breaklint.rules.grad_mode_flip import GradModeFlip
+
+    def explode(self, node):  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(GradModeFlip, "file_visit_With", explode)
+    source = FILE_WITH_REGION.replace("    if not torch.compiler.is_compiling():\n        print", "    print")
+    findings = {(f.code, f.span.start_line) for f in _findings(check, tmp_path, source)}
+    assert ("BL005", 1) in findings and ("BL106", 7) in findings and ("BL101", 7) in findings
+    assert not any(code == "BL204" for code, _ in findings)

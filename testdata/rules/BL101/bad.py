@@ -63,3 +63,75 @@ def range_of_tensor(x):
     for _ in range(steps):  # expect: BL101
         x = x * 2
     return x
+
+
+class ScaleByTotal(torch.autograd.Function):
+    """Dynamo inlines `apply` into `forward`: the break is reported at its line."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * x.sum().item()  # expect: BL101
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+@torch.compile
+def through_autograd_function(x):
+    return ScaleByTotal.apply(x) + 1
+
+
+class NormalisedGrad(torch.autograd.Function):
+    """With an input that requires grad, Dynamo traces `backward` at the `apply` too."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / grad.abs().max().item()  # expect: BL101
+
+
+@torch.compile
+def through_autograd_backward(x):
+    return NormalisedGrad.apply(x).sum()
+
+
+CALLS = {"through_autograd_backward": [(torch.randn(8, 8, requires_grad=True),) for _ in range(3)]}
+
+
+def _row_scale(x):
+    return x * x.sum().item()  # expect: BL101
+
+
+class ScaledBlock(torch.nn.Module):
+    def forward(self, x):
+        return _row_scale(x) + 1
+
+
+class Stack(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList([ScaledBlock() for _ in range(2)])
+
+    def forward(self, x):
+        for block in self.blocks:  # a break below this loop: Dynamo skips Stack.forward (GB7000)
+            x = block(x)
+        return x
+
+
+stack = torch.compile(Stack())
+
+
+@torch._dynamo.nonstrict_trace
+def _scaled_outside_dynamo(x):
+    # Dynamo does not trace this body, it runs it non-strictly; the scalar makes that fail,
+    # Dynamo breaks at the call, then traces this function as a frame of its own and breaks here.
+    return x * x.sum().item()  # expect: BL101
+
+
+@torch.compile
+def through_nonstrict_trace(x):
+    return _scaled_outside_dynamo(x) + 1  # expect: BL101

@@ -1,5 +1,6 @@
 """BL101 negatives: nothing here may graph-break or be flagged."""
 import torch
+from torch._dynamo.decorators import leaf_function
 
 
 def not_compiled(x):
@@ -55,3 +56,45 @@ def fullgraph_captures(x):
 def list_indexed_by_int(x):
     scales = [0.5, 1.0, 2.0]
     return x * scales[x.dim()]
+
+
+@torch.compile
+@torch._dynamo.config.patch(capture_scalar_outputs=True)
+def captured_below_compile(x):
+    # Dynamo cannot enter the patch's wrapper: it runs it eagerly and compiles this frame under
+    # the patch, so the scalar is captured here too.
+    return x * x.sum().item()
+
+
+def _captured_by_wrapper(x):
+    return x * x.max().item()
+
+
+wrapped_capture = torch._dynamo.config.patch(capture_scalar_outputs=True)(torch.compile(_captured_by_wrapper))
+
+
+@leaf_function
+def logged_scale(x):
+    # A leaf function runs eagerly: Dynamo never traces its body.
+    return (x * x.sum().item(),)
+
+
+@logged_scale.register_fake
+def _(x):
+    return (torch.empty_like(x),)
+
+
+@torch.compile
+def through_leaf_function(x):
+    return logged_scale(x)[0] + 1
+
+
+def _captured_at_call_sites(x):
+    return x / x.abs().max().item()  # every call of the compiled function is under the patch
+
+
+def scenario_calls_under_patch():
+    fast = torch.compile(_captured_at_call_sites, backend="eager")
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        fast(torch.randn(8, 8))
+        fast(torch.randn(8, 8))

@@ -53,3 +53,15 @@ def numpy_all(x):
     import numpy as np
 
     return x if np.all(x.numpy() > -100) else -x  # expect: BL102
+
+
+@torch._dynamo.nonstrict_trace
+def _clamped_outside_dynamo(x: torch.Tensor):
+    if x.sum() > 0:  # expect: BL102
+        return x * 2
+    return x
+
+
+@torch.compile
+def through_nonstrict_trace(x):
+    return _clamped_outside_dynamo(x) + 1  # expect: BL102

@@ -56,3 +56,13 @@ def bump_positives(x):
     y = x.clone()
     y[y > 0] += 1  # expect: BL104
     return y
+
+
+@torch._dynamo.nonstrict_trace
+def _positives_outside_dynamo(x):
+    return torch.nonzero(x).sum()  # expect: BL104
+
+
+@torch.compile
+def through_nonstrict_trace(x):
+    return _positives_outside_dynamo(x) + 1  # expect: BL104

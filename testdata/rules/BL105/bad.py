@@ -23,3 +23,50 @@ def pdb_trace(x):
     x = x + 1
     pdb.set_trace()  # expect: BL105
     return x * 2
+
+
+@torch.compiler.disable
+def _eager_only(x):
+    return x * 2
+
+
+@torch.compile
+def calls_disabled(x):
+    return _eager_only(x + 1) + 1  # expect: BL105
+
+
+def _plain(x):
+    return x * 3
+
+
+eager_plain = torch._dynamo.disable(_plain)
+
+
+@torch.compile
+def calls_disabled_by_name(x):
+    return eager_plain(x + 1) + 1  # expect: BL105
+
+
+@torch.compile
+def disables_inline(x):
+    return torch.compiler.disable(_plain)(x + 1) + 1  # expect: BL105
+
+
+class Net(torch.nn.Module):
+    @torch.compiler.disable
+    def eager_part(self, x):
+        return x * 2
+
+    def forward(self, x):
+        return self.eager_part(x + 1) + 1  # expect: BL105
+
+
+compiled_net = torch.compile(Net())
+
+
+@torch.compile
+def patches_config_inside(x):
+    x = x + 1
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):  # expect: BL105
+        scale = x.sum().item()  # not traced: Dynamo skips the whole frame at the `with`
+    return x * scale

@@ -10,3 +10,21 @@ def debug_outside(x):
 @torch.compile
 def clean(x):
     return (x + 1) * 2
+
+
+@torch._dynamo.nonstrict_trace
+def checkpointed(x):
+    # Dynamo does not trace a nonstrict_trace body: a graph break there is no break.
+    torch._dynamo.graph_break()
+    return x * 2
+
+
+@torch.compile
+def through_nonstrict_trace(x):
+    return checkpointed(x) + 1
+
+
+@torch.compiler.disable
+def eager_entry(x):
+    breakpoint()  # disabled: never traced, and not called from compiled code
+    return x

@@ -2,6 +2,7 @@
 import logging
 
 import torch
+from torch._dynamo.decorators import leaf_function
 
 logger = logging.getLogger(__name__)
 
@@ -24,3 +25,33 @@ def train_step(x):
     loss = guarded(x).sum()
     logger.info("loss %s", loss.item())  # outside the compiled function
     return loss
+
+
+@torch._dynamo.nonstrict_trace
+def traced_nonstrictly(x):
+    # Dynamo does not trace a nonstrict_trace body; it runs as Python: no break.
+    print("nonstrict")
+    logger.info("nonstrict %s", x.shape)
+    return x * 2
+
+
+@torch.compile
+def through_nonstrict_trace(x):
+    return traced_nonstrictly(x) + 1
+
+
+@leaf_function
+def logged(x):
+    # A leaf function runs eagerly at run time; Dynamo calls its fake at compile time.
+    print("leaf")
+    return (x + 1,)
+
+
+@logged.register_fake
+def _(x):
+    return (torch.empty_like(x),)
+
+
+@torch.compile
+def through_leaf_function(x):
+    return logged(x)[0] * 2

@@ -32,3 +32,18 @@ def reads_global(x):
 
 
 buffered = torch.compile(Buffered())
+
+
+CALLS_SEEN = [0]
+
+
+@torch._dynamo.nonstrict_trace
+def counted(x):
+    # Dynamo does not trace a nonstrict_trace body, so it installs no guard on what it mutates.
+    CALLS_SEEN[0] += 1
+    return x * 2
+
+
+@torch.compile
+def through_nonstrict_trace(x):
+    return counted(x) + 1
