@@ -37,19 +37,20 @@ V = TypeVar("V")
 
 def code_salt() -> str:
     """What cached results were computed by: the versions, and breaklint's own sources (an
-    edited rule must not be answered from the cache)."""
-    import libcst
-
+    edited rule must not be answered from the cache). libcst's version comes from its metadata,
+    not from the module: a warm run does not import libcst (deferred.py)."""
     from .summary import SUMMARY_FORMAT
 
     h = hashlib.blake2b(digest_size=16)
-    h.update(f"{__version__}|{SUMMARY_FORMAT}|{sys.version}|{getattr(libcst, 'LIBCST_VERSION', '')}".encode())
+    h.update(f"{__version__}|{SUMMARY_FORMAT}|{sys.version}".encode())
     try:
         from importlib.metadata import version
 
         h.update(version("libcst").encode())
-    except Exception:  # pragma: no cover - libcst without metadata
-        pass
+    except Exception:  # libcst without metadata: its sources below the salt are not ours to hash
+        import libcst
+
+        h.update(str(getattr(libcst, "LIBCST_VERSION", "")).encode())
     import breaklint.rules
 
     roots = [Path(__file__).parent, *(Path(p) for p in breaklint.rules.__path__)]

@@ -12,6 +12,10 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .deferred import defer
+
+defer("libcst")  # a warm check answers from the cache: see deferred.py
+
 from .config import Config, ConfigError, find_pyproject, load_config
 from .engine import CheckResult, Engine
 from .finding import Severity

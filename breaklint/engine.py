@@ -47,7 +47,7 @@ from .shallow import Fragments, shallow_module
 from .source import ParsedFile
 from .summary import ModuleSummary
 from .suppress import Suppression, apply_suppressions, parse_suppressions
-from .walk import trivia_names, visit
+from .walk import Visitor, trivia_names, visit
 
 # suppress.py's comments need one of these (its patterns are case-insensitive).
 _MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
@@ -88,7 +88,7 @@ def _parse_checked(path: Path, shown_from: Path, text: str) -> ParsedFile | Read
     return parsed if verdict.tree is not None else verdict.judge(parsed)
 
 
-class _Dispatcher(cst.CSTVisitor):
+class _Dispatcher(Visitor):
     """One traversal per file for every rule; rules only see code in scope, except through
     their file-scope hooks (`file_visit_<Node>` / `file_leave_<Node>`: every node of the file,
     regions or not; then `end_file()` once), see rule.py.

@@ -18,9 +18,9 @@ from .names import ImportTable, dotted
 from .patterns import untraced_blocks
 from .recursion import parse_safely
 from .source import ParsedFile
-from .walk import visit
+from .walk import Visitor, visit
 
-FunctionNode = cst.FunctionDef
+FunctionNode = "cst.FunctionDef"  # for annotations (libcst is imported on first use)
 
 COMPILE_NAMES = frozenset({"torch.compile", "torch.compiler.compile"})
 OPTIMIZE_NAMES = frozenset({"torch._dynamo.optimize", "torch._dynamo.eval_frame.optimize"})
@@ -217,7 +217,7 @@ def _bind_targets(target: cst.BaseExpression, value: Assigned, into: dict[str, l
             _bind_targets(inner, Assigned(value.expr, iterated=True), into)
 
 
-class _Indexer(cst.CSTVisitor):
+class _Indexer(Visitor):
     def __init__(self, index: ModuleIndex) -> None:
         self.index = index
         self.classes: list[ClassInfo] = []

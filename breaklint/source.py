@@ -11,10 +11,13 @@ dedented below its block) the whole module's positions are computed instead, as 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+if TYPE_CHECKING:
+    from libcst.metadata import CodeRange
 
 from .finding import Span
 
@@ -51,6 +54,8 @@ class ParsedFile:
             if found is not None:
                 return found
         if self._positions is None:
+            from libcst.metadata import MetadataWrapper, PositionProvider  # on first use (deferred.py)
+
             wrapper = MetadataWrapper(self.tree, unsafe_skip_copy=True)
             self._positions = dict(wrapper.resolve(PositionProvider))
         code_range = self._positions[node]
@@ -83,6 +88,8 @@ class ParsedFile:
             return None
         alone = cst.Module(body=[function], default_indent=self.tree.default_indent,
                            default_newline=self.tree.default_newline)
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
         positions = dict(MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider))
         anchor = function.decorators[0] if function.decorators else function.name
         lines = self._file_lines()

@@ -16,17 +16,33 @@ from typing import Callable
 from functools import lru_cache
 
 import libcst as cst
-import libcst._nodes.op as _op
-import libcst._nodes.whitespace as _whitespace
 
 from .lazy import real_node
 
 _FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
-_DEFAULT = cst.MaybeSentinel.DEFAULT
-# Nodes that hold nothing but layout: whitespace, comments, punctuation, operators.
-_TRIVIA_MODULES = frozenset({_op.__name__, _whitespace.__name__})
-_TRIVIA_TOKENS = frozenset({cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
-                            cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Asynchronous})
+# Nodes that hold nothing but layout: whitespace, comments, punctuation, operators (the modules
+# and tokens are looked up on first use: importing breaklint does not import libcst, see deferred.py).
+_TRIVIA_MODULES = frozenset({"libcst._nodes.op", "libcst._nodes.whitespace"})
+
+
+@lru_cache(maxsize=None)
+def _trivia_tokens() -> frozenset[type]:
+    return frozenset({cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+                      cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Asynchronous})
+
+
+class Visitor:
+    """What walk() needs of a visitor, with libcst's CSTVisitor dispatch (`visit_<Node>` returning
+    False skips the children; `leave_<Node>`), defined without libcst."""
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        method = getattr(self, f"visit_{type(node).__name__}", None)
+        return method is None or method(node) is not False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        method = getattr(self, f"leave_{type(original_node).__name__}", None)
+        if method is not None:
+            method(original_node)
 
 
 @lru_cache(maxsize=None)
@@ -38,7 +54,7 @@ def child_fields(kind: type) -> tuple[str, ...]:
 
 def is_trivia(kind: type) -> bool:
     # `import *` lives beside the operators but means something: it is content.
-    return (kind.__module__ in _TRIVIA_MODULES or kind in _TRIVIA_TOKENS) and kind is not cst.ImportStar
+    return (kind.__module__ in _TRIVIA_MODULES or kind in _trivia_tokens()) and kind is not cst.ImportStar
 
 
 @lru_cache(maxsize=None)
@@ -82,28 +98,43 @@ def supported() -> bool:
         return False
 
 
-def walk(node: cst.CSTNode, visitor: cst.CSTVisitor,
-         fields: Callable[[type], tuple[str, ...]] = child_fields) -> None:
+def walk(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor,
+         fields: Callable[[type], tuple[str, ...]] = child_fields, absent: object = None) -> None:
     """libcst's visit order, without its per-node overhead; `fields=content_fields` leaves
-    out the trivia."""
+    out the trivia. `absent`: libcst's marker of an optional child that is not there."""
+    if absent is None:
+        absent = cst.MaybeSentinel.DEFAULT
     if visitor.on_visit(node):
         for name in fields(type(node)):
             value = getattr(node, name)
             kind = type(value)
             if kind is tuple or kind is list:
                 for child in value:  # sequences hold nodes only
-                    walk(child, visitor, fields)
-            elif value is not None and value is not _DEFAULT:  # an optional child that is absent
-                walk(value, visitor, fields)
+                    walk(child, visitor, fields, absent)
+            elif value is not None and value is not absent:
+                walk(value, visitor, fields, absent)
     visitor.on_leave(node)
 
 
-def visit(node: cst.CSTNode, visitor: cst.CSTVisitor, trivia: bool = True) -> None:
+def visit(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor, trivia: bool = True) -> None:
     """walk() when libcst's sources are there, else libcst's own visit. A node made from
     pre-pass text (lazy.LazyNode) is walked as the libcst node it stands for. `trivia=False`:
     the visitor has no use for whitespace, comments, punctuation or operator nodes."""
     node = real_node(node)  # type: ignore[assignment]
     if not supported():
-        node.visit(visitor)
+        node.visit(visitor if isinstance(visitor, cst.CSTVisitor) else _as_cst_visitor(visitor))
     else:
         walk(node, visitor, child_fields if trivia else content_fields)
+
+
+def _as_cst_visitor(visitor: Visitor) -> cst.CSTVisitor:
+    """A Visitor for libcst's own visit (when its sources cannot be read)."""
+
+    class Adapter(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return visitor.on_visit(node)
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            visitor.on_leave(original_node)
+
+    return Adapter()

@@ -11,7 +11,7 @@ from breaklint.finding import Region
 from breaklint.names import dotted
 from breaklint.project import COMPILE_NAMES, FunctionInfo, ModuleIndex
 from breaklint.rule import FileContext
-from breaklint.walk import visit
+from breaklint.walk import Visitor, visit
 
 _SITE = re.compile(r".+:\d+")  # a compile call's location, `train.py:12` (not a config entry)
 
@@ -107,7 +107,7 @@ def _called_only_under_patch(entry: FunctionInfo, key: str) -> bool:
     return bool(found) and all(found)
 
 
-class _PatchedCalls(cst.CSTVisitor):
+class _PatchedCalls(Visitor):
     """Names bound to `torch.compile(entry)`, and every call of a name with whether it sits in
     a `with config.patch(key=True):` block."""
 

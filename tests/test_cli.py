@@ -145,3 +145,21 @@ def test_check_never_imports_torch(tmp_path: Path) -> None:
                             capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 1, result.stderr
     assert "BL101" in result.stdout
+
+
+def test_a_warm_check_does_not_import_libcst(tree: Path) -> None:
+    """deferred.py: the command line imports libcst on first use, and a check answered from the
+    cache has none; a cold one parses (and gives the same findings)."""
+    probe = ("import runpy, sys\nsys.argv = ['breaklint', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('breaklint', run_name='__main__')\n"
+             "except SystemExit as exit:\n    code = exit.code\n"
+             "print('LIBCST' if 'libcst._nodes.base' in sys.modules else 'NO-LIBCST', code, file=sys.stderr)\n")
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", probe, "check", "--format", "json", "."], cwd=tree,
+                              capture_output=True, text=True, timeout=120)
+
+    cold, warm = run(), run()
+    assert cold.stderr.split()[-2:] == ["LIBCST", "1"], cold.stderr
+    assert warm.stderr.split()[-2:] == ["NO-LIBCST", "1"], warm.stderr
+    assert json.loads(warm.stdout) == json.loads(cold.stdout) and json.loads(cold.stdout)
