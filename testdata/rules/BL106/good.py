@@ -24,3 +24,12 @@ def train_step(x):
     loss = guarded(x).sum()
     logger.info("loss %s", loss.item())  # outside the compiled function
     return loss
+
+
+@torch.compile
+def verbose_only(x, verbose=False):
+    # Reported as a `possible` break (severity info): the branch only logs, and only runs
+    # with verbose=True, which these calls never pass.
+    if verbose:
+        logger.info("input %s", x.shape)  # possible: BL106
+    return x * 2
