@@ -56,3 +56,11 @@ def bump_positives(x):
     y = x.clone()
     y[y > 0] += 1  # expect: BL104
     return y
+
+
+@torch.compile
+def alignment_loss(x):
+    log_probs = x.log_softmax(-1).unsqueeze(1)  # (time, batch=1, classes)
+    targets = torch.tensor([[1, 2, 3]])
+    lengths, target_lengths = torch.tensor([8]), torch.tensor([3])
+    return torch.nn.functional.ctc_loss(log_probs, targets, lengths, target_lengths) + 1  # expect: BL104
