@@ -2,18 +2,24 @@
 
     python benchmarks/accuracy/run.py [--site DIR] [--skip-install]
 
-1. Installs the pinned corpus (timm, diffusers; corpus.py) with pip into --site (no torch, no
-   torchvision: see corpus.py).
-2. Runs every corpus model through real Dynamo (dynamo_worker.py, a subprocess) and the project's
-   rule testdata through tests/ground_truth_runner.py; both record Dynamo's own graph-break logs.
+1. Installs the pinned corpus (timm, diffusers, transformers; corpus.py) with pip into --site
+   (no torch, no torchvision: see corpus.py).
+2. Runs every corpus model through real Dynamo (dynamo_worker.py, a subprocess), and the
+   project's testdata (the graph-break rules' files and the multi-file projects under
+   testdata/projects/) through tests/ground_truth_runner.py; both record Dynamo's own
+   graph-break logs.
 3. Runs `breaklint check` over the same sources (the corpus with the models' `forward`s as entry
    points and `assume-forward-compiled = false`; the testdata as it is).
 4. Joins graph-break findings (BL1xx, and the BL3xx breaks) with runtime break sites by file and
    line, and writes benchmarks/results/accuracy.md and accuracy.json.
 
-A finding is a true positive when Dynamo broke the graph at its line; a false alarm when it did
-not; a runtime break site with no finding is a miss. Only breaks in the corpus' own files (or the
-testdata file) count, and only findings in the regions the run compiles.
+What counts: a *prediction* is a graph-break finding at confidence `certain` or `likely` (severity
+warning or error). It is a true positive when Dynamo broke the graph at its line, a false alarm
+when it did not; a runtime break site with no prediction is a miss. `possible` findings
+(severity info: a call in a branch that only warns, logs or raises) are notes, not predictions:
+they count neither way and are listed on their own, with whether Dynamo broke there; a site
+that only a note covers is a miss. Only breaks in the corpus' own files (or the testdata files)
+count, and only findings in the regions the run compiles.
 """
 
 from __future__ import annotations
@@ -32,10 +38,15 @@ ROOT = HERE.parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 sys.path.insert(0, str(HERE))
 
-from corpus import CASES, DEPENDENCIES, PACKAGES  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests"))
+
+from corpus import CASES, DEPENDENCIES, PACKAGES, SOURCES  # noqa: E402
+from testdata import marker_reasons, project_dirs, project_files  # noqa: E402
 
 BREAK_CODES = ("BL1", "BL3")  # rules whose findings are graph breaks
-# Why each known false alarm or miss is one (reviewed by hand; keyed by `path:line`).
+NOTE = "possible"  # the confidence of notes: not predictions (see the docstring)
+# Why each corpus false alarm, miss or note is one (reviewed by hand; keyed by `path:line`).
+# The testdata's own are written in the files, as `# miss: BLxxx (why)` / `# false-alarm: ...`.
 CAUSES = {
     "diffusers/models/attention.py:963": "only when `cross_attention_kwargs` carries `scale` (a deprecated argument); "
                                          "the branch is not taken, so Dynamo never traces the call",
@@ -60,12 +71,28 @@ def run_corpus(site: Path, out: Path) -> dict:
     return json.loads(out.read_text(encoding="utf-8"))
 
 
-def run_testdata(out: Path) -> tuple[dict, list[Path]]:
+def run_testdata(out: Path) -> tuple[dict, list[Path], list[Path]]:
+    """The graph-break rules' testdata files and the multi-file projects, through the runner."""
     files = sorted((ROOT / "testdata" / "rules").glob("BL[13]*/*.py"))
+    projects = project_dirs()
     env = {**os.environ, "PYTHONBREAKPOINT": "0", "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, str(ROOT / "tests" / "ground_truth_runner.py"), str(out), *map(str, files)],
+    subprocess.run([sys.executable, str(ROOT / "tests" / "ground_truth_runner.py"), str(out),
+                    *map(str, files), *map(str, projects)],
                    check=True, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, timeout=3600)
-    return json.loads(out.read_text(encoding="utf-8")), files
+    scored = files + [path for project in projects for path in project_files(project)]
+    return json.loads(out.read_text(encoding="utf-8")), files + projects, scored
+
+
+def testdata_causes(paths: list[Path]) -> dict[str, str]:
+    """`path:line` -> the reason its `# miss:` / `# false-alarm:` / `# possible:` marker gives."""
+    causes = {}
+    for path in paths:
+        where = os.path.relpath(path, ROOT)
+        for kind, prefix in (("miss", "known miss"), ("false-alarm", "known false alarm"),
+                             ("possible", "a `possible` note (a branch that only warns or raises)")):
+            for (line, code), why in marker_reasons(path, kind).items():
+                causes[f"{where}:{line}"] = f"{prefix} ({code}){': ' + why if why else ''}"
+    return causes
 
 
 def breaklint(paths: list[Path], cwd: Path, config: Path | None) -> list[dict]:
@@ -95,9 +122,12 @@ def runtime_sites(cases: dict, inside: callable) -> dict[tuple[str, int], set[st
 
 def score(findings: list[dict], sites: dict[tuple[str, int], set[str]], base: Path) -> dict:
     flagged: dict[tuple[str, int], list[dict]] = defaultdict(list)
+    noted: dict[tuple[str, int], list[dict]] = defaultdict(list)
     for finding in findings:
         if finding["code"].startswith(BREAK_CODES):
-            flagged[(os.path.realpath(base / finding["path"]), finding["start_line"])].append(finding)
+            key = (os.path.realpath(base / finding["path"]), finding["start_line"])
+            (noted if finding["confidence"] == NOTE else flagged)[key].append(finding)
+    noted = {k: v for k, v in noted.items() if k not in flagged}  # a line with a prediction is scored as one
     hits = sorted(set(flagged) & set(sites))
     alarms = sorted(set(flagged) - set(sites))
     misses = sorted(set(sites) - set(flagged))
@@ -110,9 +140,12 @@ def score(findings: list[dict], sites: dict[tuple[str, int], set[str]], base: Pa
     return {
         "findings": len(flagged), "runtime_sites": len(sites), "true_positives": len(hits),
         "precision": precision, "recall": recall,
+        "notes": len(noted), "notes_that_broke": sum(1 for k in noted if k in sites),
         "false_alarms": [{"where": where(k), "codes": sorted({f["code"] for f in flagged[k]}),
                           "message": flagged[k][0]["message"]} for k in alarms],
         "misses": [{"where": where(k), "dynamo": sorted(sites[k])} for k in misses],
+        "possible": [{"where": where(k), "codes": sorted({f["code"] for f in noted[k]}), "broke": k in sites,
+                      "message": noted[k][0]["message"]} for k in sorted(noted)],
     }
 
 
@@ -131,15 +164,18 @@ def main() -> None:
     config = work / "breaklint.toml"
     entries = "".join(f'  "{entry}",\n' for entry in sorted({case.entry for case in CASES}))
     config.write_text(f"assume-forward-compiled = false\nentry-points = [\n{entries}]\n", encoding="utf-8")
-    corpus_findings = [f for f in breaklint([site / "timm", site / "diffusers"], site, config)
+    corpus_findings = [f for f in breaklint([site / name for name in SOURCES], site, config)
                        if f.get("region") and f["region"]["site"].startswith("config")]
     corpus = score(corpus_findings, runtime_sites(corpus_runs, lambda f: os.path.realpath(f).startswith(str(site))), site)
 
-    # The project's own testdata (graph-break rules), through the ground-truth runner.
-    testdata_runs, files = run_testdata(work / "testdata.json")
+    # The project's own testdata (graph-break rules and projects), through the ground-truth runner.
+    testdata_runs, targets, scored = run_testdata(work / "testdata.json")
     testdata_cases = {f"{path}::{name}": case for path, cases in testdata_runs.items() for name, case in cases.items()}
-    roots = {str(f) for f in files}
-    testdata = score(breaklint(files, ROOT, None), runtime_sites(testdata_cases, lambda f: os.path.realpath(f) in roots), ROOT)
+    roots = {str(f) for f in scored}
+    testdata = score(breaklint(targets, ROOT, None), runtime_sites(testdata_cases, lambda f: os.path.realpath(f) in roots), ROOT)
+    testdata["projects"] = [p.name for p in project_dirs()]
+    testdata["files"] = len(scored)
+    testdata["causes"] = testdata_causes(scored)
 
     import torch
 
@@ -158,19 +194,31 @@ def _ratio(value: float | None) -> str:
 
 
 def render(report: dict) -> str:
+    td = report["testdata"]
     lines = [
         "# breaklint accuracy: graph-break findings against real Dynamo",
         "",
         f"torch {report['torch']}, Python {report['python']}, corpus {', '.join(report['packages'])}; "
         "`python benchmarks/accuracy/run.py` writes this file.",
         "",
-        "| corpus | findings | runtime break sites | true positives | precision | recall |",
-        "|---|---|---|---|---|---|",
+        "How findings are counted: a *prediction* is a graph-break finding (BL1xx, BL3xx) at confidence "
+        "`certain` or `likely` (severity warning or error), in a region the run compiles. It is a true "
+        "positive when Dynamo logged a graph break at its file and line, else a false alarm; a break "
+        "site (file and line; a frame skip that follows a resumed break is not a site of its own) with "
+        "no prediction is a miss. `possible` findings (severity info: a call in a branch that only warns, "
+        "logs or raises under a test of Python values) are notes, not predictions: they count neither "
+        "way, a site only a note covers is a miss, and they are listed below with whether Dynamo broke "
+        "there. testdata: the graph-break rules' bad/good files and the multi-file projects "
+        f"({', '.join(td.get('projects', []))}) under testdata/projects/, {td.get('files', 0)} files, run "
+        "as the ground-truth test runs them.",
+        "",
+        "| corpus | predictions | runtime break sites | true positives | precision | recall | possible notes (at a break) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name in ("corpus", "testdata"):
         s = report[name]
         lines.append(f"| {name} | {s['findings']} | {s['runtime_sites']} | {s['true_positives']} | "
-                     f"{_ratio(s['precision'])} | {_ratio(s['recall'])} |")
+                     f"{_ratio(s['precision'])} | {_ratio(s['recall'])} | {s['notes']} ({s['notes_that_broke']}) |")
     lines += ["", "## Models (eval forward under no_grad, train forward, train forward with another batch size)", "",
               "| model | graphs | break sites | recompiles | error |", "|---|---|---|---|---|"]
     for name, model in report["models"].items():
@@ -178,12 +226,16 @@ def render(report: dict) -> str:
         lines.append(f"| {name} | {model['graphs']} | {model['graph_breaks']} | {model['recompiles']} | {' '.join(error)} |")
     for name in ("corpus", "testdata"):
         s = report[name]
+        causes = {**CAUSES, **s.get("causes", {})}
         lines += ["", f"## {name}: false alarms ({len(s['false_alarms'])})", ""]
         lines += [f"- `{a['where']}` {', '.join(a['codes'])}: {a['message']}  \n  cause: "
-                  f"{CAUSES.get(a['where'], 'not reviewed yet')}" for a in s["false_alarms"]] or ["none"]
+                  f"{causes.get(a['where'], 'not reviewed yet')}" for a in s["false_alarms"]] or ["none"]
         lines += ["", f"## {name}: misses ({len(s['misses'])})", ""]
-        lines += [f"- `{m['where']}`: {'; '.join(m['dynamo'])}  \n  cause: {CAUSES.get(m['where'], 'not reviewed yet')}"
+        lines += [f"- `{m['where']}`: {'; '.join(m['dynamo'])}  \n  cause: {causes.get(m['where'], 'not reviewed yet')}"
                   for m in s["misses"]] or ["none"]
+        lines += ["", f"## {name}: possible notes ({len(s['possible'])})", ""]
+        lines += [f"- `{n['where']}` {', '.join(n['codes'])} ({'Dynamo broke here' if n['broke'] else 'no break in these runs'}): "
+                  f"{n['message']}  \n  cause: {causes.get(n['where'], 'not reviewed yet')}" for n in s["possible"]] or ["none"]
     return "\n".join(lines) + "\n"
 
 
