@@ -142,3 +142,25 @@ def test_rules_listing_shows_stage_versions_and_status() -> None:
     assert rows["BL101"][3] == "all" and "GB0124" in rows["BL101"][5]
     assert rows["BL001"][4] == "meta" and rows["BL110"][4] == "preview"
     assert set(rows) == {rule.code for rule in all_rules()}
+
+
+def test_only_branches_that_just_warn_or_raise_under_python_tests_are_possible(check, tmp_path: Path) -> None:
+    source = (
+        "import logging\nimport warnings\nimport torch\n\nlog = logging.getLogger(__name__)\n\n"
+        "@torch.compile\ndef f(x, scale=None, verbose=False, mode='a'):\n"
+        "    if scale is not None:\n        warnings.warn('deprecated')\n"            # 10: possible
+        "    if verbose:\n        msg = f'{x.shape}'\n        log.info(msg)\n"           # 13: possible (a message)
+        "    elif mode == 'b':\n        log.info('b')\n        x = x * 2\n"           # 15: certain (work too)
+        "    else:\n        pass\n"
+        "    if x.sum() > 0:\n        warnings.warn('positive')\n"                     # 20: certain (tensor test)
+        "    if mode not in ('a', 'b'):\n        print('bad mode')\n        raise ValueError(mode)\n"  # 22: possible
+        "    print('always')\n"                                                         # 24: certain
+        "    return x\n"
+    )
+    found = {(f.span.start_line, f.code): f for f in _findings(check, tmp_path, source)}
+    side_effects = {line: f.confidence for (line, code), f in found.items() if code == "BL106"}
+    assert side_effects == {10: Confidence.POSSIBLE, 13: Confidence.POSSIBLE, 15: Confidence.CERTAIN,
+                            20: Confidence.CERTAIN, 22: Confidence.POSSIBLE, 24: Confidence.CERTAIN}
+    assert found[(10, "BL106")].severity is Severity.INFO and "`scale is not None`" in found[(10, "BL106")].message
+    assert found[(24, "BL106")].severity is Severity.WARNING
+    assert (19, "BL102") in found

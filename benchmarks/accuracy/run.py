@@ -47,7 +47,18 @@ BREAK_CODES = ("BL1", "BL3")  # rules whose findings are graph breaks
 NOTE = "possible"  # the confidence of notes: not predictions (see the docstring)
 # Why each corpus false alarm, miss or note is one (reviewed by hand; keyed by `path:line`).
 # The testdata's own are written in the files, as `# miss: BLxxx (why)` / `# false-alarm: ...`.
+_W2V = "transformers/models/wav2vec2/modeling_wav2vec2.py"
+_BIGBIRD = "transformers/models/big_bird/modeling_big_bird.py"
+_REFORMER = "transformers/models/reformer/modeling_reformer.py"
+_UNBUILT = ("in `Wav2Vec2EncoderStableLayerNorm`, the encoder this config does not build (`do_stable_layer_norm` is "
+            "False): `self.encoder = A(config) if flag else B(config)` makes both classes reachable for the linter")
+_FLEX = _UNBUILT + "; and only with `attn_implementation=\"flex_attention\"`, not the default"
+_NUMPY_PLAN = ("BigBird builds its random block plan with NumPy inside `forward`; Dynamo traces NumPy as tensors "
+               "(torch._numpy), so Python code on the results breaks ({}); the linter takes NumPy on Python values "
+               "for untraced Python values and has no rule for this")
+_CALLEE_VALUES = "is a parameter of a callee, and values are not followed into callees (unknown values are not reported)"
 CAUSES = {
+    # notes: a branch that only warns or raises, which none of these calls takes
     "diffusers/models/attention.py:963": "only when `cross_attention_kwargs` carries `scale` (a deprecated argument); "
                                          "the branch is not taken, so Dynamo never traces the call",
     "diffusers/models/attention_processor.py:600": "only when `cross_attention_kwargs` has keys the processor ignores; "
@@ -55,6 +66,45 @@ CAUSES = {
     "diffusers/utils/deprecation_utils.py:35": "`deprecate()` runs only for deprecated arguments; branch not taken",
     "diffusers/utils/deprecation_utils.py:38": "`deprecate()` runs only for deprecated arguments; branch not taken",
     "timm/layers/pos_embed.py:57": "only with `verbose=True` when a position embedding is resampled; branch not taken",
+    "transformers/modeling_utils.py:1572": "only when the deprecated `device` argument is passed; branch not taken",
+    "transformers/modeling_utils.py:1621": "only when the deprecated `device` argument is passed; branch not taken",
+    # false alarms
+    "transformers/integrations/flex_attention.py:144": _FLEX,
+    "transformers/integrations/flex_attention.py:146": _FLEX,
+    "transformers/utils/import_utils.py:62": _FLEX + " (a package-version check on the way)",
+    "transformers/utils/import_utils.py:82": _FLEX + " (a package-version check on the way)",
+    "transformers/utils/import_utils.py:92": _FLEX + " (a package-version check on the way)",
+    f"{_W2V}:823": _UNBUILT,
+    f"{_W2V}:831": _UNBUILT,
+    f"{_W2V}:735": "a real tensor test (`if skip_the_layer:`, LayerDrop) in the loop that line 728 breaks: a break in a "
+                   "loop makes Dynamo skip the whole frame, so it never reaches 735 (not observable while 728 breaks)",
+    f"{_W2V}:163": "`.tolist()` of the attention mask, only when an `attention_mask` is passed; these calls pass none",
+    f"{_BIGBIRD}:1912": "only for inputs too short for block-sparse attention (<= 18 tokens with this config; these have "
+                        "32); the branch also switches the attention type, so it is not a warning-only branch",
+    # misses
+    "timm/models/sequencer.py:135": "`self.rnn_v(v)` in `RNN2dBase.forward`: each block receives its mixer class as a "
+                                    "constructor argument (`rnn_layer=LSTM2d`), which the region analysis does not "
+                                    "follow, and the base class assigns an identity to `rnn_v` (LSTM2d, the LSTM)",
+    f"{_REFORMER}:292": "`position_ids.max().item()` in `AxialPositionEmbeddings.forward`: `position_ids` " + _CALLEE_VALUES,
+    f"{_W2V}:423": "`hidden_states.requires_grad = True` in `Wav2Vec2FeatureEncoder.forward`: the tensor comes from "
+                   "`input_values`, which " + _CALLEE_VALUES,
+    f"{_REFORMER}:1548": "`torch.manual_seed` (BL107 knows it) in the layers that `_ReversibleFunction.apply` runs: the "
+                         "region analysis does not follow a custom autograd.Function's `apply` into its `forward`; "
+                         "Dynamo reports the break at the `apply` call",
+    f"{_REFORMER}:1565": "`torch.manual_seed` in `_init_feed_forward_seed`, reached only through "
+                         "`_ReversibleFunction.apply` (as for line 1548)",
+    f"{_REFORMER}:2096": "`np.lcm` of two config ints is traced as a 0-d tensor (torch._numpy), so "
+                         "`input_shape[-1] % lcm != 0` is a tensor test; the linter takes NumPy on Python values for "
+                         "Python values",
+    f"{_REFORMER}:2101": "the NumPy-derived flag of line 2096 (`must_pad_to_match_chunk_length`), tested after that break",
+    f"{_REFORMER}:2150": "the NumPy-derived flag of line 2096, tested again at the end of `forward`",
+    f"{_BIGBIRD}:1144": _NUMPY_PLAN.format("`np.sum` of a Python list used as an array shape"),
+    f"{_BIGBIRD}:1256": _NUMPY_PLAN.format("a NumPy scalar read back as a Python number"),
+    f"{_BIGBIRD}:1258": "`np.random.permutation` has no torch._numpy equivalent and BL103 does not list the `np.random` "
+                        "functions (the array it permutes is made from Python ints)",
+    f"{_BIGBIRD}:1265": _NUMPY_PLAN.format("`range()` over NumPy ints"),
+    f"{_BIGBIRD}:1272": _NUMPY_PLAN.format("an `if` on a NumPy int"),
+    f"{_BIGBIRD}:1277": _NUMPY_PLAN.format("`range()` over a NumPy int"),
 }
 
 
