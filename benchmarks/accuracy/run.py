@@ -191,6 +191,8 @@ def score(findings: list[dict], sites: dict[tuple[str, int], set[str]], base: Pa
         "findings": len(flagged), "runtime_sites": len(sites), "true_positives": len(hits),
         "precision": precision, "recall": recall,
         "notes": len(noted), "notes_that_broke": sum(1 for k in noted if k in sites),
+        "hits": [{"where": where(k), "codes": sorted({f["code"] for f in flagged[k]}), "dynamo": sorted(sites[k])}
+                 for k in hits],
         "false_alarms": [{"where": where(k), "codes": sorted({f["code"] for f in flagged[k]}),
                           "message": flagged[k][0]["message"]} for k in alarms],
         "misses": [{"where": where(k), "dynamo": sorted(sites[k])} for k in misses],
@@ -239,6 +241,12 @@ def main() -> None:
     print(render(report))
 
 
+def _part(where: str) -> str:
+    """`transformers` for a corpus site, `testdata/projects` or `testdata/rules` for the testdata."""
+    parts = where.split("/")
+    return "/".join(parts[:2]) if parts[0] == "testdata" else parts[0]
+
+
 def _ratio(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
@@ -269,6 +277,18 @@ def render(report: dict) -> str:
         s = report[name]
         lines.append(f"| {name} | {s['findings']} | {s['runtime_sites']} | {s['true_positives']} | "
                      f"{_ratio(s['precision'])} | {_ratio(s['recall'])} | {s['notes']} ({s['notes_that_broke']}) |")
+    lines += ["", "By package (the first path component of each site, prediction and note):", "",
+              "| part | predictions | runtime break sites | true positives | false alarms | misses | notes |",
+              "|---|---|---|---|---|---|---|"]
+    for name in ("corpus", "testdata"):
+        s = report[name]
+        if "hits" not in s:
+            continue
+        for part in sorted({_part(i["where"]) for kind in ("hits", "false_alarms", "misses", "possible") for i in s[kind]}):
+            count = {kind: sum(1 for i in s[kind] if _part(i["where"]) == part)
+                     for kind in ("hits", "false_alarms", "misses", "possible")}
+            lines.append(f"| {name}: {part} | {count['hits'] + count['false_alarms']} | {count['hits'] + count['misses']} | "
+                         f"{count['hits']} | {count['false_alarms']} | {count['misses']} | {count['possible']} |")
     lines += ["", "## Models (eval forward under no_grad, train forward, train forward with another batch size)", "",
               "| model | graphs | break sites | recompiles | error |", "|---|---|---|---|---|"]
     for name, model in report["models"].items():
@@ -277,6 +297,9 @@ def render(report: dict) -> str:
     for name in ("corpus", "testdata"):
         s = report[name]
         causes = {**CAUSES, **s.get("causes", {})}
+        if name == "corpus" and "hits" in s:
+            lines += ["", f"## corpus: true positives ({len(s['hits'])})", ""]
+            lines += [f"- `{h['where']}` {', '.join(h['codes'])}: {'; '.join(h['dynamo'])}" for h in s["hits"]] or ["none"]
         lines += ["", f"## {name}: false alarms ({len(s['false_alarms'])})", ""]
         lines += [f"- `{a['where']}` {', '.join(a['codes'])}: {a['message']}  \n  cause: "
                   f"{causes.get(a['where'], 'not reviewed yet')}" for a in s["false_alarms"]] or ["none"]
