@@ -24,10 +24,13 @@ class Severity(str, enum.Enum):
 
 
 class Confidence(str, enum.Enum):
-    """How sure the static pass is. `certain`: the value is known to be a tensor."""
+    """How sure the static pass is. `certain`: the value is known to be a tensor. `possible`:
+    the code breaks when it runs, but it sits in a branch that only runs for diagnostics (it only
+    warns, logs or raises, under a test of Python values); reported with severity `info`."""
 
     CERTAIN = "certain"
     LIKELY = "likely"
+    POSSIBLE = "possible"
 
 
 @dataclass(frozen=True, order=True)

@@ -15,6 +15,9 @@ DYNAMIC_OPS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", 
 # repeat_interleave's output length is the sum of a tensor of repeats, unless output_size says it.
 REPEAT_INTERLEAVE = frozenset({"torch.repeat_interleave"})
 ONE_HOT = frozenset({"torch.nn.functional.one_hot"})
+# CTC loss lowers to aten._ctc_loss, which torch tags `dynamic_output_shape` (its alignment table
+# is sized by the target lengths' values): Dynamo breaks on it like on nonzero.
+CTC_LOSS = frozenset({"torch.nn.functional.ctc_loss", "torch.ctc_loss"})
 # From 2.10, fullgraph=True implies capture_dynamic_output_shape_ops (dynamo-observability.md 1.3).
 FULLGRAPH_CAPTURES_SINCE = TorchVersion(2, 10)
 TORCH_DYNAMIC_FUNCTIONS = frozenset(f"torch.{op}" for op in DYNAMIC_OPS)
@@ -30,7 +33,8 @@ class DynamicShapeOp(NonstrictCallSites):
     `repeat_interleave` with a tensor of repeats and no `output_size`, `F.one_hot` without
     `num_classes`, single-argument `torch.where(cond)`, indexing with a boolean mask
     (`x[x > 0]`, also `x[mask] += 1`), and their NumPy spellings on arrays made from tensors
-    (`np.nonzero(t.numpy())`, `np.unique`, `np.where(cond)`).
+    (`np.nonzero(t.numpy())`, `np.unique`, `np.where(cond)`). Also `F.ctc_loss`, whose ATen op
+    torch tags `dynamic_output_shape`.
 
     ## Why is this bad?
     Dynamo traces with fake tensors that have shapes but no values, so it cannot know how many
@@ -125,7 +129,7 @@ class DynamicShapeOp(NonstrictCallSites):
             if repeats is not None and not sized and self.ctx.value(repeats).tensorish:
                 self.report(node, confidence=Confidence.CERTAIN, says="GB0036", what="`repeat_interleave` with tensor repeats")
             return
-        if resolved in TORCH_DYNAMIC_FUNCTIONS:
+        if resolved in TORCH_DYNAMIC_FUNCTIONS or resolved in CTC_LOSS:
             self.report(node, confidence=Confidence.CERTAIN, says="GB0036", what=f"`{resolved}`")
             return
         if resolved in WHERE_FUNCTIONS and len(node.args) == 1:

@@ -5,6 +5,7 @@ import libcst as cst
 from breaklint.finding import Confidence, Stage
 from breaklint.rule import Rule
 
+from ._cold_paths import diagnostic_branch, report_possible
 from ._support import bindings, called_name
 
 # What Dynamo 2.13 says for each (read from real runs, see testdata/rules/BL106).
@@ -39,7 +40,10 @@ class PythonSideEffect(Rule):
     logger calls while tracing (`torch._dynamo.config.ignore_logger_methods`, from 2.6).
 
     ## When it is fine
-    A debugging path that is off in production; code outside the compiled region.
+    A debugging path that is off in production; code outside the compiled region. A call in a
+    branch that only warns, logs or raises, under a test of Python values (a deprecated
+    argument was passed, `verbose=True`, bad input) breaks only in the calls that take the
+    branch: it is reported as a `possible` break with severity `info`, not as a likely one.
 
     ## Dynamo says
     `Failed to trace builtin operator` (GB0059) for `print`; `logging.Logger method not supported
@@ -76,19 +80,31 @@ class PythonSideEffect(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
+        found = self._side_effect(node)
+        if found is None:
+            return
+        says, what = found
+        test = diagnostic_branch(self.ctx, node, lambda call: self._side_effect(call) is not None)
+        if test is not None:
+            report_possible(self, node, test, says, what=what)
+        else:
+            self.report(node, confidence=Confidence.CERTAIN, says=says, what=what)
+
+    def _side_effect(self, node: cst.Call) -> tuple[str, str] | None:
+        """(GB id, what) when the call writes output Dynamo cannot trace."""
         resolved = self.ctx.resolve(node.func) or ""
         if resolved == "print" and isinstance(node.func, cst.Name):
-            self.report(node, confidence=Confidence.CERTAIN, says="GB0059", what="`print()`")
-        elif resolved in LOGGING_FUNCTIONS:
-            self.report(node, confidence=Confidence.CERTAIN, says="GB4841", what=f"`{resolved}()`")
-        elif resolved in WARNINGS:
-            self.report(node, confidence=Confidence.CERTAIN, says="GB0007", what=f"`{resolved}()`")
-        elif resolved in STREAMS:
-            self.report(node, confidence=Confidence.CERTAIN, says="GB0156", what=f"`{resolved}()`")
-        elif isinstance(node.func, cst.Attribute) and node.func.attr.value in LOGGER_METHODS:
+            return "GB0059", "`print()`"
+        if resolved in LOGGING_FUNCTIONS:
+            return "GB4841", f"`{resolved}()`"
+        if resolved in WARNINGS:
+            return "GB0007", f"`{resolved}()`"
+        if resolved in STREAMS:
+            return "GB0156", f"`{resolved}()`"
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in LOGGER_METHODS:
             if self._is_logger(node.func.value):
-                self.report(node, confidence=Confidence.CERTAIN, says="GB0291",
-                            what=f"logger `.{node.func.attr.value}()`")
+                return "GB0291", f"logger `.{node.func.attr.value}()`"
+        return None
 
     def _is_logger(self, receiver: cst.BaseExpression) -> bool:
         """`logging.getLogger(...)`, or a name / `self.attr` bound only to one."""

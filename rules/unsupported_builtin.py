@@ -6,6 +6,9 @@ from breaklint.finding import Confidence, Stage
 from breaklint.rule import Rule
 from breaklint.versions import TorchVersion
 
+from ._cold_paths import diagnostic_branch, report_possible
+from .python_side_effect import PythonSideEffect
+
 # Read from real runs on torch 2.13 (testdata/rules/BL109). `id()`, `locals()`, `eval()`,
 # `inspect.signature()`, `getattr(x, name)` and f-strings of tensors do not break (`id()` of a
 # tensor recompiles instead: BL203).
@@ -34,7 +37,9 @@ class UnsupportedBuiltin(Rule):
     module level.
 
     ## When it is fine
-    Debug-only code outside the region.
+    Debug-only code outside the region. Frame inspection on an error path (a branch under a
+    test of Python values that ends in `raise`, e.g. to name the caller in the message) breaks
+    only when the error is raised: it is reported as a `possible` break with severity `info`.
 
     ## Dynamo says
     `Failed to trace builtin operator` (GB0059) for `globals`, `exec` and `str(tensor)`;
@@ -66,12 +71,19 @@ class UnsupportedBuiltin(Rule):
         if isinstance(node.func, cst.Name) and resolved in BUILTINS:
             self.report(node, confidence=Confidence.CERTAIN, says=BUILTINS[resolved], what=f"`{resolved}()`")
         elif resolved in FRAME_CALLS:
-            self.report(node, confidence=Confidence.CERTAIN, says=FRAME_CALLS[resolved], what=f"`{resolved}()`")
+            test = diagnostic_branch(self.ctx, node, self._writes_output)
+            if test is not None:
+                report_possible(self, node, test, FRAME_CALLS[resolved], what=f"`{resolved}()`")
+            else:
+                self.report(node, confidence=Confidence.CERTAIN, says=FRAME_CALLS[resolved], what=f"`{resolved}()`")
         elif isinstance(node.func, cst.Name) and resolved in TENSOR_TEXT and len(node.args) == 1:
             value = self.ctx.value(node.args[0].value)
             if value.tensorish:
                 confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
                 self.report(node, confidence=confidence, says=TENSOR_TEXT[resolved], what=f"`{resolved}(tensor)`")
+
+    def _writes_output(self, call: cst.Call) -> bool:
+        return PythonSideEffect(self.ctx)._side_effect(call) is not None
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         says = "GB8977" if self.ctx.target_torch >= BUILD_CLASS_SINCE else "GB0075"

@@ -13,7 +13,9 @@ Module-level functions named `scenario_*` are run too, each on a fresh Dynamo ca
 call-site patterns (a compiled model called under `torch.no_grad()` and then with grad) whose
 recompiles belong to the scenario's lines rather than to the compiled function.
 
-    python tests/ground_truth_runner.py OUT.json FILE.py [FILE.py ...]
+A directory is a multi-file project (see `run_project`): its `train.py` runs its own `main()`.
+
+    python tests/ground_truth_runner.py OUT.json FILE.py|PROJECT_DIR [...]
 
 The result goes to a file: pdb and user code may print to stdout.
 """
@@ -57,8 +59,9 @@ def declared_backend(path: Path) -> str:
     return "eager"
 
 
-def load_compiled(path: Path, backend: str) -> tuple[Any, list[Any]]:
-    """Import the module with torch.compile forced to `backend`; return what it compiled."""
+@contextmanager
+def compile_forced_to(backend: str) -> Iterator[list[Any]]:
+    """Within the block, torch.compile ignores `mode` and uses `backend`; yields what it compiled."""
     real_compile = torch.compile
     compiled: list[Any] = []
 
@@ -75,14 +78,20 @@ def load_compiled(path: Path, backend: str) -> tuple[Any, list[Any]]:
 
     torch.compile = forced_compile  # type: ignore[assignment]
     try:
+        yield compiled
+    finally:
+        torch.compile = real_compile  # type: ignore[assignment]
+
+
+def load_compiled(path: Path, backend: str) -> tuple[Any, list[Any]]:
+    """Import the module with torch.compile forced to `backend`; return what it compiled."""
+    with compile_forced_to(backend) as compiled:
         name = f"breaklint_testdata_{path.parent.name}_{path.stem}"
         spec = importlib.util.spec_from_file_location(name, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
-    finally:
-        torch.compile = real_compile  # type: ignore[assignment]
     return module, compiled
 
 
@@ -190,12 +199,38 @@ def run_file(path: Path) -> dict[str, Any]:
     return cases
 
 
+PROJECT_ENTRY = "train"  # a project's script: `train.py` beside its package, with a `main()`
+
+
+def run_project(directory: Path) -> dict[str, Any]:
+    """A multi-file project (testdata/projects/NAME/): import its `train` module as a script
+    would (the directory first on sys.path), then observe its `main()`, which compiles what it
+    compiles and calls it. Its modules are dropped afterwards: every project has a `train`."""
+    backend = declared_backend(directory / f"{PROJECT_ENTRY}.py")
+    before = set(sys.modules)
+    sys.path.insert(0, str(directory))
+    try:
+        with compile_forced_to(backend):
+            module = importlib.import_module(PROJECT_ENTRY)
+            case = observe([module.main], backend)
+    finally:
+        sys.path.remove(str(directory))
+        for name in set(sys.modules) - before:
+            if str(getattr(sys.modules[name], "__file__", "") or "").startswith(str(directory) + os.sep):
+                del sys.modules[name]
+    return {"main": case}
+
+
 def main(out: str, paths: list[str]) -> None:
     # A graph served from Inductor's FX-graph or AOTAutograd cache is not lowered again, so it
     # would log no fallbacks; the compiled-kernel cache may stay (it only saves C++ compile time).
     torch._inductor.config.fx_graph_cache = False
     torch._functorch.config.enable_autograd_cache = False
-    result = {str(Path(p).resolve()): run_file(Path(p).resolve()) for p in paths}
+    sys.dont_write_bytecode = True  # no __pycache__ in testdata/projects
+    result = {}
+    for given in paths:
+        path = Path(given).resolve()
+        result[str(path)] = run_project(path) if path.is_dir() else run_file(path)
     Path(out).write_text(json.dumps(result), encoding="utf-8")
 
 

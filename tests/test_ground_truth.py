@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testdata import ROOT, expected_markers, rule_files
+from testdata import ROOT, expected_markers, markers, project_dirs, project_files, rule_files
 
 from breaklint.registry import find_rule
 
@@ -86,8 +86,15 @@ def check_positives(path: Path, cases: dict[str, Any]) -> None:
     every_break = breaks + skipped_breaks_in(cases, path)
     fallbacks = fallbacks_in(cases, path)
     recompiled = recompiled_lines(cases, path)
-    markers = expected_markers(path)
-    for line, code in sorted(markers):
+    # Known misses and `possible` lines are held to the compiler like `expect` lines (a possible
+    # one in a bad file is called so that its branch runs); false alarms must stay false.
+    marked = expected_markers(path) | markers(path, "miss") | markers(path, "possible")
+    for line, code in sorted(markers(path, "false-alarm")):
+        if code[2] in "13":
+            assert not [b for b in every_break if b["lineno"] == line], f"{path.name}:{line} {code} breaks: not a false alarm"
+        elif code.startswith("BL2"):
+            assert line not in recompiled, f"{path.name}:{line} {code} recompiles: not a false alarm"
+    for line, code in sorted(marked):
         rule = find_rule(code)
         assert rule is not None
         if code[2] in "13":
@@ -100,10 +107,10 @@ def check_positives(path: Path, cases: dict[str, Any]) -> None:
         elif code.startswith("BL4"):
             ops = [f["op"] for f in fallbacks if f["lineno"] == line]
             assert ops, f"{path.name}:{line} {code}: Inductor fell back at {[f['lineno'] for f in fallbacks]}, not here"
-    marked_break_lines = {line for line, code in markers if code[2] in "13"}
+    marked_break_lines = {line for line, code in marked if code[2] in "13"}
     unmarked = [(b["lineno"], b["gb_type"]) for b in breaks if b["lineno"] not in marked_break_lines]
     assert not unmarked, f"graph breaks the linter did not flag: {unmarked}"
-    marked_fallback_lines = {line for line, code in markers if code.startswith("BL4")}
+    marked_fallback_lines = {line for line, code in marked if code.startswith("BL4")}
     unmarked_fallbacks = [(f["lineno"], f["op"]) for f in fallbacks if f["lineno"] not in marked_fallback_lines]
     assert not unmarked_fallbacks, f"Inductor fallbacks the linter did not flag: {unmarked_fallbacks}"
 
@@ -138,6 +145,22 @@ def check_escalations(path: Path, cases: dict[str, Any], findings: list[Any]) ->
 @pytest.mark.parametrize("path", [p for p in rule_files() if p.name == "bad.py"], ids=lambda p: p.parent.name)
 def test_escalated_findings_are_frames_dynamo_skipped(path: Path, dynamo_results, check) -> None:
     check_escalations(path, dynamo_results[str(path)], check([path]).findings)
+
+
+@pytest.fixture(scope="module")
+def project_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return run_through_dynamo(project_dirs(), tmp_path_factory.mktemp("projects") / "result.json")
+
+
+@pytest.mark.parametrize("project", project_dirs(), ids=lambda p: p.name)
+def test_projects_break_at_marked_lines_only(project: Path, project_results) -> None:
+    """A project's train.py runs its own main() (which compiles what it compiles); every file of
+    the project is then held to its markers, and its clean look-alikes to no break at all."""
+    cases = project_results[str(project)]
+    assert not any(case["errors"] for case in cases.values()), cases
+    for path in project_files(project):
+        check_positives(path, cases)
+    assert any(breaks_in(cases, path) for path in project_files(project))
 
 
 def test_harness_can_fail(tmp_path: Path) -> None:
@@ -201,3 +224,20 @@ def test_escalation_check_can_fail(tmp_path: Path, check) -> None:
     with pytest.raises(AssertionError, match="not escalated"):
         check_escalations(path, {"f": {"graph_breaks": skip_at(6)["f"]["graph_breaks"] + skip_at(7)["f"]["graph_breaks"]}},
                           findings)
+
+
+def test_known_misses_and_false_alarms_are_held_to_the_compiler(tmp_path: Path) -> None:
+    """A `miss` line must break (with one of the rule's ids), a `false-alarm` line must not."""
+    path = tmp_path / "layers.py"
+    path.write_text(
+        "import torch\n\ndef f(x):\n    torch.save(x, 'x.pt')  # miss: BL108 (a hook)\n"
+        "    return x.sum().item()  # false-alarm: BL101 (why not)\n",
+        encoding="utf-8",
+    )
+    save = {"filename": str(path), "lineno": 4, "gb_id": "GB0007", "gb_type": "skipped", "frame_skipped": False}
+    check_positives(path, {"main": {"graph_breaks": [save], "recompiles": [], "fallbacks": [], "errors": []}})
+    with pytest.raises(AssertionError, match="did not break here"):
+        check_positives(path, {"main": {"graph_breaks": [], "recompiles": [], "fallbacks": [], "errors": []}})
+    item = {**save, "lineno": 5, "gb_id": "GB0124"}
+    with pytest.raises(AssertionError, match="not a false alarm"):
+        check_positives(path, {"main": {"graph_breaks": [save, item], "recompiles": [], "fallbacks": [], "errors": []}})

@@ -1,4 +1,12 @@
-"""Shared helpers for the tests: the rule testdata and its `# expect:` markers."""
+"""Shared helpers for the tests: the rule testdata, the multi-file projects, and their markers.
+
+`# expect: BLxxx` the linter flags this line and the compiler proves it;
+`# possible: BLxxx` the linter reports a `possible` break (a branch that only warns or raises):
+    the compiler breaks there only in calls that take the branch;
+`# miss: BLxxx (why)` the compiler breaks here and the linter does not see it yet: a known miss,
+    which the markers test holds to (it turns red when the linter learns it);
+`# false-alarm: BLxxx (why)` the linter flags this line and the compiler does nothing here.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +15,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata" / "rules"
-MARKER = re.compile(r"#\s*expect:\s*(?P<codes>BL\d{3}(?:\s*,\s*BL\d{3})*)")
+PROJECTS = ROOT / "testdata" / "projects"
+_CODES = r"(?P<codes>BL\d{3}(?:\s*,\s*BL\d{3})*)(?:\s*\((?P<why>.*)\)\s*$)?"
+MARKER = re.compile(r"#\s*expect:\s*" + _CODES)
+KINDS = ("expect", "possible", "miss", "false-alarm")
+_KIND_MARKERS = {kind: re.compile(rf"#\s*{kind}:\s*" + _CODES) for kind in KINDS}
 
 
 def rule_files() -> list[Path]:
@@ -16,9 +28,29 @@ def rule_files() -> list[Path]:
 
 def expected_markers(path: Path) -> set[tuple[int, str]]:
     """(line, code) for every `# expect: BLxxx` comment in the file."""
-    found = set()
+    return markers(path, "expect")
+
+
+def markers(path: Path, kind: str) -> set[tuple[int, str]]:
+    """(line, code) for every `# KIND: BLxxx` comment in the file (KIND one of KINDS)."""
+    return set(marker_reasons(path, kind))
+
+
+def marker_reasons(path: Path, kind: str) -> dict[tuple[int, str], str]:
+    """(line, code) -> the reason written in parentheses after the codes ("" when none)."""
+    pattern = _KIND_MARKERS[kind]
+    found: dict[tuple[int, str], str] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        match = MARKER.search(line)
-        if match:
-            found.update((number, code.strip()) for code in match.group("codes").split(","))
+        for match in pattern.finditer(line):
+            for code in match.group("codes").split(","):
+                found[(number, code.strip())] = (match.group("why") or "").strip()
     return found
+
+
+def project_dirs() -> list[Path]:
+    """Each folder of testdata/projects/ is one multi-file project (a package and its train.py)."""
+    return sorted(p for p in PROJECTS.iterdir() if p.is_dir() and (p / "train.py").is_file())
+
+
+def project_files(project: Path) -> list[Path]:
+    return sorted(project.rglob("*.py"))

@@ -2,18 +2,24 @@
 
     python benchmarks/accuracy/run.py [--site DIR] [--skip-install]
 
-1. Installs the pinned corpus (timm, diffusers; corpus.py) with pip into --site (no torch, no
-   torchvision: see corpus.py).
-2. Runs every corpus model through real Dynamo (dynamo_worker.py, a subprocess) and the project's
-   rule testdata through tests/ground_truth_runner.py; both record Dynamo's own graph-break logs.
+1. Installs the pinned corpus (timm, diffusers, transformers; corpus.py) with pip into --site
+   (no torch, no torchvision: see corpus.py).
+2. Runs every corpus model through real Dynamo (dynamo_worker.py, a subprocess), and the
+   project's testdata (the graph-break rules' files and the multi-file projects under
+   testdata/projects/) through tests/ground_truth_runner.py; both record Dynamo's own
+   graph-break logs.
 3. Runs `breaklint check` over the same sources (the corpus with the models' `forward`s as entry
    points and `assume-forward-compiled = false`; the testdata as it is).
 4. Joins graph-break findings (BL1xx, and the BL3xx breaks) with runtime break sites by file and
    line, and writes benchmarks/results/accuracy.md and accuracy.json.
 
-A finding is a true positive when Dynamo broke the graph at its line; a false alarm when it did
-not; a runtime break site with no finding is a miss. Only breaks in the corpus' own files (or the
-testdata file) count, and only findings in the regions the run compiles.
+What counts: a *prediction* is a graph-break finding at confidence `certain` or `likely` (severity
+warning or error). It is a true positive when Dynamo broke the graph at its line, a false alarm
+when it did not; a runtime break site with no prediction is a miss. `possible` findings
+(severity info: a call in a branch that only warns, logs or raises) are notes, not predictions:
+they count neither way and are listed on their own, with whether Dynamo broke there; a site
+that only a note covers is a miss. Only breaks in the corpus' own files (or the testdata files)
+count, and only findings in the regions the run compiles.
 """
 
 from __future__ import annotations
@@ -32,11 +38,27 @@ ROOT = HERE.parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 sys.path.insert(0, str(HERE))
 
-from corpus import CASES, DEPENDENCIES, PACKAGES  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests"))
+
+from corpus import CASES, DEPENDENCIES, PACKAGES, SOURCES  # noqa: E402
+from testdata import marker_reasons, project_dirs, project_files  # noqa: E402
 
 BREAK_CODES = ("BL1", "BL3")  # rules whose findings are graph breaks
-# Why each known false alarm or miss is one (reviewed by hand; keyed by `path:line`).
+NOTE = "possible"  # the confidence of notes: not predictions (see the docstring)
+# Why each corpus false alarm, miss or note is one (reviewed by hand; keyed by `path:line`).
+# The testdata's own are written in the files, as `# miss: BLxxx (why)` / `# false-alarm: ...`.
+_W2V = "transformers/models/wav2vec2/modeling_wav2vec2.py"
+_BIGBIRD = "transformers/models/big_bird/modeling_big_bird.py"
+_REFORMER = "transformers/models/reformer/modeling_reformer.py"
+_UNBUILT = ("in `Wav2Vec2EncoderStableLayerNorm`, the encoder this config does not build (`do_stable_layer_norm` is "
+            "False): `self.encoder = A(config) if flag else B(config)` makes both classes reachable for the linter")
+_FLEX = _UNBUILT + "; and only with `attn_implementation=\"flex_attention\"`, not the default"
+_NUMPY_PLAN = ("BigBird builds its random block plan with NumPy inside `forward`; Dynamo traces NumPy as tensors "
+               "(torch._numpy), so Python code on the results breaks ({}); the linter takes NumPy on Python values "
+               "for untraced Python values and has no rule for this")
+_CALLEE_VALUES = "is a parameter of a callee, and values are not followed into callees (unknown values are not reported)"
 CAUSES = {
+    # notes: a branch that only warns or raises, which none of these calls takes
     "diffusers/models/attention.py:963": "only when `cross_attention_kwargs` carries `scale` (a deprecated argument); "
                                          "the branch is not taken, so Dynamo never traces the call",
     "diffusers/models/attention_processor.py:600": "only when `cross_attention_kwargs` has keys the processor ignores; "
@@ -44,6 +66,45 @@ CAUSES = {
     "diffusers/utils/deprecation_utils.py:35": "`deprecate()` runs only for deprecated arguments; branch not taken",
     "diffusers/utils/deprecation_utils.py:38": "`deprecate()` runs only for deprecated arguments; branch not taken",
     "timm/layers/pos_embed.py:57": "only with `verbose=True` when a position embedding is resampled; branch not taken",
+    "transformers/modeling_utils.py:1572": "only when the deprecated `device` argument is passed; branch not taken",
+    "transformers/modeling_utils.py:1621": "only when the deprecated `device` argument is passed; branch not taken",
+    # false alarms
+    "transformers/integrations/flex_attention.py:144": _FLEX,
+    "transformers/integrations/flex_attention.py:146": _FLEX,
+    "transformers/utils/import_utils.py:62": _FLEX + " (a package-version check on the way)",
+    "transformers/utils/import_utils.py:82": _FLEX + " (a package-version check on the way)",
+    "transformers/utils/import_utils.py:92": _FLEX + " (a package-version check on the way)",
+    f"{_W2V}:823": _UNBUILT,
+    f"{_W2V}:831": _UNBUILT,
+    f"{_W2V}:735": "a real tensor test (`if skip_the_layer:`, LayerDrop) in the loop that line 728 breaks: a break in a "
+                   "loop makes Dynamo skip the whole frame, so it never reaches 735 (not observable while 728 breaks)",
+    f"{_W2V}:163": "`.tolist()` of the attention mask, only when an `attention_mask` is passed; these calls pass none",
+    f"{_BIGBIRD}:1912": "only for inputs too short for block-sparse attention (<= 18 tokens with this config; these have "
+                        "32); the branch also switches the attention type, so it is not a warning-only branch",
+    # misses
+    "timm/models/sequencer.py:135": "`self.rnn_v(v)` in `RNN2dBase.forward`: each block receives its mixer class as a "
+                                    "constructor argument (`rnn_layer=LSTM2d`), which the region analysis does not "
+                                    "follow, and the base class assigns an identity to `rnn_v` (LSTM2d, the LSTM)",
+    f"{_REFORMER}:292": "`position_ids.max().item()` in `AxialPositionEmbeddings.forward`: `position_ids` " + _CALLEE_VALUES,
+    f"{_W2V}:423": "`hidden_states.requires_grad = True` in `Wav2Vec2FeatureEncoder.forward`: the tensor comes from "
+                   "`input_values`, which " + _CALLEE_VALUES,
+    f"{_REFORMER}:1548": "`torch.manual_seed` (BL107 knows it) in the layers that `_ReversibleFunction.apply` runs: the "
+                         "region analysis does not follow a custom autograd.Function's `apply` into its `forward`; "
+                         "Dynamo reports the break at the `apply` call",
+    f"{_REFORMER}:1565": "`torch.manual_seed` in `_init_feed_forward_seed`, reached only through "
+                         "`_ReversibleFunction.apply` (as for line 1548)",
+    f"{_REFORMER}:2096": "`np.lcm` of two config ints is traced as a 0-d tensor (torch._numpy), so "
+                         "`input_shape[-1] % lcm != 0` is a tensor test; the linter takes NumPy on Python values for "
+                         "Python values",
+    f"{_REFORMER}:2101": "the NumPy-derived flag of line 2096 (`must_pad_to_match_chunk_length`), tested after that break",
+    f"{_REFORMER}:2150": "the NumPy-derived flag of line 2096, tested again at the end of `forward`",
+    f"{_BIGBIRD}:1144": _NUMPY_PLAN.format("`np.sum` of a Python list used as an array shape"),
+    f"{_BIGBIRD}:1256": _NUMPY_PLAN.format("a NumPy scalar read back as a Python number"),
+    f"{_BIGBIRD}:1258": "`np.random.permutation` has no torch._numpy equivalent and BL103 does not list the `np.random` "
+                        "functions (the array it permutes is made from Python ints)",
+    f"{_BIGBIRD}:1265": _NUMPY_PLAN.format("`range()` over NumPy ints"),
+    f"{_BIGBIRD}:1272": _NUMPY_PLAN.format("an `if` on a NumPy int"),
+    f"{_BIGBIRD}:1277": _NUMPY_PLAN.format("`range()` over a NumPy int"),
 }
 
 
@@ -60,12 +121,28 @@ def run_corpus(site: Path, out: Path) -> dict:
     return json.loads(out.read_text(encoding="utf-8"))
 
 
-def run_testdata(out: Path) -> tuple[dict, list[Path]]:
+def run_testdata(out: Path) -> tuple[dict, list[Path], list[Path]]:
+    """The graph-break rules' testdata files and the multi-file projects, through the runner."""
     files = sorted((ROOT / "testdata" / "rules").glob("BL[13]*/*.py"))
+    projects = project_dirs()
     env = {**os.environ, "PYTHONBREAKPOINT": "0", "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, str(ROOT / "tests" / "ground_truth_runner.py"), str(out), *map(str, files)],
+    subprocess.run([sys.executable, str(ROOT / "tests" / "ground_truth_runner.py"), str(out),
+                    *map(str, files), *map(str, projects)],
                    check=True, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, timeout=3600)
-    return json.loads(out.read_text(encoding="utf-8")), files
+    scored = files + [path for project in projects for path in project_files(project)]
+    return json.loads(out.read_text(encoding="utf-8")), files + projects, scored
+
+
+def testdata_causes(paths: list[Path]) -> dict[str, str]:
+    """`path:line` -> the reason its `# miss:` / `# false-alarm:` / `# possible:` marker gives."""
+    causes = {}
+    for path in paths:
+        where = os.path.relpath(path, ROOT)
+        for kind, prefix in (("miss", "known miss"), ("false-alarm", "known false alarm"),
+                             ("possible", "a `possible` note (a branch that only warns or raises)")):
+            for (line, code), why in marker_reasons(path, kind).items():
+                causes[f"{where}:{line}"] = f"{prefix} ({code}){': ' + why if why else ''}"
+    return causes
 
 
 def breaklint(paths: list[Path], cwd: Path, config: Path | None) -> list[dict]:
@@ -95,9 +172,12 @@ def runtime_sites(cases: dict, inside: callable) -> dict[tuple[str, int], set[st
 
 def score(findings: list[dict], sites: dict[tuple[str, int], set[str]], base: Path) -> dict:
     flagged: dict[tuple[str, int], list[dict]] = defaultdict(list)
+    noted: dict[tuple[str, int], list[dict]] = defaultdict(list)
     for finding in findings:
         if finding["code"].startswith(BREAK_CODES):
-            flagged[(os.path.realpath(base / finding["path"]), finding["start_line"])].append(finding)
+            key = (os.path.realpath(base / finding["path"]), finding["start_line"])
+            (noted if finding["confidence"] == NOTE else flagged)[key].append(finding)
+    noted = {k: v for k, v in noted.items() if k not in flagged}  # a line with a prediction is scored as one
     hits = sorted(set(flagged) & set(sites))
     alarms = sorted(set(flagged) - set(sites))
     misses = sorted(set(sites) - set(flagged))
@@ -110,9 +190,14 @@ def score(findings: list[dict], sites: dict[tuple[str, int], set[str]], base: Pa
     return {
         "findings": len(flagged), "runtime_sites": len(sites), "true_positives": len(hits),
         "precision": precision, "recall": recall,
+        "notes": len(noted), "notes_that_broke": sum(1 for k in noted if k in sites),
+        "hits": [{"where": where(k), "codes": sorted({f["code"] for f in flagged[k]}), "dynamo": sorted(sites[k])}
+                 for k in hits],
         "false_alarms": [{"where": where(k), "codes": sorted({f["code"] for f in flagged[k]}),
                           "message": flagged[k][0]["message"]} for k in alarms],
         "misses": [{"where": where(k), "dynamo": sorted(sites[k])} for k in misses],
+        "possible": [{"where": where(k), "codes": sorted({f["code"] for f in noted[k]}), "broke": k in sites,
+                      "message": noted[k][0]["message"]} for k in sorted(noted)],
     }
 
 
@@ -131,15 +216,18 @@ def main() -> None:
     config = work / "breaklint.toml"
     entries = "".join(f'  "{entry}",\n' for entry in sorted({case.entry for case in CASES}))
     config.write_text(f"assume-forward-compiled = false\nentry-points = [\n{entries}]\n", encoding="utf-8")
-    corpus_findings = [f for f in breaklint([site / "timm", site / "diffusers"], site, config)
+    corpus_findings = [f for f in breaklint([site / name for name in SOURCES], site, config)
                        if f.get("region") and f["region"]["site"].startswith("config")]
     corpus = score(corpus_findings, runtime_sites(corpus_runs, lambda f: os.path.realpath(f).startswith(str(site))), site)
 
-    # The project's own testdata (graph-break rules), through the ground-truth runner.
-    testdata_runs, files = run_testdata(work / "testdata.json")
+    # The project's own testdata (graph-break rules and projects), through the ground-truth runner.
+    testdata_runs, targets, scored = run_testdata(work / "testdata.json")
     testdata_cases = {f"{path}::{name}": case for path, cases in testdata_runs.items() for name, case in cases.items()}
-    roots = {str(f) for f in files}
-    testdata = score(breaklint(files, ROOT, None), runtime_sites(testdata_cases, lambda f: os.path.realpath(f) in roots), ROOT)
+    roots = {str(f) for f in scored}
+    testdata = score(breaklint(targets, ROOT, None), runtime_sites(testdata_cases, lambda f: os.path.realpath(f) in roots), ROOT)
+    testdata["projects"] = [p.name for p in project_dirs()]
+    testdata["files"] = len(scored)
+    testdata["causes"] = testdata_causes(scored)
 
     import torch
 
@@ -153,24 +241,54 @@ def main() -> None:
     print(render(report))
 
 
+def _part(where: str) -> str:
+    """`transformers` for a corpus site, `testdata/projects` or `testdata/rules` for the testdata."""
+    parts = where.split("/")
+    return "/".join(parts[:2]) if parts[0] == "testdata" else parts[0]
+
+
 def _ratio(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
 def render(report: dict) -> str:
+    td = report["testdata"]
     lines = [
         "# breaklint accuracy: graph-break findings against real Dynamo",
         "",
         f"torch {report['torch']}, Python {report['python']}, corpus {', '.join(report['packages'])}; "
         "`python benchmarks/accuracy/run.py` writes this file.",
         "",
-        "| corpus | findings | runtime break sites | true positives | precision | recall |",
-        "|---|---|---|---|---|---|",
+        "How findings are counted: a *prediction* is a graph-break finding (BL1xx, BL3xx) at confidence "
+        "`certain` or `likely` (severity warning or error), in a region the run compiles. It is a true "
+        "positive when Dynamo logged a graph break at its file and line, else a false alarm; a break "
+        "site (file and line; a frame skip that follows a resumed break is not a site of its own) with "
+        "no prediction is a miss. `possible` findings (severity info: a call in a branch that only warns, "
+        "logs or raises under a test of Python values) are notes, not predictions: they count neither "
+        "way, a site only a note covers is a miss, and they are listed below with whether Dynamo broke "
+        "there. testdata: the graph-break rules' bad/good files and the multi-file projects "
+        f"({', '.join(td.get('projects', []))}) under testdata/projects/, {td.get('files', 0)} files, run "
+        "as the ground-truth test runs them.",
+        "",
+        "| corpus | predictions | runtime break sites | true positives | precision | recall | possible notes (at a break) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name in ("corpus", "testdata"):
         s = report[name]
         lines.append(f"| {name} | {s['findings']} | {s['runtime_sites']} | {s['true_positives']} | "
-                     f"{_ratio(s['precision'])} | {_ratio(s['recall'])} |")
+                     f"{_ratio(s['precision'])} | {_ratio(s['recall'])} | {s['notes']} ({s['notes_that_broke']}) |")
+    lines += ["", "By package (the first path component of each site, prediction and note):", "",
+              "| part | predictions | runtime break sites | true positives | false alarms | misses | notes |",
+              "|---|---|---|---|---|---|---|"]
+    for name in ("corpus", "testdata"):
+        s = report[name]
+        if "hits" not in s:
+            continue
+        for part in sorted({_part(i["where"]) for kind in ("hits", "false_alarms", "misses", "possible") for i in s[kind]}):
+            count = {kind: sum(1 for i in s[kind] if _part(i["where"]) == part)
+                     for kind in ("hits", "false_alarms", "misses", "possible")}
+            lines.append(f"| {name}: {part} | {count['hits'] + count['false_alarms']} | {count['hits'] + count['misses']} | "
+                         f"{count['hits']} | {count['false_alarms']} | {count['misses']} | {count['possible']} |")
     lines += ["", "## Models (eval forward under no_grad, train forward, train forward with another batch size)", "",
               "| model | graphs | break sites | recompiles | error |", "|---|---|---|---|---|"]
     for name, model in report["models"].items():
@@ -178,12 +296,19 @@ def render(report: dict) -> str:
         lines.append(f"| {name} | {model['graphs']} | {model['graph_breaks']} | {model['recompiles']} | {' '.join(error)} |")
     for name in ("corpus", "testdata"):
         s = report[name]
+        causes = {**CAUSES, **s.get("causes", {})}
+        if name == "corpus" and "hits" in s:
+            lines += ["", f"## corpus: true positives ({len(s['hits'])})", ""]
+            lines += [f"- `{h['where']}` {', '.join(h['codes'])}: {'; '.join(h['dynamo'])}" for h in s["hits"]] or ["none"]
         lines += ["", f"## {name}: false alarms ({len(s['false_alarms'])})", ""]
         lines += [f"- `{a['where']}` {', '.join(a['codes'])}: {a['message']}  \n  cause: "
-                  f"{CAUSES.get(a['where'], 'not reviewed yet')}" for a in s["false_alarms"]] or ["none"]
+                  f"{causes.get(a['where'], 'not reviewed yet')}" for a in s["false_alarms"]] or ["none"]
         lines += ["", f"## {name}: misses ({len(s['misses'])})", ""]
-        lines += [f"- `{m['where']}`: {'; '.join(m['dynamo'])}  \n  cause: {CAUSES.get(m['where'], 'not reviewed yet')}"
+        lines += [f"- `{m['where']}`: {'; '.join(m['dynamo'])}  \n  cause: {causes.get(m['where'], 'not reviewed yet')}"
                   for m in s["misses"]] or ["none"]
+        lines += ["", f"## {name}: possible notes ({len(s['possible'])})", ""]
+        lines += [f"- `{n['where']}` {', '.join(n['codes'])} ({'Dynamo broke here' if n['broke'] else 'no break in these runs'}): "
+                  f"{n['message']}  \n  cause: {causes.get(n['where'], 'not reviewed yet')}" for n in s["possible"]] or ["none"]
     return "\n".join(lines) + "\n"
 
 

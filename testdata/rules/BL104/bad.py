@@ -66,3 +66,11 @@ def _positives_outside_dynamo(x):
 @torch.compile
 def through_nonstrict_trace(x):
     return _positives_outside_dynamo(x) + 1  # expect: BL104
+
+
+@torch.compile
+def alignment_loss(x):
+    log_probs = x.log_softmax(-1).unsqueeze(1)  # (time, batch=1, classes)
+    targets = torch.tensor([[1, 2, 3]])
+    lengths, target_lengths = torch.tensor([8]), torch.tensor([3])
+    return torch.nn.functional.ctc_loss(log_probs, targets, lengths, target_lengths) + 1  # expect: BL104

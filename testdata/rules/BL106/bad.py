@@ -59,3 +59,15 @@ class Block(nn.Module):
 
 
 block = torch.compile(Block())
+
+
+@torch.compile
+def deprecated_argument(x, scale=None):
+    # A branch that only warns, under a Python test: a `possible` break. These calls pass
+    # the deprecated argument, so the branch runs and Dynamo breaks there.
+    if scale is not None:
+        warnings.warn("`scale` is deprecated and ignored", FutureWarning)  # possible: BL106
+    return x * 2
+
+
+CALLS = {"deprecated_argument": [(torch.randn(8, 8), 2.0) for _ in range(3)]}

@@ -55,3 +55,12 @@ def _(x):
 @torch.compile
 def through_leaf_function(x):
     return logged(x)[0] * 2
+
+
+@torch.compile
+def verbose_only(x, verbose=False):
+    # Reported as a `possible` break (severity info): the branch only logs, and only runs
+    # with verbose=True, which these calls never pass.
+    if verbose:
+        logger.info("input %s", x.shape)  # possible: BL106
+    return x * 2

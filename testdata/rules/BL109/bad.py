@@ -47,3 +47,12 @@ def local_class(x):
         scale = 2.0
 
     return x * Config.scale
+
+
+@torch.compile
+def names_its_caller(x, strict=True):
+    # An error path (it ends in `raise`): a `possible` break. Here it is taken on every call.
+    if strict:
+        caller = sys._getframe(1).f_code.co_name  # possible: BL109
+        raise TypeError(f"called from {caller} with strict=True")
+    return x + 1

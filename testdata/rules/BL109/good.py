@@ -34,3 +34,12 @@ def reads_signature(x):
 @torch.compile
 def identity_free(x):
     return x * len(locals())
+
+
+@torch.compile
+def validates(x, mode="sum"):
+    # The frame is only inspected to word an error that valid calls never raise: `possible`.
+    if mode not in ("sum", "mean"):
+        frame = inspect.currentframe()  # possible: BL109
+        raise ValueError(f"bad mode {mode!r} in {frame.f_code.co_name}")
+    return x.sum() if mode == "sum" else x.mean()

@@ -1,0 +1,27 @@
+"""Trains TinyLM on random tokens; the model is compiled here and nowhere else."""
+import logging
+
+import torch
+
+from tinylm import LMConfig, TinyLM
+
+log = logging.getLogger("train")
+
+
+def main(steps=3):
+    torch.manual_seed(0)
+    config = LMConfig()
+    model = TinyLM(config)
+    model = torch.compile(model)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for step in range(steps):
+        tokens = torch.randint(0, config.vocab, (2, 12))
+        loss = model(tokens, labels=tokens)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        log.info("step %d loss %.3f", step, loss.item())  # the training loop is not compiled
+
+
+if __name__ == "__main__":
+    main()
