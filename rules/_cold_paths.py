@@ -17,7 +17,7 @@ import libcst as cst
 from breaklint.finding import Confidence, Severity
 from breaklint.rule import FileContext, Rule
 
-Statement = cst.BaseStatement | cst.BaseSmallStatement
+Statement = "cst.BaseStatement | cst.BaseSmallStatement"  # annotations only: libcst loads on first use
 
 
 def diagnostic_branch(ctx: FileContext, node: cst.CSTNode, is_message_call: Callable[[cst.Call], bool]) -> str | None:
