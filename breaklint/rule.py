@@ -15,7 +15,7 @@ from .regions import CallResolver
 from .source import ParsedFile
 from .values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion
-from .walk import visit
+from .walk import OwnCode, visit
 
 DOCS_URL = "https://breaklint.dev/rules/{code}"
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
@@ -318,21 +318,12 @@ def _loop_bodies(function: cst.FunctionDef) -> list[cst.CSTNode]:
     """The bodies of the for/while loops of one function, nested defs and lambdas excluded."""
     found: list[cst.CSTNode] = []
 
-    class _Loops(cst.CSTVisitor):
+    class _Loops(OwnCode):
         def visit_For(self, node: cst.For) -> None:
             found.append(node.body)
 
         def visit_While(self, node: cst.While) -> None:
             found.append(node.body)
 
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-    function.visit(_Loops())
+    visit(function, _Loops(function), trivia=False)
     return found

@@ -45,6 +45,23 @@ class Visitor:
             method(original_node)
 
 
+class OwnCode(Visitor):
+    """Visits one function's own code: the functions, lambdas and classes nested in it are not
+    entered (their code runs in frames of its own)."""
+
+    def __init__(self, function: cst.FunctionDef) -> None:
+        self.function = function
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.function
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
 @lru_cache(maxsize=None)
 def child_fields(kind: type) -> tuple[str, ...]:
     """The fields of a node type that hold children, in libcst's visit order."""

@@ -16,6 +16,7 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Severity
 from breaklint.rule import FileContext, Rule
+from breaklint.walk import OwnCode, visit
 
 Statement = "cst.BaseStatement | cst.BaseSmallStatement"  # annotations only: libcst loads on first use
 
@@ -65,7 +66,7 @@ def _branches(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[cst.B
 
     elifs: set[int] = set()  # `elif` Ifs, already recorded with the tests of their chain
 
-    class _Ifs(cst.CSTVisitor):
+    class _Ifs(OwnCode):
         def visit_If(self, node: cst.If) -> None:
             if id(node) in elifs:
                 return
@@ -80,16 +81,7 @@ def _branches(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[cst.B
             if isinstance(branch, cst.Else):
                 found.append((branch.body, tests))
 
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-    function.visit(_Ifs())
+    visit(function, _Ifs(function), trivia=False)
     return found
 
 
