@@ -767,6 +767,8 @@ class _Run:
                     return "none"
                 elif kind == "local":
                     return key in facts.local_defs
+                elif kind == "content":  # its text or tree were read (ShallowFile.content)
+                    return facts.digest
                 parts = parts_of.get(path)
                 if parts is None:
                     parts = parts_of[path] = dict(facts.parts)

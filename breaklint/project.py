@@ -197,6 +197,12 @@ class ModuleIndex:
     def name(self) -> str:
         return self.file.module_name
 
+    def content_compile_sites(self) -> list[CompileSite]:
+        """The compile sites with their real nodes, for a reader that only looks at them (their
+        options) and never matches them with the index's: a shallow module reads them without a
+        deep read (shallow.ShallowModuleIndex)."""
+        return self.compile_sites
+
     def __hash__(self) -> int:
         return id(self)
 

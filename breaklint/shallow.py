@@ -21,6 +21,7 @@ from .finding import Span
 from .lazy import LazyNode, real_node
 from .names import ImportTable
 from .project import Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo, ModuleIndex
+from .source import ParsedFile
 from .summary import Bindings, ClassSummary, FunctionSummary, ModuleSummary
 
 Promote = Callable[[], ModuleIndex]
@@ -29,9 +30,23 @@ Promote = Callable[[], ModuleIndex]
 class ShallowFile:
     """Stands in for a ParsedFile: where the module is; its tree only on demand."""
 
-    def __init__(self, path: Path, display: str, module_name: str, is_package: bool, promote: Promote) -> None:
+    def __init__(self, path: Path, display: str, module_name: str, is_package: bool, promote: Promote,
+                 read_content: Callable[[], ModuleIndex]) -> None:
         self.path, self.display, self.module_name, self.is_package = path, display, module_name, is_package
         self._promote = promote
+        self._read_content = read_content
+
+    @property
+    def content(self) -> ParsedFile:
+        """The file's text and tree for a reader that only looks at them (module-level config,
+        `with` blocks), never matching their nodes with the index's: read without making the
+        engine check the reading file again against this one's tree (see ParsedFile.content)."""
+        return self._read_content().file
+
+    @property
+    def content_module(self) -> ModuleIndex:
+        """The index built from the tree, read as `content` is."""
+        return self._read_content()
 
     @property
     def tree(self) -> cst.Module:
@@ -155,6 +170,10 @@ class ShallowModuleIndex(ModuleIndex):
     def compile_sites(self) -> list[CompileSite]:
         self._record("sites")
         return self._data["compile_sites"]  # type: ignore[return-value]
+
+    def content_compile_sites(self) -> list[CompileSite]:
+        self._record("content")
+        return self.file.content_module.compile_sites
 
     @property  # type: ignore[override]
     def disabled(self) -> dict[FunctionInfo, bool]:
@@ -301,10 +320,14 @@ def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Pr
         deep_read()
         return promote()
 
+    def read_content() -> ModuleIndex:
+        record("content")  # a cached result depends on the bytes, like a deep read
+        return promote()
+
     imports = _RecordedImports(summary.module_name, summary.is_package, record)
     imports.aliases.update(summary.aliases)
     imports.local_defs.update(summary.local_defs)
-    file = ShallowFile(path, display, summary.module_name, summary.is_package, promote_reported)
+    file = ShallowFile(path, display, summary.module_name, summary.is_package, promote_reported, read_content)
     module = ShallowModuleIndex(file, imports, record)
     data = module._data
     defined: list[FunctionInfo] = data["defined"]  # type: ignore[assignment]

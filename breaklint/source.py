@@ -47,6 +47,11 @@ class ParsedFile:
     _chunks: dict[cst.FunctionDef, _Chunk | None] = field(default_factory=dict, repr=False)
     _lines: list[str] | None = field(default=None, repr=False)
 
+    @property
+    def content(self) -> ParsedFile:
+        """Itself (shallow.ShallowFile.content reads another file's without a deep read)."""
+        return self
+
     def span(self, node: cst.CSTNode) -> Span:
         """Positions cost a metadata pass, so it runs once, and only for what needs one."""
         if self._positions is None and self.scope is not None:

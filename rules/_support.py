@@ -74,7 +74,7 @@ def config_enabled(ctx: FileContext, key: str) -> bool:
                 modules.append(module)
     entry_names = {entry.qualname for entry in entries}
     for module in modules:
-        for statement in module.file.tree.body:
+        for statement in module.file.content.tree.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if not isinstance(small, cst.Assign):
@@ -97,12 +97,13 @@ def _called_only_under_patch(entry: FunctionInfo, key: str) -> bool:
     `@torch.compile def f`, `fast` for `fast = torch.compile(f)`) sits in a `with
     torch._dynamo.config.patch(key=True):` block: Dynamo compiles it under the patch."""
     module = entry.module
-    if key not in module.file.text:  # no patch of it in the file: nothing to walk
+    content = module.file.content
+    if key not in content.text:  # no patch of it in the file: nothing to walk
         return False
     calls = _PatchedCalls(entry.qualname, key, module)
     if any(module.imports.resolve(_callee(d.decorator)) in COMPILE_NAMES for d in entry.node.decorators):
         calls.names.add(entry.qualname)
-    visit(module.file.tree, calls, trivia=False)
+    visit(content.tree, calls, trivia=False)
     found = [patched for name, patched in calls.calls if name in calls.names]
     return bool(found) and all(found)
 
@@ -170,10 +171,11 @@ def compile_option(ctx: FileContext, option: str) -> cst.BaseExpression | None:
     if region is None or not _SITE.fullmatch(region.site):
         return None  # compiled by assumption (every forward) or by config: no call to read
     for module in ctx.project.modules:
-        for site in module.compile_sites:
+        for number, site in enumerate(module.compile_sites):
             if site.location != region.site:
                 continue
-            node = site.node.decorator if isinstance(site.node, cst.Decorator) else site.node
+            node = module.content_compile_sites()[number].node  # its options only: no deep read
+            node = node.decorator if isinstance(node, cst.Decorator) else node
             calls = [node] if isinstance(node, cst.Call) else []
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
                 calls.append(node.func)  # torch.compile(**options)(fn)

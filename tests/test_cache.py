@@ -211,6 +211,35 @@ def test_regions_are_computed_again_only_when_what_they_read_changed(project: Pa
     assert ("quiet.py", 2, "BL999") in codes(result)
 
 
+def test_a_config_set_in_the_entry_file_rechecks_the_callee_file(project: Path, monkeypatch) -> None:
+    """layers.py's `.item()` is BL101 unless the entry's file (model.py) switches on
+    capture_scalar_outputs: the rule reads model.py's text and tree — once, without checking
+    layers.py a second time against that tree — and the cached result depends on its bytes."""
+    runs: list[str] = []
+    original = engine_module.Engine._run_rules
+
+    def spy(self, module, *args, **kwargs):  # type: ignore[no-untyped-def]
+        runs.append(module.file.display)
+        return original(self, module, *args, **kwargs)
+
+    monkeypatch.setattr(engine_module.Engine, "_run_rules", spy)
+    cache = project / CACHE_DIR
+
+    def run(cache_dir: Path | None) -> list[tuple[str, int, str]]:
+        config = Config(root=project)
+        return codes(Engine(config, RuleSet(config), cache=Cache(cache_dir) if cache_dir else None).check([project]))
+
+    assert ("layers.py", 5, "BL101") in run(cache)
+    assert runs.count("layers.py") == 1
+    model = project / "model.py"
+    model.write_text(model.read_text().replace("from layers import scale\n",
+                                               "from layers import scale\n\ntorch._dynamo.config.capture_scalar_outputs = True\n"))
+    runs.clear()
+    found = run(cache)
+    assert "layers.py" in runs and ("layers.py", 5, "BL101") not in found
+    assert found == run(None)
+
+
 class _Marked(Rule):
     """Flags calls of project functions whose source carries `# MARK`: a comment, which no
     summary holds, so only the called file's tree can tell."""
