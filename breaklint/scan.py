@@ -92,9 +92,11 @@ def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
         return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
     own: dict[str, list[str]] = {}  # qualname -> the digests of the definitions of that name
+    kinds: dict[str, set[str]] = {}  # qualname -> "functions" and/or "classes"
     for kind, items in (("functions", summary.functions), ("classes", summary.classes)):
         for item in items:
             own.setdefault(item.qualname, []).append(digest(kind, item))
+            kinds.setdefault(item.qualname, set()).add(kind)
     names = sorted(own)
     found = [
         # The module's own names are read one by one (`local:<name>`, see shallow._RecordedImports).
@@ -121,8 +123,7 @@ def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
         last = bisect.bisect_left(names, qualname + "/")  # "/" sorts right after "."
         related += names[first:last]  # the nested ones
         combined = digest(own[qualname], [own.get(name) for name in related])
-        found.append((f"functions:{qualname}", combined))
-        found.append((f"classes:{qualname}", combined))
+        found += [(f"{kind}:{qualname}", combined) for kind in sorted(kinds[qualname])]  # what it is defined as
     return tuple(found)
 
 
