@@ -48,3 +48,34 @@ def test_testdata_causes_come_from_the_markers(tmp_path: Path) -> None:
     causes = run.testdata_causes([path])
     [(where, cause)] = causes.items()
     assert where.startswith("testdata/projects/detection/tinydet/hooks.py:") and cause.startswith("known miss (BL108)")
+
+
+def _event(path: Path, line: int, gb_id: str, skipped: bool) -> dict:
+    return {"filename": str(path), "lineno": line, "gb_id": gb_id, "gb_type": gb_id, "frame_skipped": skipped}
+
+
+def test_a_loop_break_is_a_site_and_hides_the_rest_of_its_function(tmp_path: Path) -> None:
+    source = tmp_path / "a.py"
+    source.write_text("def f(xs):\n    for x in xs:\n        if x:\n            pass\n        if x > 1:\n"
+                      "            pass\n    return xs\n\n\ndef g(y):\n    if y:\n        pass\n", encoding="utf-8")
+    where = os.path.realpath(source)
+    # A case that resumed elsewhere (line 11) and broke in f's loop (line 3), skipping f's frame.
+    cases = {"c": {"graph_breaks": [_event(source, 11, "GB0170", False), _event(source, 3, "GB0170", True),
+                                    _event(source, 3, "GB7000", True)]}}
+    inside = lambda f: True  # noqa: E731
+    sites = run.runtime_sites(cases, inside)
+    assert sorted(sites) == [(where, 3), (where, 11)]
+    hidden = run.skipped_after_loop_breaks(cases, inside)
+    assert hidden == {where: [(4, 7)]}
+    findings = [_finding(3, "BL102", "certain"), _finding(5, "BL102", "certain"), _finding(12, "BL102", "certain")]
+    scored = run.score(findings, sites, tmp_path, hidden)
+    assert (scored["findings"], scored["true_positives"]) == (2, 1)  # line 5 is neither hit nor false alarm
+    assert [u["where"] for u in scored["unobserved"]] == ["a.py:5"]
+    assert [a["where"] for a in scored["false_alarms"]] == ["a.py:12"]  # g was traced: a real false alarm
+    assert [m["where"] for m in scored["misses"]] == ["a.py:11"]
+
+
+def test_a_skip_after_a_resumed_break_outside_a_loop_is_not_a_site(tmp_path: Path) -> None:
+    cases = {"c": {"graph_breaks": [_event(tmp_path / "a.py", 2, "GB0015", False),
+                                    _event(tmp_path / "a.py", 4, "GB0015", True)]}}
+    assert sorted(line for _, line in run.runtime_sites(cases, lambda f: True)) == [2]

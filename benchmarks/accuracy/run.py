@@ -18,7 +18,8 @@ warning or error). It is a true positive when Dynamo broke the graph at its line
 when it did not; a runtime break site with no prediction is a miss. `possible` findings
 (severity info: a call in a branch that only warns, logs or raises) are notes, not predictions:
 they count neither way and are listed on their own, with whether Dynamo broke there; a site
-that only a note covers is a miss. Only breaks in the corpus' own files (or the testdata files)
+that only a note covers is a miss. A graph break in a loop (GB7000) makes Dynamo skip its frame: it
+is a site, and a prediction later in that function is not observable (listed, not scored). Only breaks in the corpus' own files (or the testdata files)
 count, and only findings in the regions the run compiles.
 """
 
@@ -154,23 +155,57 @@ def breaklint(paths: list[Path], cwd: Path, config: Path | None) -> list[dict]:
     return json.loads(done.stdout)
 
 
+LOOP_BREAK = "GB7000"  # "graph break in loop": Dynamo skips the whole frame from that break on
+
+
 def runtime_sites(cases: dict, inside: callable) -> dict[tuple[str, int], set[str]]:  # type: ignore[valid-type]
     """(file, line) -> Gb_types of every graph break Dynamo logged in the files we score."""
     sites: dict[tuple[str, int], set[str]] = defaultdict(set)
     for case in cases.values():
         # A frame skip after a break Dynamo resumed from (a sparse tensor returned after the
         # break that made it) is a consequence, not a site; a skip on its own (a break in a
-        # loop, an RNN in forward) is the site.
+        # loop, an RNN in forward) is the site, and so is a break in a loop anywhere (GB7000 at
+        # that line), which is what made the frame skip.
         resumed = any(not e["frame_skipped"] for e in case["graph_breaks"])
+        in_loop = {(e["filename"], e["lineno"]) for e in case["graph_breaks"] if e["gb_id"] == LOOP_BREAK}
         for event in case["graph_breaks"]:
-            if resumed and event["frame_skipped"]:
+            if resumed and event["frame_skipped"] and (event["filename"], event["lineno"]) not in in_loop:
                 continue
             if event["lineno"] and inside(event["filename"]) and event["gb_id"] != "GB0039":
                 sites[(os.path.realpath(event["filename"]), event["lineno"])].add(f"{event['gb_type']} ({event['gb_id']})")
     return sites
 
 
-def score(findings: list[dict], sites: dict[tuple[str, int], set[str]], base: Path) -> dict:
+def skipped_after_loop_breaks(cases: dict, inside: callable) -> dict[str, list[tuple[int, int]]]:  # type: ignore[valid-type]
+    """file -> (first, last) line spans Dynamo never traced: after a graph break in a loop it
+    skips the frame (GB7000), so the rest of that function, from the break on, is not observed
+    in the run that breaks there (its callees are: they are compiled as frames of their own)."""
+    spans: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    for case in cases.values():
+        for event in case["graph_breaks"]:
+            if event["gb_id"] == LOOP_BREAK and event["lineno"] and inside(event["filename"]):
+                path = os.path.realpath(event["filename"])
+                end = _function_end(path, event["lineno"])
+                if end is not None:
+                    spans[path].add((event["lineno"] + 1, end))
+    return {path: sorted(found) for path, found in spans.items()}
+
+
+def _function_end(path: str, line: int) -> int | None:
+    """The last line of the innermost function that holds `line`."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    ends = [node.end_lineno for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0)]
+    return min(ends, default=None)
+
+
+def score(findings: list[dict], sites: dict[tuple[str, int], set[str]], base: Path,
+          unobserved: dict[str, list[tuple[int, int]]] | None = None) -> dict:
     flagged: dict[tuple[str, int], list[dict]] = defaultdict(list)
     noted: dict[tuple[str, int], list[dict]] = defaultdict(list)
     for finding in findings:
@@ -178,6 +213,11 @@ def score(findings: list[dict], sites: dict[tuple[str, int], set[str]], base: Pa
             key = (os.path.realpath(base / finding["path"]), finding["start_line"])
             (noted if finding["confidence"] == NOTE else flagged)[key].append(finding)
     noted = {k: v for k, v in noted.items() if k not in flagged}  # a line with a prediction is scored as one
+    # A prediction Dynamo could not have confirmed or refuted (after a loop break, in the frame it
+    # skipped) is listed, not scored.
+    hidden = {k: first - 1 for k in flagged if k not in sites
+              for first, last in (unobserved or {}).get(k[0], []) if first <= k[1] <= last}
+    unscored = {k: flagged.pop(k) for k in hidden}
     hits = sorted(set(flagged) & set(sites))
     alarms = sorted(set(flagged) - set(sites))
     misses = sorted(set(sites) - set(flagged))
@@ -198,6 +238,8 @@ def score(findings: list[dict], sites: dict[tuple[str, int], set[str]], base: Pa
         "misses": [{"where": where(k), "dynamo": sorted(sites[k])} for k in misses],
         "possible": [{"where": where(k), "codes": sorted({f["code"] for f in noted[k]}), "broke": k in sites,
                       "message": noted[k][0]["message"]} for k in sorted(noted)],
+        "unobserved": [{"where": where(k), "codes": sorted({f["code"] for f in unscored[k]}), "after_line": hidden[k],
+                        "message": unscored[k][0]["message"]} for k in sorted(hidden)],
     }
 
 
@@ -218,13 +260,17 @@ def main() -> None:
     config.write_text(f"assume-forward-compiled = false\nentry-points = [\n{entries}]\n", encoding="utf-8")
     corpus_findings = [f for f in breaklint([site / name for name in SOURCES], site, config)
                        if f.get("region") and f["region"]["site"].startswith("config")]
-    corpus = score(corpus_findings, runtime_sites(corpus_runs, lambda f: os.path.realpath(f).startswith(str(site))), site)
+    in_corpus = lambda f: os.path.realpath(f).startswith(str(site))  # noqa: E731
+    corpus = score(corpus_findings, runtime_sites(corpus_runs, in_corpus), site,
+                   skipped_after_loop_breaks(corpus_runs, in_corpus))
 
     # The project's own testdata (graph-break rules and projects), through the ground-truth runner.
     testdata_runs, targets, scored = run_testdata(work / "testdata.json")
     testdata_cases = {f"{path}::{name}": case for path, cases in testdata_runs.items() for name, case in cases.items()}
     roots = {str(f) for f in scored}
-    testdata = score(breaklint(targets, ROOT, None), runtime_sites(testdata_cases, lambda f: os.path.realpath(f) in roots), ROOT)
+    in_testdata = lambda f: os.path.realpath(f) in roots  # noqa: E731
+    testdata = score(breaklint(targets, ROOT, None), runtime_sites(testdata_cases, in_testdata), ROOT,
+                     skipped_after_loop_breaks(testdata_cases, in_testdata))
     testdata["projects"] = [p.name for p in project_dirs()]
     testdata["files"] = len(scored)
     testdata["causes"] = testdata_causes(scored)
@@ -266,7 +312,10 @@ def render(report: dict) -> str:
         "no prediction is a miss. `possible` findings (severity info: a call in a branch that only warns, "
         "logs or raises under a test of Python values) are notes, not predictions: they count neither "
         "way, a site only a note covers is a miss, and they are listed below with whether Dynamo broke "
-        "there. testdata: the graph-break rules' bad/good files and the multi-file projects "
+        "there. A break in a loop (Dynamo's GB7000) is a site even when its frame is skipped; a prediction "
+        "later in the same function is *not observable* (Dynamo skips the frame from the loop break on, "
+        "so the run that breaks there never reaches it): listed, not scored. "
+        "testdata: the graph-break rules' bad/good files and the multi-file projects "
         f"({', '.join(td.get('projects', []))}) under testdata/projects/, {td.get('files', 0)} files, run "
         "as the ground-truth test runs them.",
         "",
@@ -309,6 +358,10 @@ def render(report: dict) -> str:
         lines += ["", f"## {name}: possible notes ({len(s['possible'])})", ""]
         lines += [f"- `{n['where']}` {', '.join(n['codes'])} ({'Dynamo broke here' if n['broke'] else 'no break in these runs'}): "
                   f"{n['message']}  \n  cause: {causes.get(n['where'], 'not reviewed yet')}" for n in s["possible"]] or ["none"]
+        lines += ["", f"## {name}: not observable, not scored ({len(s.get('unobserved', []))})", ""]
+        lines += [f"- `{u['where']}` {', '.join(u['codes'])}: after the graph break in a loop at line {u['after_line']} of "
+                  f"the same function, from which Dynamo skips the frame (GB7000), so the run that breaks there never reaches this line: "
+                  f"{u['message']}" for u in s.get("unobserved", [])] or ["none"]
     return "\n".join(lines) + "\n"
 
 
