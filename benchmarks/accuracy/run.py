@@ -99,6 +99,10 @@ CAUSES = {
                          "Python values",
     f"{_REFORMER}:2101": "the NumPy-derived flag of line 2096 (`must_pad_to_match_chunk_length`), tested after that break",
     f"{_REFORMER}:2150": "the NumPy-derived flag of line 2096, tested again at the end of `forward`",
+    f"{_BIGBIRD}:1202": _NUMPY_PLAN.format("`int(np.sum(...))` of the plan, in a loop: GB7000 skips the frame"),
+    f"{_W2V}:182": "`np.random.choice(np.arange(n), k, replace=False)` in `_compute_mask_indices` (SpecAugment time "
+                   "masking in training), in a loop: Dynamo traces the NumPy calls as tensors and breaks on a "
+                   "data-dependent operator, then skips the frame (GB7000)",
     f"{_BIGBIRD}:1144": _NUMPY_PLAN.format("`np.sum` of a Python list used as an array shape"),
     f"{_BIGBIRD}:1256": _NUMPY_PLAN.format("a NumPy scalar read back as a Python number"),
     f"{_BIGBIRD}:1258": "`np.random.permutation` has no torch._numpy equivalent and BL103 does not list the `np.random` "
