@@ -410,7 +410,7 @@ class _Walker:
         fn = self._current()
         if fn is not None and not self.untraced_depth:
             fn.calls.append(self.text(node.func))
-            for _, value in args:
+            for _, value in args if not self._disables_its_argument(node, args) else ():
                 if isinstance(value, _DOTTED) or (isinstance(value, ast.Constant) and _is_singleton(value.value)):
                     fn.refs.append(self.text(value))
             self._self_registration(fn, node, args)
@@ -418,6 +418,13 @@ class _Walker:
         self.expr(node.func)
         for _, value in args:
             self.expr(value)
+
+    def _disables_its_argument(self, node: ast.Call, args: list[tuple[Optional[str], ast.expr]]) -> bool:
+        """As project._Indexer's: `torch.compiler.disable(fn)(x)` does not reach fn."""
+        if self.resolve(node.func) not in DISABLE_NAMES:
+            return False
+        return all(not (isinstance(value, ast.Constant) and value.value is False)
+                   for keyword, value in args if keyword == "recursive")
 
     def _self_registration(self, fn: _Function, node: ast.Call, args: list[tuple[Optional[str], ast.expr]]) -> None:
         func = node.func

@@ -354,11 +354,20 @@ class _Indexer(Visitor):
         fn = self._current_function()
         if fn is not None and not self.untraced_depth:
             fn.calls.append(node)
-            fn.refs.extend(
-                arg.value for arg in node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
-            )
+            if not self._disables_its_argument(node):
+                fn.refs.extend(
+                    arg.value for arg in node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
+                )
             self._self_registration(fn, node)
         self._compile_call(node, fn)
+
+    def _disables_its_argument(self, node: cst.Call) -> bool:
+        """`torch.compiler.disable(fn)(x)`: Dynamo calls fn untraced, so fn is not reached through
+        it (with recursive=False its callees would be, as frames of their own: still followed)."""
+        if self.index.imports.resolve(node.func) not in DISABLE_NAMES:
+            return False
+        return all(_literal_true(arg.value) for arg in node.args
+                   if arg.keyword is not None and arg.keyword.value == "recursive")
 
     def _self_registration(self, fn: FunctionInfo, node: cst.Call) -> None:
         """`self.register_buffer("b", t)`, `register_parameter`, `add_module`/`register_module`."""

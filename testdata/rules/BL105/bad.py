@@ -52,6 +52,20 @@ def disables_inline(x):
     return torch.compiler.disable(_plain)(x + 1) + 1  # expect: BL105
 
 
+def _report_activation_norm(x):
+    # Called through torch.compiler.disable(...) below: Dynamo runs it untraced, so its print
+    # and .item() break nothing (and breaklint does not report them).
+    print("activation norm", x.norm().item())
+    return x
+
+
+@torch.compile
+def reports_through_inline_disable(x):
+    y = torch.relu(x)
+    torch.compiler.disable(_report_activation_norm)(y)  # expect: BL105
+    return y * 2
+
+
 class Net(torch.nn.Module):
     @torch.compiler.disable
     def eager_part(self, x):
