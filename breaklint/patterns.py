@@ -21,27 +21,47 @@ TRUE_WHILE_COMPILING = frozenset(
      "torch._dynamo.external_utils.is_compiling", "torch._utils.is_compiling"}
 )
 FALSE_WHILE_COMPILING = frozenset({"torch.jit.is_scripting", "torch.jit.is_tracing"})
+# Libraries' own wrappers of `torch.compiler.is_compiling()`, known by their name wherever they
+# are imported from (transformers' `is_torchdynamo_compiling`, diffusers' `is_torch_dynamo_compiling`).
+TRUE_WHILE_COMPILING_WRAPPERS = frozenset({"is_torchdynamo_compiling", "is_torch_dynamo_compiling",
+                                           "is_dynamo_compiling"})
+# A local name bound once to a known test: `is_tracing = torch.jit.is_tracing() or is_compiling()`.
+LocalTest = Callable[[str], "cst.BaseExpression | None"]
 
 
-def value_while_compiling(test: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]) -> bool | None:
-    """True/False when Dynamo knows the test's value while tracing (`torch.compiler.is_compiling()`),
-    else None. Code under the branch Dynamo does not take is never traced."""
+def value_while_compiling(test: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None],
+                          local: LocalTest | None = None) -> bool | None:
+    """True/False when Dynamo knows the test's value while tracing (`torch.compiler.is_compiling()`,
+    `not ...`, `and`/`or` of such tests), else None. Code under the branch Dynamo does not take
+    is never traced."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = value_while_compiling(test.expression, resolve)
+        inner = value_while_compiling(test.expression, resolve, local)
         return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        left = value_while_compiling(test.left, resolve, local)
+        right = value_while_compiling(test.right, resolve, local)
+        decisive = isinstance(test.operator, cst.Or)  # True decides an `or`, False an `and`
+        if decisive in (left, right):
+            return decisive
+        return None if left is None or right is None else not decisive
     if isinstance(test, cst.Call) and not test.args:
         name = resolve(test.func)
-        if name in TRUE_WHILE_COMPILING:
+        if name in TRUE_WHILE_COMPILING or (name or "").rpartition(".")[2] in TRUE_WHILE_COMPILING_WRAPPERS:
             return True
         if name in FALSE_WHILE_COMPILING:
             return False
+    if isinstance(test, cst.Name) and local is not None:
+        bound = local(test.value)
+        if bound is not None:
+            return value_while_compiling(bound, resolve)  # one level: no chains of locals
     return None
 
 
-def untraced_blocks(node: cst.If, resolve: Callable[[cst.BaseExpression], str | None]) -> list[cst.CSTNode]:
+def untraced_blocks(node: cst.If, resolve: Callable[[cst.BaseExpression], str | None],
+                    local: LocalTest | None = None) -> list[cst.CSTNode]:
     """The parts of an `if` that Dynamo never traces: the body of `if not is_compiling():`, the
     `else` of `if is_compiling():`."""
-    known = value_while_compiling(node.test, resolve)
+    known = value_while_compiling(node.test, resolve, local)
     if known is False:
         return [node.body]
     if known is True and node.orelse is not None:

@@ -15,7 +15,7 @@ import warnings
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 from .names import ImportTable
-from .patterns import FALSE_WHILE_COMPILING, TRUE_WHILE_COMPILING
+from .patterns import FALSE_WHILE_COMPILING, TRUE_WHILE_COMPILING, TRUE_WHILE_COMPILING_WRAPPERS
 from .project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
 from .summary import Bindings, ClassSummary, Expr, FunctionSummary, ModuleSummary, SiteSummary
 
@@ -332,9 +332,15 @@ class _Walker:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             inner = self._while_compiling(test.operand)
             return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):  # libcst nests `a or b or c` to the left; same answer
+            known = [self._while_compiling(value) for value in test.values]
+            decisive = isinstance(test.op, ast.Or)
+            if decisive in known:
+                return decisive
+            return None if None in known else not decisive
         if isinstance(test, ast.Call) and not test.args and not test.keywords:
             name = self.resolve(test.func)
-            if name in TRUE_WHILE_COMPILING:
+            if name in TRUE_WHILE_COMPILING or (name or "").rpartition(".")[2] in TRUE_WHILE_COMPILING_WRAPPERS:
                 return True
             if name in FALSE_WHILE_COMPILING:
                 return False

@@ -10,6 +10,7 @@ from typing import Callable, ClassVar
 import libcst as cst
 
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
+from .patterns import value_while_compiling
 from .project import FunctionInfo, ModuleIndex, ProjectIndex
 from .regions import CallResolver
 from .source import ParsedFile
@@ -126,6 +127,19 @@ class FileContext:
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name of a Name/Attribute chain: `t.compile` -> `torch.compile`."""
         return self.module.imports.resolve(expr)
+
+    def local_test(self, name: str) -> cst.BaseExpression | None:
+        """What a name of the current function is bound to, when bound once by a plain
+        assignment (`is_tracing = torch.jit.is_tracing() or is_torchdynamo_compiling()`)."""
+        fn = self.function
+        bound = fn.assigns.get(name) if fn is not None and name not in fn.header.params else None
+        if bound is None or len(bound) != 1 or bound[0].iterated:
+            return None
+        return bound[0].expr
+
+    def while_compiling(self, test: cst.BaseExpression) -> bool | None:
+        """patterns.value_while_compiling in this function: what Dynamo knows a test to be."""
+        return value_while_compiling(test, self.resolve, self.local_test)
 
 
 class Rule:

@@ -655,7 +655,8 @@ def _all_nested(fn: FunctionInfo) -> list[FunctionInfo]:
 TENSOR_EVIDENCE_ATTRS = (
     (RETURNS_TENSOR - {"split", "count", "index", "copy", "format", "join", "get", "update", "keys",
                        "values", "items", "pop", "append", "extend", "insert", "remove", "sort",
-                       "add", "clear", "all", "any", "round", "real", "imag", "conj"})
+                       "add", "clear", "all", "any", "round", "real", "imag", "conj",
+                       "log", "select", "slice"})  # logger.log(...), a query's select()
     | {"shape", "dtype", "device", "ndim", "size", "dim", "numel", "item", "tolist", "numpy",
        "requires_grad", "grad", "is_cuda", "float", "half", "long", "int", "bool", "contiguous"}
 )

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
 import libcst as cst
 
@@ -10,13 +10,17 @@ from breaklint.rule import FileContext
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
 
 
-def truth_tested(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    """The operands whose truth value a test evaluates: through `and`, `or`, `not`, parentheses."""
+def truth_tested(expr: cst.BaseExpression,
+                 known: Callable[[cst.BaseExpression], bool | None] = lambda _: None) -> Iterator[cst.BaseExpression]:
+    """The operands whose truth value a test evaluates: through `and`, `or`, `not`, parentheses.
+    `known` gives what Dynamo knows an operand to be while tracing: `not is_compiling() and x.any()`
+    never evaluates `x.any()` (the `and` is decided on its left)."""
     if isinstance(expr, cst.BooleanOperation):
-        yield from truth_tested(expr.left)
-        yield from truth_tested(expr.right)
+        yield from truth_tested(expr.left, known)
+        if known(expr.left) is not isinstance(expr.operator, cst.Or):
+            yield from truth_tested(expr.right, known)
     elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-        yield from truth_tested(expr.expression)
+        yield from truth_tested(expr.expression, known)
     else:
         yield expr
 
@@ -92,7 +96,7 @@ class DataDependentBranch(NonstrictCallSites):
 
     def _check_test(self, test: cst.BaseExpression, anchor: cst.CSTNode, statement: str) -> None:
         self._mark(test)
-        for operand in truth_tested(test):
+        for operand in truth_tested(test, self.ctx.while_compiling):
             value = self.ctx.value(operand)
             if value.tensorish:
                 confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY

@@ -225,6 +225,43 @@ def test_disable_cuts_reachability(tmp_path, check) -> None:
     assert flagged(check([root], root=root)) == {("m.py", 13)}
 
 
+def test_calls_dynamo_never_traces_are_cut(tmp_path, check) -> None:
+    # Reached only under a test Dynamo knows while tracing: `and`/`or` of is_compiling() checks,
+    # a library's is_torchdynamo_compiling() wrapper, and `torch.compiler.disable(fn)(x)`. The
+    # helpers live in another file, so the pre-pass summary's call edges are what is cut.
+    root = project(tmp_path, {"helpers.py": f"""
+        def eager_stats(x):
+            return {ITEM}
+
+        def other_stats(x):
+            return {ITEM}
+
+        def traced(x):
+            return {ITEM}
+
+        def wrapped(x):
+            return {ITEM}
+        """, "m.py": """
+        import torch
+        from helpers import eager_stats, other_stats, traced, wrapped
+        from transformers.utils import is_torchdynamo_compiling
+
+        @torch.compile
+        def f(x, verbose=True):
+            if not torch.compiler.is_compiling() and verbose:
+                eager_stats(x)
+            if torch.jit.is_scripting() or is_torchdynamo_compiling():
+                pass
+            else:
+                other_stats(x)
+            torch.compiler.disable(wrapped)(x)
+            if verbose and torch.compiler.is_compiling():
+                traced(x)
+            return x
+        """})
+    assert flagged(check([root], root=root)) == {("helpers.py", 9)}  # traced() only
+
+
 ESCAPE_HATCHES = [
     ("import torch", '@torch.library.custom_op("lib::op", mutates_args=())'),
     ("from torch.library import custom_op", '@custom_op("lib::op", mutates_args=())'),

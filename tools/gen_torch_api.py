@@ -15,10 +15,18 @@ import torch
 import torch.functional
 
 
+def _takes_tensor_first(schema) -> bool:  # type: ignore[no-untyped-def]
+    return bool(schema.arguments) and str(schema.arguments[0].type).startswith("Tensor")
+
+
 def return_kinds() -> dict[str, set[str]]:
     kinds: dict[str, set[str]] = collections.defaultdict(set)
-    for schema in torch._C._jit_get_all_schemas():
-        if not schema.name.startswith("aten::"):
+    schemas = [s for s in torch._C._jit_get_all_schemas() if s.name.startswith("aten::")]
+    tensor_ops = {s.name for s in schemas if _takes_tensor_first(s)}
+    for schema in schemas:
+        # TorchScript's builtins on Python lists and scalars share the op's name
+        # (`aten::sum.int(int[] self) -> int`): they are not what `x.sum()` or `torch.sum(x)` run.
+        if schema.name in tensor_ops and not any("Tensor" in str(a.type) for a in schema.arguments):
             continue
         types = [str(r.type) for r in schema.returns]
         if not types:

@@ -51,3 +51,25 @@ def asserts_on_tensors_are_traced(x):
     assert x.sum() > -1000
     assert (x > -1000).all()
     return x + 1
+
+
+def is_torchdynamo_compiling():
+    # The wrapper transformers and diffusers keep around torch.compiler.is_compiling().
+    return torch.compiler.is_compiling()
+
+
+@torch.compile
+def expand_padding_mask(mask):
+    # Dynamo knows `is_tracing` is True while it traces, so `not is_tracing and ...` never
+    # evaluates the tensor test (transformers' _prepare_4d_attention_mask_for_sdpa).
+    is_tracing = torch.jit.is_tracing() or isinstance(mask, torch.fx.Proxy) or is_torchdynamo_compiling()
+    if not is_tracing and torch.all(mask == 1):
+        return None
+    return mask[:, None, None, :].float()
+
+
+@torch.compile
+def skips_eager_checks(x):
+    if not torch.compiler.is_compiling() and x.isnan().any():
+        raise ValueError("NaN in the input")
+    return x * 2
