@@ -643,7 +643,14 @@ class ProjectIndex:
                 return [cls]
             if isinstance(func, cst.Attribute) and func.attr.value in MODULE_CHAIN_METHODS:
                 return self.instance_classes(func.value, scope, module, depth + 1)
-            if module.imports.resolve(func) in MODULE_CONTAINERS:
+            name = module.imports.resolve(func)
+            if name in ITERATION_WRAPPERS and not (scope is not None and self.bound_values(name, scope, module)):
+                # `for res, attn in zip(self.res, self.attn)`: the elements of every argument
+                # (which element went to which target is not kept: each may be any of them).
+                for arg in expr.args:
+                    found.extend(self.instance_classes(arg.value, scope, module, depth + 1))
+                return found
+            if name in MODULE_CONTAINERS:
                 for arg in expr.args:
                     for inner in _constructor_calls(arg.value):
                         found.extend(self.instance_classes(inner, scope, module, depth + 1))
@@ -682,6 +689,10 @@ class ProjectIndex:
                 return fn.class_info
             fn = fn.parent
         return None
+
+
+# Builtins that iterate their arguments' elements: `zip(a, b)`, `enumerate(a)`, `reversed(a)`.
+ITERATION_WRAPPERS = frozenset({"zip", "enumerate", "reversed", "iter", "list", "tuple"})
 
 
 def _constructor_calls(expr: cst.BaseExpression) -> Iterator[cst.Call]:

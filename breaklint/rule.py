@@ -103,26 +103,38 @@ class FileContext:
     def looping_caller(self) -> str | None:
         """The nearest function up the region's call chain that makes the call down the chain
         inside one of its for/while loops: a break here makes Dynamo skip that function's frame
-        (GB7000, torch 2.11+; checked on 2.13). Only callers in this file are known."""
+        (GB7000, torch 2.11+; checked on 2.13), in this file or another."""
         fn, region = self.function, self.region
         if fn is None or region is None or len(region.path) < 2:
             return None
         if fn not in self._looping_callers:
-            self._looping_callers[fn] = self._find_looping_caller(region)
+            self._looping_callers[fn] = self._find_looping_caller(fn, region)
         return self._looping_callers[fn]
 
-    def _find_looping_caller(self, region: Region) -> str | None:
+    def _find_looping_caller(self, fn: FunctionInfo, region: Region) -> str | None:
         resolver = CallResolver(self.project)
-        path = region.path
-        for depth in range(len(path) - 2, -1, -1):
-            caller = self.module.functions.get(path[depth])
-            known = self.regions.get(caller) if caller is not None else None
-            if known is None or known.path != path[: depth + 1]:
-                return None  # the chain leaves this file: the rest is not known here
+        chain = self._call_chain(fn, region, resolver)
+        for depth in range(len(chain) - 2, -1, -1):
+            caller, callee = _own_code(chain[depth]), chain[depth + 1]
             for call in _loop_calls(caller.node):
-                if any(t.qualname == path[depth + 1] for t in resolver.call_targets(call.func, caller)):
+                if any(t.qualname == callee.qualname and t.module.name == callee.module.name
+                       for t in resolver.call_targets(call.func, caller)):
                     return caller.qualname
         return None
+
+    def _call_chain(self, fn: FunctionInfo, region: Region, resolver: CallResolver) -> list[FunctionInfo]:
+        """The functions of the region's call path, entry first, followed from the entry's module
+        the way compute_regions found them; [] when the path cannot be followed again."""
+        entries = [m.functions.get(region.path[0]) for m in self.project.by_name.get(region.entry_module, [])]
+        chain = [next((e for e in entries if e is not None), None)]
+        if chain[0] is None:
+            return []
+        for qualname in region.path[1:]:
+            found = [c for c in resolver.callees(chain[-1]) if c.qualname == qualname]
+            if not found:
+                return []
+            chain.append(next((c for c in found if c.module is chain[-1].module), found[0]))
+        return chain if chain[-1] is fn else []
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name of a Name/Attribute chain: `t.compile` -> `torch.compile`."""
@@ -304,6 +316,13 @@ def has_gb_id(gb_id: str, target: TorchVersion | None) -> bool:
 
 
 _has_gb_id = has_gb_id
+
+
+def _own_code(fn: FunctionInfo) -> FunctionInfo:
+    """fn with its real body: another file's function as built from that file's tree, read as
+    content (the result depends on its bytes; this file is not checked again against it)."""
+    content = getattr(fn.module.file, "content_module", None)  # only a shallow module has one
+    return content.functions.get(fn.qualname, fn) if content is not None else fn
 
 
 def _loop_calls(function: cst.FunctionDef) -> list[cst.Call]:

@@ -408,3 +408,46 @@ def test_clean_leaves_other_folders_alone(tmp_path: Path) -> None:
     (folder / "precious.txt").write_text("not ours")
     assert not clean(folder)
     assert (folder / "precious.txt").exists()
+
+
+def test_a_loop_in_a_caller_in_another_file_escalates_through_the_cache(tmp_path: Path, monkeypatch) -> None:
+    # The break is in layers.py; the loop that makes Dynamo skip the frame is in model.py's
+    # forward. Editing only model.py must change layers.py's finding in a warm run.
+    root = tmp_path / "proj"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    looping = """
+        import torch
+        from layers import Block
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = torch.nn.ModuleList([Block(), Block()])
+
+            def forward(self, x):
+                for block in self.blocks:
+                    x = block(x)
+                return x
+
+        model = torch.compile(Net())
+        """
+    write(root, {"layers.py": """
+        import torch
+
+        class Block(torch.nn.Module):
+            def forward(self, x):
+                return x * x.sum().item()
+        """, "model.py": looping})
+
+    def escalated() -> list[bool]:
+        config = Config(root=root)
+        found = Engine(config, RuleSet(config), cache=Cache(root / CACHE_DIR)).check([root])
+        return [f.message.find("reached from a loop in `Net.forward`") >= 0 for f in found.findings if f.code == "BL101"]
+
+    assert escalated() == [True]
+    write(root, {"model.py": looping.replace("for block in self.blocks:\n                    x = block(x)",
+                                             "x = self.blocks[0](x)")})
+    assert escalated() == [False]
+    write(root, {"model.py": looping})
+    assert escalated() == [True]

@@ -153,13 +153,16 @@ def project_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("project", project_dirs(), ids=lambda p: p.name)
-def test_projects_break_at_marked_lines_only(project: Path, project_results) -> None:
+def test_projects_break_at_marked_lines_only(project: Path, project_results, check) -> None:
     """A project's train.py runs its own main() (which compiles what it compiles); every file of
-    the project is then held to its markers, and its clean look-alikes to no break at all."""
+    the project is then held to its markers, and its clean look-alikes to no break at all; and
+    each escalation (a break in a loop, here or in a caller in another file) to a GB7000."""
     cases = project_results[str(project)]
     assert not any(case["errors"] for case in cases.values()), cases
+    findings = check([project]).findings
     for path in project_files(project):
         check_positives(path, cases)
+        check_escalations(path, cases, [f for f in findings if Path(f.path).resolve() == path.resolve()])
     assert any(breaks_in(cases, path) for path in project_files(project))
 
 
