@@ -30,15 +30,11 @@ class _Call:
     span: Span
 
 
-def _names(expr: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            found.add(node.value)
-
-    expr.visit(Names())
-    return found
+def _names(node: cst.CSTNode) -> set[str]:
+    """Every name read in `node` (a loop target, a slice bound): small trees, walked directly."""
+    if isinstance(node, cst.Name):
+        return {node.value}
+    return set().union(*(_names(child) for child in node.children))
 
 
 class GrowingCudagraphInput(Rule):
