@@ -32,7 +32,7 @@ class BooleanMaskAssignment(Rule):
     Dynamo traces it (no graph break), but Inductor has no kernel for `index_put_` with a
     boolean index and several values: it falls back to ATen's `index_put_`, which turns the mask
     into indices (`nonzero`, a host synchronisation) and cannot be captured in a CUDA graph.
-    With graph partitioning (the default from torch 2.10) the op is cut out and runs without
+    With graph partitioning (the default in torch 2.11 and 2.13) the op is cut out and runs without
     CUDA graphs, splitting the graph; with `graph_partition=False` Inductor skips CUDA graphs for
     the whole graph.
 

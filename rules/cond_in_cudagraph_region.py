@@ -20,7 +20,8 @@ class CondInCudagraphRegion(Rule):
     `torch.cond` keeps a data-dependent branch in one graph (no graph break), but CUDA graphs
     replay one fixed sequence of kernels and cannot hold a branch chosen on the GPU. When the
     predicate or operands live on the GPU, Inductor's lowering of `torch.cond` disables CUDA
-    graphs for the whole graph, graph partitioning or not (torch 2.11 and 2.13): every kernel
+    graphs for the whole graph, graph partitioning or not (measured on torch 2.11; 2.13's
+    lowering does the same): every kernel
     of the graph is launched from Python again, so reduce-overhead buys nothing for it.
 
     ## How to fix

@@ -35,8 +35,8 @@ class CpuTensorInRegion(Rule):
     `"max-autotune"`): `t.cpu()`, `t.to("cpu")`, `t.to(device="cpu")`.
 
     ## Why is this bad?
-    A CUDA graph records GPU work only. With graph partitioning (Inductor's default from torch
-    2.10) the copy, and every op that then runs on the CPU, is cut out into a partition that runs
+    A CUDA graph records GPU work only. With graph partitioning (Inductor's default in torch 2.11
+    and 2.13) the copy, and every op that then runs on the CPU, is cut out into a partition that runs
     without CUDA graphs: the graph is split in two or more CUDA graphs with Python launches and
     a device-to-host synchronisation between them. With `graph_partition=False` (and before
     partitioning existed) Inductor skips CUDA graphs for the whole graph.

@@ -5,7 +5,7 @@ using `torch._dynamo.explain()`: explain() derives its break count from the numb
 graphs, so it misses frames that produce no graph (a break before the first op, a break
 inside a loop, where Dynamo skips the whole frame) and it says nothing about recompiles.
 
-Tested on torch 2.13. The parsers also accept the 2.5/2.6 message shapes described in
+Tested on torch 2.13 (the CUDA-graph records on 2.11, on an H200). The parsers also accept the 2.5/2.6 message shapes described in
 dynamo-observability.md section 1.2, but those versions were not run.
 
 torch is imported lazily inside functions: `breaklint` must import without torch.
@@ -74,7 +74,7 @@ class CudagraphSkip:
     lineno: int
     message: str
     # "skip": the whole graph runs without CUDA graphs; "partition": graph partitioning (on by
-    # default from torch 2.10) cut this op out into a partition that runs without them;
+    # default in torch 2.11 and 2.13) cut this op out into a partition that runs without them;
     # "rerecord": CUDA graph trees recorded a graph per input size, past their warning limit.
     effect: str = "skip"
 
