@@ -5,8 +5,11 @@ from __future__ import annotations
 from breaklint.rule import Rule
 
 from .autograd_call_in_region import AutogradCallInRegion
+from .boolean_mask_assignment import BooleanMaskAssignment
 from .c_extension_call import CExtensionCall
 from .complex_tensor import ComplexTensor
+from .cond_in_cudagraph_region import CondInCudagraphRegion
+from .cpu_tensor_in_region import CpuTensorInRegion
 from .data_dependent_branch import DataDependentBranch
 from .decode_error import DecodeError
 from .deepcopy_in_region import DeepcopyInRegion
@@ -16,6 +19,7 @@ from .file_io import FileIo
 from .inference_mode_query import InferenceModeQuery
 from .forced_static_shapes import ForcedStaticShapes
 from .grad_mode_flip import GradModeFlip
+from .growing_cudagraph_input import GrowingCudagraphInput
 from .inductor_fallback_op import InductorFallbackOp
 from .internal_error import InternalError
 from .module_hook_in_region import ModuleHookInRegion
@@ -72,4 +76,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     ComplexTensor,  # BL402
     OpaqueCustomOp,  # BL403
     MutatedInput,  # BL501
+    CpuTensorInRegion,  # BL502
+    CondInCudagraphRegion,  # BL503
+    BooleanMaskAssignment,  # BL504
+    GrowingCudagraphInput,  # BL505
 )

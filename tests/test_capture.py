@@ -177,3 +177,41 @@ def test_parsers_on_recorded_texts() -> None:
     assert rec is not None and rec.reasons == ("L['n'] == 3",)
     assert lookup_gb_id("Data-dependent branching") == "GB0170"
     assert lookup_gb_id("unsupported type.__dict__['x'].__get__ call") == "GB9672"
+
+
+def _log_cudagraphs(module: str, level: int, *messages: str) -> None:
+    logger = logging.getLogger(f"{module}.__cudagraphs")
+    for message in messages:
+        logger.log(level, message)
+
+
+def test_cudagraph_skips_and_partitions_from_recorded_texts() -> None:
+    """Texts as torch 2.11 logged them on an H200 (benchmarks/results/gpu/probe.log): a skip
+    names its frame in one record; graph partitioning logs each op kept out of CUDA graphs,
+    then that op's stack one line a record, from the scheduler (imported only at the first
+    compile, so the capture must import it to listen)."""
+    with capture_dynamo() as cap:
+        _log_cudagraphs("torch._inductor.cudagraph_utils", logging.WARNING,
+                        "skipping cudagraphs due to control flow operator: torch.cond. Found from : \n"
+                        '   File "/m/model.py", line 12, in forward\n    return torch.cond(p, f, g, (x,))\n')
+        _log_cudagraphs("torch._inductor.scheduler", logging.DEBUG,
+                        "Created 3 graph partitions: 2 cudagraphable, 1 non-cudagraphable",
+                        "  Partition 1: 2 nodes, non-cudagraphable, inputs=1, outputs=1",
+                        "    op1: reason=cpu ops, ir=DeviceCopy, fx=prims.device_put.default(sum_1, cpu)",
+                        '         File "/m/train.py", line 30, in step',
+                        "             loss = model(x)",
+                        '         File "/m/model.py", line 49, in forward',
+                        "             s = x.sum(0).cpu()",
+                        "    op3: reason=CUDAGraph-unsafe custom ops, ir=IndexPutFallback",
+                        "  Partition 2: 1 nodes, cudagraphable, inputs=2, outputs=1",
+                        '         File "/m/model.py", line 99, in forward')
+        _log_cudagraphs("torch._inductor.cudagraph_utils", logging.WARNING,
+                        "CUDAGraph supports dynamic shapes by recording a new graph for each distinct input "
+                        "size. Recording too many CUDAGraphs may lead to extra overhead. We have observed 9 "
+                        "distinct sizes. Please consider the following options for better performance: ...")
+    assert [(s.effect, s.reason, s.filename, s.lineno) for s in cap.cudagraph_skips] == [
+        ("skip", "control flow operator: torch.cond", "/m/model.py", 12),
+        ("partition", "cpu ops (DeviceCopy)", "/m/model.py", 49),
+        ("partition", "CUDAGraph-unsafe custom ops (IndexPutFallback)", "", 0),
+        ("rerecord", "a new CUDA graph for each distinct input size (9 sizes)", "", 0),
+    ]

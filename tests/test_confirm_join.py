@@ -56,3 +56,19 @@ def test_events_elsewhere_do_not_confirm(tmp_path: Path) -> None:
     result = join([finding("BL101", 6)], [other, wrong_kind], {str(path): {6}}, tmp_path)
     assert [j.status for j in result.judged] == [NOT_REPRODUCED]
     assert sorted(f.code for f in result.runtime_only) == ["BL190", "BL290"]
+
+
+def test_partitioned_op_confirms_and_says_so(tmp_path: Path) -> None:
+    """Graph partitioning cuts an op out of CUDA graphs instead of skipping them: the event
+    confirms the CUDA-graph finding at its line, and its evidence names the partition."""
+    path = tmp_path / "m.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    events = [{"kind": "cudagraph_skip", "stage": "cudagraphs", "filename": str(path), "lineno": 5,
+               "reason": "cpu ops (DeviceCopy)", "effect": "partition"},
+              {"kind": "cudagraph_skip", "stage": "cudagraphs", "filename": str(path), "lineno": 6,
+               "reason": "a new CUDA graph for each distinct input size (9 sizes)", "effect": "rerecord"}]
+    result = join([finding("BL502", 5)], events, {str(path): {5, 6}}, tmp_path)
+    assert [(j.status, j.evidence) for j in result.judged] == [
+        (CONFIRMED, "op kept out of CUDA graphs (graph partition): cpu ops (DeviceCopy)")]
+    assert [(f.code, f.span.start_line) for f in result.runtime_only] == [("BL590", 6)]
+    assert "CUDA graphs re-recorded" in result.runtime_only[0].message

@@ -5,7 +5,7 @@ using `torch._dynamo.explain()`: explain() derives its break count from the numb
 graphs, so it misses frames that produce no graph (a break before the first op, a break
 inside a loop, where Dynamo skips the whole frame) and it says nothing about recompiles.
 
-Tested on torch 2.13. The parsers also accept the 2.5/2.6 message shapes described in
+Tested on torch 2.13 (the CUDA-graph records on 2.11, on an H200). The parsers also accept the 2.5/2.6 message shapes described in
 dynamo-observability.md section 1.2, but those versions were not run.
 
 torch is imported lazily inside functions: `breaklint` must import without torch.
@@ -20,7 +20,7 @@ import os
 import re
 import sysconfig
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
@@ -69,10 +69,14 @@ class Recompile:
 class CudagraphSkip:
     """Inductor ran a graph without CUDA graphs (mode="reduce-overhead"), or split it."""
 
-    reason: str  # "mutated inputs (1 instances)", "cpu device (arg3_1)", ...
+    reason: str  # "mutated inputs (1 instances)", "cpu device (arg3_1)", "cpu ops", ...
     filename: str  # the user frame Inductor names ("Found from"), "" when it names none
     lineno: int
     message: str
+    # "skip": the whole graph runs without CUDA graphs; "partition": graph partitioning (on by
+    # default in torch 2.11 and 2.13) cut this op out into a partition that runs without them;
+    # "rerecord": CUDA graph trees recorded a graph per input size, past their warning limit.
+    effect: str = "skip"
 
 
 @dataclass
@@ -85,6 +89,8 @@ class Capture:
     frames_compiled: int = 0
     graphs_compiled: int = 0
     messages: list[str] = field(default_factory=list)  # raw log texts, for debugging
+    # The scheduler logs a non-cudagraphable op's stack one frame a record, after the op.
+    open_partition: bool = False
 
 
 # --------------------------------------------------------------------------- registry
@@ -298,6 +304,49 @@ def parse_cudagraph_skip(message: str) -> CudagraphSkip | None:
     return CudagraphSkip(reason, filename, lineno, message)
 
 
+# Graph partitioning (scheduler, `cudagraphs` artifact at DEBUG): "Created 2 graph partitions: 1
+# cudagraphable, 1 non-cudagraphable", then per op of a non-cudagraphable partition
+# "    op1: reason=cpu ops, ir=DeviceCopy, fx=..." followed by its stack, one record a line.
+_PARTITION_OP = re.compile(r"^\s+(?P<op>\S+): reason=(?P<reason>.+?)(?:, ir=(?P<ir>\w+).*)?$", re.S)
+# Without CUDA graphs (the default mode) every op is "partitioned": nothing is lost.
+_NO_CUDAGRAPHS = "partition includes all ops when cudagraphs is disabled"
+_STACK_LINE = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)')
+
+
+# CUDA graph trees record a graph per distinct input size; past the limit (8) they warn, naming
+# no line: "... We have observed 9 distinct sizes. ..."
+_RERECORD = re.compile(r"recording a new graph for each distinct input size.*?observed (?P<n>\d+) distinct sizes", re.S)
+
+
+def parse_rerecord_warning(message: str) -> CudagraphSkip | None:
+    match = _RERECORD.search(message)
+    if match is None:
+        return None
+    return CudagraphSkip(f"a new CUDA graph for each distinct input size ({match['n']} sizes)", "", 0, message,
+                         effect="rerecord")
+
+
+def parse_partition_op(message: str) -> CudagraphSkip | None:
+    """One op that graph partitioning keeps out of CUDA graphs, without its frame yet."""
+    match = _PARTITION_OP.match(message)
+    if match is None or match["reason"] == _NO_CUDAGRAPHS:
+        return None
+    ir = f" ({match['ir']})" if match["ir"] else ""
+    return CudagraphSkip(f"{match['reason']}{ir}", "", 0, message, effect="partition")
+
+
+def with_partition_frame(skip: CudagraphSkip, message: str) -> CudagraphSkip | None:
+    """The partition op, given this record of its stack (indented nine spaces: a `File` line,
+    whose frame is kept if it is user code, or a source line); None for any other record.
+    The stack is outermost first, so the last user frame wins."""
+    if not message.startswith(" " * 9):
+        return None
+    match = _STACK_LINE.match(message)
+    if match is None or not _is_user_file(match["file"]):
+        return skip
+    return replace(skip, filename=_abs(match["file"]), lineno=int(match["line"]))
+
+
 _LIMIT_PREFIX = "torch._dynamo hit config."
 _LIMIT_FUNCTION = re.compile(r"function: '(?P<fn>[^']*)' \((?P<file>.+):(?P<line>\d+)\)")
 
@@ -343,12 +392,18 @@ class _Sink(logging.Filter):
                 exc = record.exc_info[1] if record.exc_info else None
                 events = parse_graph_break(message, exc)
             elif kind in _CUDAGRAPHS:
-                skip = parse_cudagraph_skip(message)
+                skip = parse_cudagraph_skip(message) or parse_partition_op(message) or parse_rerecord_warning(message)
             else:
                 recompile = parse_recompile(message)
         except Exception:  # an unexpected text must never break the user's compile
             return not artifact
         for cap in _ACTIVE:
+            if kind in _CUDAGRAPHS and skip is None and cap.open_partition:
+                framed = with_partition_frame(cap.cudagraph_skips[-1], message)
+                if framed is not None:
+                    cap.cudagraph_skips[-1] = framed
+                    continue
+            cap.open_partition = skip is not None and skip.effect == "partition"
             cap.messages.append(message)
             cap.graph_breaks.extend(events)
             if recompile is not None:
@@ -370,8 +425,19 @@ def _artifact_loggers() -> list[logging.Logger]:
     return [logging.getLogger(q) for q in sorted(qnames) if q.rsplit(".__", 1)[-1] in _LISTENED]
 
 
+# Modules whose artifact loggers exist only once they are imported (at the first compile,
+# after we list the loggers): the scheduler logs graph partitions.
+_LATE_LOGGER_MODULES = ("torch._inductor.cudagraph_utils", "torch._inductor.scheduler")
+
+
 def _install() -> None:
     import torch._dynamo  # noqa: F401  (creates the artifact loggers before we look for them)
+
+    for name in _LATE_LOGGER_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:  # an older or broken Inductor: listen to what exists
+            pass
     from torch._logging import _internal
 
     # Dynamo checks log_state (is_recompiles_enabled) as well as the logger level.

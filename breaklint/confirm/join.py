@@ -100,6 +100,10 @@ def describe(event: dict[str, Any]) -> str:
         cause = " (recompile probe: other inputs)" if event.get("probe") else ""
         return f"recompile of `{event['function']}` in {stage}{cause}: {reasons}"
     if kind == "cudagraph_skip":
+        if event.get("effect") == "partition":
+            return f"op kept out of CUDA graphs (graph partition): {event['reason']}"
+        if event.get("effect") == "rerecord":
+            return f"CUDA graphs re-recorded: {event['reason']}"
         return f"cudagraphs skipped: {event['reason']}"
     if kind == "inductor_fallback":
         return f"Inductor fell back to ATen for {event['op']}"
