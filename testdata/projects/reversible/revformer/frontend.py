@@ -14,7 +14,7 @@ class FrameEncoder(nn.Module):
         hidden_states = frames[:, None]
         # Let gradient checkpointing see an input that requires grad.
         if self._requires_grad and self.training:
-            hidden_states.requires_grad = True  # miss: BL113 (values are not followed into callees yet)
+            hidden_states.requires_grad = True  # expect: BL113
         hidden_states = torch.relu(self.conv(hidden_states))
         batch, channels, steps, features = hidden_states.shape
         return self.proj(hidden_states.permute(0, 2, 1, 3).reshape(batch, steps, channels * features))
