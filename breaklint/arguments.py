@@ -36,10 +36,14 @@ from .values import UNKNOWN, FunctionValues, Kind, Value, join, literal_value
 def caller_functions(project: ProjectIndex, callers: Iterable[tuple[str, str, bool]]
                      ) -> list[tuple[FunctionInfo, bool]] | None:
     """The region's callers as functions, with whether each is an entry; None when one of them
-    cannot be found (then no call site is known for sure)."""
+    cannot be found (then no call site is known for sure). A caller in another file comes from
+    that file's tree, read for its content only: the result depends on its bytes, and the
+    reading file is not checked again against that tree (nothing here is matched by identity
+    with the reading file's nodes; see shallow.ShallowFile.content)."""
     found: list[tuple[FunctionInfo, bool]] = []
     for module_name, qualname, entry in callers:
-        matches = [m.functions[qualname] for m in project.by_name.get(module_name, []) if qualname in m.functions]
+        modules = [m.content_module for m in project.by_name.get(module_name, [])]
+        matches = [m.functions[qualname] for m in modules if qualname in m.functions]
         if len(matches) != 1:
             return None
         found.append((matches[0], entry))

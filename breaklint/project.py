@@ -207,6 +207,13 @@ class ModuleIndex:
         deep read (shallow.ShallowModuleIndex)."""
         return self.compile_sites
 
+    @property
+    def content_module(self) -> "ModuleIndex":
+        """This module as indexed from its tree, for a reader that only looks at its own code
+        (a caller's arguments, arguments.py) and never matches its nodes with another file's: a
+        shallow module builds it without a deep read (shallow.ShallowModuleIndex)."""
+        return self
+
     def __hash__(self) -> int:
         return id(self)
 

@@ -176,6 +176,10 @@ class ShallowModuleIndex(ModuleIndex):
         self._record("content")
         return self.file.content_module.compile_sites
 
+    @property
+    def content_module(self) -> ModuleIndex:
+        return self.file.content_module  # recorded as a read of its content (its bytes)
+
     @property  # type: ignore[override]
     def disabled(self) -> dict[FunctionInfo, bool]:
         self._record("disabled")
