@@ -15,7 +15,7 @@ class AxialPositions(nn.Module):
         rows, cols = self.shape
         table = torch.cat([self.rows.expand(rows, cols, -1), self.cols.expand(rows, cols, -1)], dim=-1)
         if self.training:
-            return table.reshape(rows * cols, -1)[position_ids]
+            return rescale(table.reshape(rows * cols, -1)[position_ids], 0.5)
         # Only the rows that the longest position reaches.
         needed_rows = position_ids.max().item() // cols + 1  # expect: BL101
         return table[:needed_rows].reshape(needed_rows * cols, -1)[position_ids]
@@ -27,7 +27,14 @@ class LearnedPositions(nn.Module):
         self.table = nn.Embedding(config.max_positions, config.hidden)
 
     def forward(self, position_ids):
-        return self.table(position_ids)
+        return rescale(self.table(position_ids), 1.0)
+
+
+def rescale(embeddings, factor):
+    # Every caller passes a Python float: a guard on a constant, not a tensor test.
+    if factor == 1.0:
+        return embeddings
+    return torch.mul(embeddings, factor)
 
 
 def clamp_length(steps, limit):
