@@ -692,6 +692,14 @@ TENSOR_EVIDENCE_ATTRS = (
 )
 
 
+# torch factories whose positional arguments are sizes (or range bounds), not tensors.
+SIZE_FACTORIES = frozenset(
+    f"torch.{name}" for name in ("zeros", "ones", "empty", "rand", "randn", "randint", "arange",
+                                 "linspace", "logspace", "eye", "randperm", "empty_strided", "tril_indices",
+                                 "triu_indices")
+)
+
+
 def used_as_tensor(function: cst.FunctionDef | cst.Lambda, resolve) -> set[str]:  # type: ignore[no-untyped-def]
     """Names the function body uses as tensors: `x.sum()`, `x.shape`, `torch.cat([x])`, `a @ x`."""
     found: set[str] = set()
@@ -702,9 +710,11 @@ def used_as_tensor(function: cst.FunctionDef | cst.Lambda, resolve) -> set[str]:
                 found.add(node.value.value)
 
         def visit_Call(self, node: cst.Call) -> None:
-            if (resolve(node.func) or "").startswith("torch."):
+            name = resolve(node.func) or ""
+            if name.startswith("torch."):
+                sizes = name in SIZE_FACTORIES  # `torch.zeros(bsz, n_heads)`: sizes, Python ints
                 for arg in node.args:
-                    if isinstance(arg.value, cst.Name):
+                    if isinstance(arg.value, cst.Name) and not (sizes and arg.keyword is None):
                         found.add(arg.value.value)
 
         def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:

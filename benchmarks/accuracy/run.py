@@ -56,9 +56,6 @@ _FLEX = _UNBUILT + "; and only with `attn_implementation=\"flex_attention\"`, no
 _NUMPY_PLAN = ("BigBird builds its random block plan with NumPy inside `forward`; Dynamo traces NumPy as tensors "
                "(torch._numpy), so Python code on the results breaks ({}); the linter takes NumPy on Python values "
                "for untraced Python values and has no rule for this")
-_N_HEADS = ("`range(n_heads)` where `n_heads` is a Python int (`self.num_attention_heads`, passed in); the linter "
-            "guesses a maybe-tensor because `bigbird_block_sparse_attention` passes it to torch calls (shapes), and "
-            "only follows definite values from callers; {}")
 _LONGFORMER = "transformers/models/longformer/modeling_longformer.py"
 _CALLEE_VALUES = "is a parameter of a callee, and values are not followed into callees (unknown values are not reported)"
 CAUSES = {
@@ -85,10 +82,6 @@ CAUSES = {
     f"{_W2V}:163": "`.tolist()` of the attention mask, only when an `attention_mask` is passed; these calls pass none",
     f"{_BIGBIRD}:1912": "only for inputs too short for block-sparse attention (<= 18 tokens with this config; these have "
                         "32); the branch also switches the attention type, so it is not a warning-only branch",
-    f"{_BIGBIRD}:555": _N_HEADS.format("and the branch (`from_seq_len in [1024, 3072, 4096]`) is not taken"),
-    f"{_BIGBIRD}:845": _N_HEADS.format("and it is under `if output_attentions:`, which these calls do not ask for"),
-    f"{_BIGBIRD}:887": _N_HEADS.format("and it is under `if output_attentions:`, which these calls do not ask for"),
-    f"{_BIGBIRD}:914": _N_HEADS.format("and it is under `if output_attentions:`, which these calls do not ask for"),
     f"{_LONGFORMER}:890": "a real `.nonzero()` in `_get_global_attn_indices`, called only under `if is_global_attn:` (a "
                           "Python bool from the `.item()` of line 1243); these inputs have no global attention",
     f"{_LONGFORMER}:898": "as for line 890: only with global attention, which these inputs do not have",
