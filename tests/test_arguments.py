@@ -64,6 +64,26 @@ def model(calls: str, helper: str = PICK) -> dict[str, str]:
             "model.py": f"import torch\nfrom helpers import pick\n\n@torch.compile\ndef step(x):\n{body}\n"}
 
 
+def test_bind_places_arguments_as_python_does() -> None:
+    import libcst as cst
+
+    from breaklint.binding import bind
+    from breaklint.project import FunctionHeader
+
+    fn = cst.parse_statement("def f(self, a, b=1, *rest, c, **kw): pass")
+    header = FunctionHeader.of(fn, is_method=True)  # type: ignore[arg-type]
+
+    def bound(call: str, implicit: int = 1) -> tuple[dict[str, str], bool]:
+        result = bind(cst.parse_expression(call), header, implicit)  # type: ignore[arg-type]
+        return {k: cst.Module([]).code_for_node(v) for k, v in result.args.items()}, result.unpacked
+
+    assert bound("obj.f(x, y, z, c=w)") == ({"a": "x", "b": "y", "c": "w"}, False)  # z goes to *rest
+    assert bound("obj.f(c=w, a=x)") == ({"a": "x", "c": "w"}, False)
+    assert bound("f(s, x)", implicit=0) == ({"self": "s", "a": "x"}, False)
+    assert bound("obj.f(*xs, y)") == ({}, True)  # where y lands is unknown
+    assert bound("obj.f(x, **kw)") == ({"a": "x"}, True)
+
+
 def test_join_keeps_only_what_every_site_agrees_on() -> None:
     assert join([TENSOR, TENSOR]) == TENSOR
     assert join([MASK, MASK]) == MASK
