@@ -9,8 +9,8 @@ from typing import Iterable
 
 import libcst as cst
 
-from .finding import Region
 from .binding import bind
+from .finding import Region
 from .names import dotted
 from .project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
 
@@ -63,10 +63,11 @@ class CallResolver:
         direct = self.function_refs(callee, scope)
         if direct:
             return direct
-        params = self._passed if self.arguments is not None else None
+        params = self.passed_classes if self.arguments is not None else None
         return self.forwards(self.project.instance_classes(callee, scope, scope.module, params=params))
 
-    def _passed(self, fn: FunctionInfo, name: str) -> list[ClassInfo]:
+    def passed_classes(self, fn: FunctionInfo, name: str) -> list[ClassInfo]:
+        """The module classes that calls in the region pass to fn's parameter `name`."""
         return (self.arguments or {}).get((fn, name), [])
 
     def bound_targets(self, call: cst.Call, scope: FunctionInfo) -> list[tuple[FunctionInfo, int | None]]:
@@ -288,7 +289,7 @@ def _pass_instances(project: ProjectIndex, resolver: CallResolver, call: cst.Cal
     for name, expr in bind(call, callee.header, implicit).args.items():
         if not isinstance(expr, (cst.Name, cst.Attribute)):
             continue
-        classes = project.instance_classes(expr, caller, caller.module, params=resolver._passed)
+        classes = project.instance_classes(expr, caller, caller.module, params=resolver.passed_classes)
         if not classes:
             continue
         known = resolver.arguments.setdefault((callee, name), [])  # type: ignore[union-attr]

@@ -9,11 +9,11 @@ from typing import Callable, ClassVar
 
 import libcst as cst
 
+from .arguments import caller_functions, passed_values
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
 from .project import FunctionInfo, ModuleIndex, ProjectIndex
 from .regions import CallResolver
 from .source import ParsedFile
-from .arguments import caller_functions, passed_values
 from .values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion
 from .walk import OwnCode, visit
