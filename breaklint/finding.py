@@ -54,6 +54,10 @@ class Region:
     # it non-strictly (Python side effects run, data-dependent values still break).
     nonstrict: bool = False
     entry_module: str = ""  # the module that defines the entry (rules read its config and decorators)
+    # The region's functions that call this one, as (module, qualname, is an entry), when calls
+    # are the only way the region reaches it (else empty): its parameters take the values they
+    # pass (breaklint/arguments.py).
+    callers: tuple[tuple[str, str, bool], ...] = ()
 
     def describe(self) -> str:
         return f"`{self.entry}` via {self.site}"

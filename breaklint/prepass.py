@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 from .names import ImportTable
 from .patterns import FALSE_WHILE_COMPILING, TRUE_WHILE_COMPILING, TRUE_WHILE_COMPILING_WRAPPERS
 from .project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
-from .summary import Bindings, ClassSummary, Expr, FunctionSummary, ModuleSummary, SiteSummary
+from .summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, ModuleSummary, SiteSummary
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from .project import Assigned, ModuleIndex
 
 _DOTTED = (ast.Name, ast.Attribute)
@@ -65,10 +67,13 @@ class _Function:
     """A FunctionSummary being built."""
 
     def __init__(self, qualname: str, name: str, class_index: int, parent: int, self_name: str | None,
-                 params: tuple[str, ...], line: int, decorators: tuple[Expr, ...]) -> None:
+                 params: tuple[str, ...], line: int, decorators: tuple[Expr, ...],
+                 positional: tuple[str, ...]) -> None:
         self.qualname, self.name, self.class_index, self.parent = qualname, name, class_index, parent
         self.self_name, self.params, self.line, self.decorators = self_name, params, line, decorators
+        self.positional = positional
         self.calls: list[Expr] = []
+        self.call_args: list[CallArgs] = []
         self.refs: list[Expr] = []
         self.assigns: dict[str, list[tuple[Expr, bool]]] = {}
         self.nested: list[int] = []
@@ -78,7 +83,7 @@ class _Function:
         return FunctionSummary(
             self.qualname, self.name, self.class_index, self.parent, self.self_name, tuple(sorted(self.params)),
             tuple(self.calls), tuple(self.refs), _freeze(self.assigns), tuple(self.nested),
-            tuple(sorted(self.global_names)), self.line, self.decorators,
+            tuple(sorted(self.global_names)), self.line, self.decorators, self.positional, tuple(self.call_args),
         )
 
 
@@ -197,7 +202,8 @@ class _Walker:
         info = _Function(self._prefix() + node.name, node.name, self.class_stack[-1] if in_class else -1,
                          parent, self_name, params,
                          self._at_sign_line(node.decorator_list[0]) if node.decorator_list else node.lineno,
-                         tuple(self.text(d) for d in node.decorator_list))
+                         tuple(self.text(d) for d in node.decorator_list),
+                         tuple(a.arg for a in (*args.posonlyargs, *args.args)))
         self.functions.append(info)
         if in_class:
             pass  # methods are read back from class_index, in this same order
@@ -416,6 +422,7 @@ class _Walker:
         fn = self._current()
         if fn is not None and not self.untraced_depth:
             fn.calls.append(self.text(node.func))
+            fn.call_args.append(self._arg_layout(node))
             for _, value in args if not self._disables_its_argument(node, args) else ():
                 if isinstance(value, _DOTTED) or (isinstance(value, ast.Constant) and _is_singleton(value.value)):
                     fn.refs.append(self.text(value))
@@ -431,6 +438,18 @@ class _Walker:
             return False
         return all(not (isinstance(value, ast.Constant) and value.value is False)
                    for keyword, value in args if keyword == "recursive")
+
+    def _arg_layout(self, node: ast.Call) -> CallArgs:
+        """summary.CallArgs of a call, as libcst orders its arguments (source order)."""
+        items: list[tuple[tuple[int, int], str | None, ast.expr]] = []
+        for arg in node.args:
+            star = isinstance(arg, ast.Starred)
+            items.append(((arg.lineno, arg.col_offset), "*" if star else None, arg.value if star else arg))
+        for keyword in node.keywords:
+            items.append(((keyword.lineno, keyword.col_offset), keyword.arg or "**", keyword.value))
+        items.sort(key=lambda item: item[0])
+        layout = tuple((kw, self.text(value) if isinstance(value, _DOTTED) else None) for _, kw, value in items)
+        return layout if any(text is not None for _, text in layout) else ()
 
     def _self_registration(self, fn: _Function, node: ast.Call, args: list[tuple[Optional[str], ast.expr]]) -> None:
         func = node.func
@@ -542,6 +561,18 @@ def _is_concatenation(text: str) -> bool:
     return len(tokens) != 1
 
 
+def _layout(call: cst.Call, code: Callable[[cst.CSTNode], str]) -> CallArgs:
+    """summary.CallArgs of a libcst call, as _Walker._arg_layout makes them."""
+    import libcst as cst  # the pre-pass itself never needs libcst
+
+    layout = tuple(
+        ("*" if arg.star == "*" else "**" if arg.star == "**" else arg.keyword.value if arg.keyword else None,
+         code(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None)
+        for arg in call.args
+    )
+    return layout if any(text is not None for _, text in layout) else ()
+
+
 def summary_from_index(module: ModuleIndex) -> ModuleSummary:
     """The summary of a libcst-built index: for the files `ast` rejects but libcst reads (newer
     syntax than the running Python's), and to hold the two indexers to the same result."""
@@ -560,7 +591,8 @@ def summary_from_index(module: ModuleIndex) -> ModuleSummary:
             tuple(code(ref) for ref in fn.refs), bindings(fn.assigns),
             tuple(defined[id(inner)] for inner in fn.nested), tuple(sorted(fn.global_names)),
             module.file.line(fn.node.decorators[0] if fn.node.decorators else fn.node.name),
-            tuple(code(d.decorator) for d in fn.node.decorators),
+            tuple(code(d.decorator) for d in fn.node.decorators), fn.header.positional,
+            tuple(_layout(call, code) for call in fn.calls),
         )
         for fn in module.defined
     )

@@ -38,6 +38,8 @@ MODULE_CHAIN_METHODS = frozenset(
     {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
      "requires_grad_", "type", "to_empty", "share_memory"}
 )
+# Builtins whose result iterates over the elements of their arguments.
+ITERATING_BUILTINS = frozenset({"zip", "enumerate", "reversed", "iter", "list", "tuple"})
 MODULE_CONTAINERS = frozenset(
     {"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict",
      "torch.nn.modules.container.ModuleList", "torch.nn.modules.container.Sequential",
@@ -52,6 +54,7 @@ class FunctionHeader:
     name: str
     self_name: str | None  # the first parameter of a method (usually `self`), unless static/class
     params: frozenset[str]  # every parameter name
+    positional: tuple[str, ...] = ()  # the positional parameters in order (positional-only, then plain)
 
     @classmethod
     def of(cls, node: FunctionNode, is_method: bool) -> "FunctionHeader":
@@ -62,7 +65,8 @@ class FunctionHeader:
             self_name = first[0].name.value if first else None
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-        return cls(node.name.value, self_name, frozenset(p.name.value for p in every))
+        positional = tuple(p.name.value for p in (*params.posonly_params, *params.params))
+        return cls(node.name.value, self_name, frozenset(p.name.value for p in every), positional)
 
 
 @dataclass(eq=False)
@@ -202,6 +206,13 @@ class ModuleIndex:
         options) and never matches them with the index's: a shallow module reads them without a
         deep read (shallow.ShallowModuleIndex)."""
         return self.compile_sites
+
+    @property
+    def content_module(self) -> "ModuleIndex":
+        """This module as indexed from its tree, for a reader that only looks at its own code
+        (a caller's arguments, arguments.py) and never matches its nodes with another file's: a
+        shallow module builds it without a deep read (shallow.ShallowModuleIndex)."""
+        return self
 
     def __hash__(self) -> int:
         return id(self)
@@ -436,6 +447,8 @@ def build_module_index(parsed: ParsedFile) -> ModuleIndex:
 
 
 Definition = Union[FunctionInfo, ClassInfo]
+# What a parameter was passed, for instance_classes: (function, parameter name) -> classes.
+ParamClasses = Callable[[FunctionInfo, str], "list[ClassInfo]"]
 
 
 @dataclass(frozen=True)
@@ -630,9 +643,12 @@ class ProjectIndex:
 
     # --- instances ----------------------------------------------------------------------
     def instance_classes(
-        self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex, depth: int = 0
+        self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex, depth: int = 0,
+        params: ParamClasses | None = None,
     ) -> list[ClassInfo]:
-        """Project classes whose instances `expr` may hold; containers are flattened to elements."""
+        """Project classes whose instances `expr` may hold; containers are flattened to elements.
+        `params(fn, name)`: what a parameter of fn was passed (the region analysis knows its
+        callers); without it a parameter holds nothing known."""
         if depth > 6:
             return []
         found: list[ClassInfo] = []
@@ -642,28 +658,36 @@ class ProjectIndex:
             if cls is not None:
                 return [cls]
             if isinstance(func, cst.Attribute) and func.attr.value in MODULE_CHAIN_METHODS:
-                return self.instance_classes(func.value, scope, module, depth + 1)
-            name = module.imports.resolve(func)
-            if name in ITERATION_WRAPPERS and not (scope is not None and self.bound_values(name, scope, module)):
-                # `for res, attn in zip(self.res, self.attn)`: the elements of every argument
-                # (which element went to which target is not kept: each may be any of them).
-                for arg in expr.args:
-                    found.extend(self.instance_classes(arg.value, scope, module, depth + 1))
-                return found
-            if name in MODULE_CONTAINERS:
+                return self.instance_classes(func.value, scope, module, depth + 1, params)
+            qualified = module.imports.resolve(func)
+            if qualified in MODULE_CONTAINERS:
                 for arg in expr.args:
                     for inner in _constructor_calls(arg.value):
-                        found.extend(self.instance_classes(inner, scope, module, depth + 1))
+                        found.extend(self.instance_classes(inner, scope, module, depth + 1, params))
+            elif qualified in ITERATING_BUILTINS and not (scope is not None and self.bound_values(qualified, scope, module)):
+                # `for res, attn in zip(self.res, self.attn)`, `enumerate(blocks)`: the elements of
+                # every argument (which went to which target is not kept: each may be any of them).
+                for arg in expr.args:
+                    found.extend(self.instance_classes(arg.value, scope, module, depth + 1, params))
             return found
         if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
             for inner in _constructor_calls(expr):
-                found.extend(self.instance_classes(inner, scope, module, depth + 1))
+                found.extend(self.instance_classes(inner, scope, module, depth + 1, params))
+            return found
+        if isinstance(expr, cst.IfExp):  # `A(config) if flag else B(config)`: either one
+            for branch in (expr.body, expr.orelse):
+                found.extend(self.instance_classes(branch, scope, module, depth + 1, params))
             return found
         if isinstance(expr, cst.Subscript):
-            return self.instance_classes(expr.value, scope, module, depth + 1)
+            return self.instance_classes(expr.value, scope, module, depth + 1, params)
         if isinstance(expr, cst.Name):
-            for value in self.bound_values(expr.value, scope, module):
-                found.extend(self.instance_classes(value.expr, scope, module, depth + 1))
+            bound = self.bound_values(expr.value, scope, module)
+            for value in bound:
+                found.extend(self.instance_classes(value.expr, scope, module, depth + 1, params))
+            if not bound and params is not None:
+                owner = _parameter_owner(expr.value, scope)
+                if owner is not None:
+                    found.extend(params(owner, expr.value))
             return found
         if isinstance(expr, cst.Attribute):
             owner = self.self_class(expr.value, scope)
@@ -691,8 +715,17 @@ class ProjectIndex:
         return None
 
 
-# Builtins that iterate their arguments' elements: `zip(a, b)`, `enumerate(a)`, `reversed(a)`.
-ITERATION_WRAPPERS = frozenset({"zip", "enumerate", "reversed", "iter", "list", "tuple"})
+def _parameter_owner(name: str, scope: FunctionInfo | None) -> FunctionInfo | None:
+    """The function (scope or one enclosing it) whose parameter `name` is, unless a nearer one
+    binds the name locally."""
+    fn = scope
+    while fn is not None:
+        if name in fn.assigns and name not in fn.global_names:
+            return None
+        if name in fn.header.params:
+            return fn
+        fn = fn.parent
+    return None
 
 
 def _constructor_calls(expr: cst.BaseExpression) -> Iterator[cst.Call]:

@@ -9,7 +9,9 @@ from typing import Iterable
 
 import libcst as cst
 
+from .binding import bind
 from .finding import Region
+from .names import dotted
 from .project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
 
 PARTIAL_NAMES = frozenset({"functools.partial"})
@@ -37,10 +39,16 @@ class EntryPoint:
 
 
 class CallResolver:
-    """Resolves callee expressions inside one function to project functions."""
+    """Resolves callee expressions inside one function to project functions.
 
-    def __init__(self, project: ProjectIndex) -> None:
+    `arguments`: what the region analysis learnt that parameters were passed (module instances,
+    see compute_regions); without it a call through a parameter (`for layer in layers:
+    layer(x)`) resolves to nothing."""
+
+    def __init__(self, project: ProjectIndex, arguments: dict[tuple[FunctionInfo, str], list[ClassInfo]] | None = None
+                 ) -> None:
         self.project = project
+        self.arguments = arguments
 
     def callees(self, fn: FunctionInfo) -> list[FunctionInfo]:
         found: list[FunctionInfo] = list(fn.nested)
@@ -55,7 +63,37 @@ class CallResolver:
         direct = self.function_refs(callee, scope)
         if direct:
             return direct
-        return self.forwards(self.project.instance_classes(callee, scope, scope.module))
+        params = self.passed_classes if self.arguments is not None else None
+        return self.forwards(self.project.instance_classes(callee, scope, scope.module, params=params))
+
+    def passed_classes(self, fn: FunctionInfo, name: str) -> list[ClassInfo]:
+        """The module classes that calls in the region pass to fn's parameter `name`."""
+        return (self.arguments or {}).get((fn, name), [])
+
+    def bound_targets(self, call: cst.Call, scope: FunctionInfo) -> list[tuple[FunctionInfo, int | None]]:
+        """call_targets with, for each, how many leading parameters the call binds by itself
+        (`self`, an autograd.Function's `ctx`), or None when its arguments do not go to that
+        function's parameters (`backward`, reached through `apply`)."""
+        func = call.func
+        found = []
+        for target in self.call_targets(func, scope):
+            found.append((target, self._implicit(func, target, scope)))
+        return found
+
+    def _implicit(self, func: cst.BaseExpression, target: FunctionInfo, scope: FunctionInfo) -> int | None:
+        applied = isinstance(func, cst.Attribute) and func.attr.value == "apply"
+        if applied and target.class_info is not None and is_autograd_function(self.project, target.class_info):
+            return 1 if target.name == "forward" else None
+        if target.class_info is None:
+            return 0
+        decorators = {dotted(d.decorator) for d in target.node.decorators}
+        if "staticmethod" in decorators:
+            return 0
+        if "classmethod" in decorators:
+            return 1
+        if isinstance(func, cst.Attribute) and self.project.resolve_class(func.value, scope.module) is not None:
+            return 0  # `Base.method(self, x)`: unbound, `self` is passed
+        return 1
 
     def function_refs(self, expr: cst.BaseExpression, scope: FunctionInfo | None) -> list[FunctionInfo]:
         """Functions that `expr` names: `helper`, `self.method`, `super().forward`, `mod.fn`."""
@@ -191,9 +229,16 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
     """Breadth-first from the entry points, so each function gets its shortest call chain.
 
     Explicit compile sites are walked first: a `forward` reached from `torch.compile(model)`
-    is labelled with that call, not with the assume-forward switch."""
-    resolver = CallResolver(project)
+    is labelled with that call, not with the assume-forward switch.
+
+    Module instances passed as arguments are followed into the callee's parameters (`apply(h,
+    self.layers)` and then `for layer in layers: layer(h)`): a function whose parameters were
+    passed new classes is walked again, until nothing new is learnt (the sets only grow)."""
+    arguments: dict[tuple[FunctionInfo, str], list[ClassInfo]] = {}
+    resolver = CallResolver(project, arguments)
     regions: dict[FunctionInfo, Region] = {}
+    callers: dict[FunctionInfo, set[FunctionInfo]] = {}
+    otherwise: set[FunctionInfo] = set()  # reached as a nested def or a function passed as a value
     explicit = [e for e in entries if e.site != ASSUMED]
     assumed = [e for e in entries if e.site == ASSUMED]
     for batch in (explicit, assumed):
@@ -208,7 +253,17 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
         while queue:
             fn = queue.popleft()
             region = regions[fn]
-            for callee in resolver.callees(fn):
+            reached: list[FunctionInfo] = []
+            for call in fn.calls:
+                for callee, implicit in resolver.bound_targets(call, fn):
+                    reached.append(callee)
+                    callers.setdefault(callee, set()).add(fn)
+                    if implicit is not None and _pass_instances(project, resolver, call, fn, callee, implicit):
+                        if callee in regions and callee not in queue:
+                            queue.append(callee)  # walk it again: its calls may reach more now
+            others = [*fn.nested, *(t for ref in fn.refs for t in resolver.function_refs(ref, fn))]
+            otherwise.update(others)
+            for callee in [*others[: len(fn.nested)], *reached, *others[len(fn.nested):]]:
                 if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
                     continue
                 nonstrict = region.nonstrict or escape_hatch(callee) in NONSTRICT_NAMES
@@ -219,7 +274,30 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
     # recursive=False its callees still are (they get frames of their own), so it was walked.
     for fn in [fn for fn in regions if _disabled(fn, recursive_only=False)]:
         del regions[fn]
+    for fn, region in regions.items():
+        if len(region.path) > 1 and fn not in otherwise and fn in callers:
+            regions[fn] = replace(region, callers=tuple(sorted(
+                (c.module.name, c.qualname, c in regions and regions[c].path == (c.qualname,)) for c in callers[fn])))
     return regions
+
+
+def _pass_instances(project: ProjectIndex, resolver: CallResolver, call: cst.Call, caller: FunctionInfo,
+                    callee: FunctionInfo, implicit: int) -> bool:
+    """Record the module classes that `call` passes to `callee`'s parameters (Name/Attribute
+    arguments, as the summaries keep them); whether any parameter got a new one."""
+    grew = False
+    for name, expr in bind(call, callee.header, implicit).args.items():
+        if not isinstance(expr, (cst.Name, cst.Attribute)):
+            continue
+        classes = project.instance_classes(expr, caller, caller.module, params=resolver.passed_classes)
+        if not classes:
+            continue
+        known = resolver.arguments.setdefault((callee, name), [])  # type: ignore[union-attr]
+        for cls in classes:
+            if cls not in known:
+                known.append(cls)
+                grew = True
+    return grew
 
 
 def is_autograd_function(project: ProjectIndex, cls: ClassInfo) -> bool:

@@ -9,6 +9,7 @@ from typing import Callable, ClassVar
 
 import libcst as cst
 
+from .arguments import caller_functions, passed_values
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
 from .patterns import value_while_compiling
 from .project import FunctionInfo, ModuleIndex, ProjectIndex
@@ -54,6 +55,7 @@ class FileContext:
     emit: Callable[[Finding], None]
     function_stack: list[FunctionInfo] = field(default_factory=list)
     _values: dict[FunctionInfo, FunctionValues] = field(default_factory=dict)
+    _computing: set[FunctionInfo] = field(default_factory=set)
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
     # Lines where one rule already reported a break that several rules see (a nonstrict_trace
@@ -77,12 +79,39 @@ class FileContext:
     def value(self, node: cst.BaseExpression) -> Value:
         if not self.function_stack:
             return UNKNOWN
-        outer = self.function_stack[0]
-        if outer not in self._values:  # nested functions share their outermost function's pass
-            region = self.regions.get(outer)
-            entry = region.path == (outer.qualname,) if region else self.scope_all
-            self._values[outer] = FunctionValues(outer, self.project, entry=entry)
-        return self._values[outer].of(node)
+        values = self.function_values(self.function_stack[0])
+        return values.of(node) if values is not None else UNKNOWN
+
+    def function_values(self, fn: FunctionInfo, entry: bool = False) -> FunctionValues | None:
+        """The value pass of fn's outermost function (nested functions share it), made once;
+        None while it is being made (a cycle of callers, see arguments.py). A function of this
+        file is judged with what its callers pass; one of another file (a caller) from its own
+        body, `entry` saying whether it is an entry point."""
+        while fn.parent is not None:
+            fn = fn.parent
+        if fn in self._computing:
+            return None
+        if fn not in self._values:
+            self._computing.add(fn)
+            try:
+                self._values[fn] = self._make_values(fn, entry)
+            finally:
+                self._computing.discard(fn)
+        return self._values[fn]
+
+    def _make_values(self, fn: FunctionInfo, entry: bool) -> FunctionValues:
+        if fn.module is not self.module:
+            return FunctionValues(fn, self.project, entry=entry)
+        region = self.regions.get(fn)
+        entry = region.path == (fn.qualname,) if region else self.scope_all
+        passed: dict[str, Value] = {}
+        if region is not None and region.callers and not entry:
+            callers = caller_functions(self.project, region.callers)
+            if callers is not None:
+                flags = {c: is_entry for c, is_entry in callers}
+                passed = passed_values(fn, [c for c, _ in callers], CallResolver(self.project),
+                                       lambda caller: self.function_values(caller, flags[caller]))
+        return FunctionValues(fn, self.project, entry=entry, arguments=passed)
 
     def in_loop(self, node: cst.CSTNode) -> bool:
         """Whether `node` sits in the body of a for/while loop of its own function (not in a

@@ -20,9 +20,10 @@ import libcst as cst
 from .finding import Span
 from .lazy import LazyNode, real_node
 from .names import ImportTable
-from .project import Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo, ModuleIndex
+from .project import (UNREADABLE, Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo,
+                      ModuleIndex)
 from .source import ParsedFile
-from .summary import Bindings, ClassSummary, FunctionSummary, ModuleSummary
+from .summary import Bindings, CallArgs, ClassSummary, FunctionSummary, ModuleSummary
 
 Promote = Callable[[], ModuleIndex]
 
@@ -175,6 +176,10 @@ class ShallowModuleIndex(ModuleIndex):
         self._record("content")
         return self.file.content_module.compile_sites
 
+    @property
+    def content_module(self) -> ModuleIndex:
+        return self.file.content_module  # recorded as a read of its content (its bytes)
+
     @property  # type: ignore[override]
     def disabled(self) -> dict[FunctionInfo, bool]:
         self._record("disabled")
@@ -208,7 +213,7 @@ class ShallowFunctionInfo(FunctionInfo):
         self.nested = []
         self.global_names = set(summary.global_names)
         self.ordinal = ordinal
-        self.header = FunctionHeader(summary.name, summary.self_name, frozenset(summary.params))
+        self.header = FunctionHeader(summary.name, summary.self_name, frozenset(summary.params), summary.positional)
         self._summary = summary
         self._fragments = fragments
         self._promote = promote
@@ -232,7 +237,9 @@ class ShallowFunctionInfo(FunctionInfo):
     @property  # type: ignore[override]
     def calls(self) -> list[cst.Call]:
         if self._calls is None:
-            self._calls = [cst.Call(func=self._fragments(text).node) for text in self._summary.calls]
+            fragments = self._fragments
+            self._calls = [cst.Call(func=fragments(text).node, args=_arguments(layout, fragments))
+                           for text, layout in zip(self._summary.calls, self._summary.call_args)]
         return self._calls
 
     @property  # type: ignore[override]
@@ -249,6 +256,21 @@ class ShallowFunctionInfo(FunctionInfo):
 
     def __repr__(self) -> str:
         return f"<ShallowFunctionInfo {self.module.name}:{self.qualname}>"
+
+
+def _arguments(layout: CallArgs, fragments: Fragments) -> tuple[cst.Arg, ...]:
+    """A call's arguments as the summary keeps them: the Name/Attribute ones as written, the
+    others as a name that nothing binds (the resolvers only follow Name/Attribute arguments)."""
+    args = []
+    for keyword, text in layout:
+        value = fragments(text).node if text is not None else cst.Name(UNREADABLE)
+        if keyword in ("*", "**"):
+            args.append(cst.Arg(value=value, star=keyword))
+        elif keyword is not None:
+            args.append(cst.Arg(value=value, keyword=cst.Name(keyword)))
+        else:
+            args.append(cst.Arg(value=value))
+    return tuple(args)
 
 
 class ShallowClassInfo(ClassInfo):

@@ -15,8 +15,13 @@ from dataclasses import dataclass
 Expr = str
 # `name -> values`, in the order the bindings were seen; a value is (expression, iterated).
 Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
+# A call's arguments in source order, each (keyword, text): keyword None for a positional
+# argument, "*" / "**" for unpacking; the text only for a Name/Attribute argument (the region
+# analysis follows those into the callee's parameters), else None. A call without a
+# Name/Attribute argument keeps ().
+CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 4  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 5  # bump when the fields below change: cached summaries are then ignored
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,8 @@ class FunctionSummary:
     global_names: tuple[str, ...]
     line: int  # where the def starts: its first decorator's `@`, else `def`
     decorators: tuple[Expr, ...]
+    positional: tuple[str, ...]  # the positional parameters in order (positional-only, then plain)
+    call_args: tuple[CallArgs, ...]  # the arguments of each call, as `calls` (() when none is followed)
 
 
 @dataclass(frozen=True)

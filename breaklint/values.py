@@ -2,7 +2,8 @@
 
 A branch only breaks the graph when it tests a tensor, so rules ask here before they report.
 One forward pass per function in source order; the last binding seen wins (good enough for
-the straight-line code that forward methods are made of). Unknown never becomes a tensor.
+the straight-line code that forward methods are made of). Unknown never becomes a tensor; a
+helper's parameters hold what its callers pass (breaklint/arguments.py).
 """
 
 from __future__ import annotations
@@ -109,6 +110,24 @@ def combine(*values: Value) -> Value:
     return UNKNOWN
 
 
+def join(values: list[Value]) -> Value:
+    """What a parameter holds when call sites pass it these values (breaklint/arguments.py):
+    one kind everywhere, or tensor-ish everywhere (maybe-tensor); else unknown."""
+    kinds = {v.kind for v in values}
+    boolean = all(v.boolean for v in values)
+    if len(kinds) == 1:
+        kind = kinds.pop()
+        return Value(kind, boolean and kind in (Kind.TENSOR, Kind.MAYBE_TENSOR))
+    if kinds <= {Kind.TENSOR, Kind.MAYBE_TENSOR}:
+        return Value(Kind.MAYBE_TENSOR, boolean)
+    return UNKNOWN
+
+
+def literal_value(expr: cst.BaseExpression) -> Value:
+    """A parameter's default as a value: a literal (None included) is a Python value."""
+    return PYTHON if _is_literal(expr) else UNKNOWN
+
+
 def _as_bool(value: Value) -> Value:
     return Value(value.kind, True) if value.tensorish else value
 
@@ -116,11 +135,17 @@ def _as_bool(value: Value) -> Value:
 class FunctionValues:
     """Values of every expression in one function (and the functions nested in it)."""
 
-    def __init__(self, fn: FunctionInfo, project: ProjectIndex, entry: bool = False) -> None:
+    def __init__(self, fn: FunctionInfo, project: ProjectIndex, entry: bool = False,
+                 arguments: Mapping[str, Value] | None = None) -> None:
         self.fn = fn
         # The arguments of an entry point are what torch.compile is called with: tensors, most
-        # likely. A helper's arguments only count as tensors with evidence in its body.
+        # likely. A helper's arguments are what its callers in the region pass (`arguments`,
+        # from breaklint/arguments.py), else they only count as tensors with evidence in its body.
         self.entry = entry
+        self.arguments = arguments or {}
+        # fn's parameters that are maybe-tensors only by that evidence (a guess: a name passed
+        # to a torch call may be a shape int): not passed on to callees as they are.
+        self.guessed: set[str] = set()
         self.project = project
         self.results: dict[cst.CSTNode, Value] = {}
         self._evidence_cache: dict[cst.CSTNode, set[str]] = {}
@@ -159,12 +184,18 @@ class FunctionValues:
     def _param_value(self, param: cst.Param, owner: cst.FunctionDef | cst.Lambda, outermost: bool) -> Value:
         if param.annotation is not None:
             return _annotation_value(param.annotation.annotation)
+        if outermost and param.name.value in self.arguments:
+            return self.arguments[param.name.value]
         default = param.default
         if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
             return PYTHON if _is_literal(default) else UNKNOWN
         if outermost and self.entry and default is None:
             return MAYBE
-        return MAYBE if param.name.value in self._evidence(owner) else UNKNOWN
+        if param.name.value in self._evidence(owner):
+            if outermost:
+                self.guessed.add(param.name.value)
+            return MAYBE
+        return UNKNOWN
 
     def _evidence(self, owner: cst.FunctionDef | cst.Lambda) -> set[str]:
         if owner not in self._evidence_cache:
@@ -662,6 +693,14 @@ TENSOR_EVIDENCE_ATTRS = (
 )
 
 
+# torch factories whose positional arguments are sizes (or range bounds), not tensors.
+SIZE_FACTORIES = frozenset(
+    f"torch.{name}" for name in ("zeros", "ones", "empty", "rand", "randn", "randint", "arange",
+                                 "linspace", "logspace", "eye", "randperm", "empty_strided", "tril_indices",
+                                 "triu_indices")
+)
+
+
 def used_as_tensor(function: cst.FunctionDef | cst.Lambda, resolve) -> set[str]:  # type: ignore[no-untyped-def]
     """Names the function body uses as tensors: `x.sum()`, `x.shape`, `torch.cat([x])`, `a @ x`."""
     found: set[str] = set()
@@ -672,9 +711,11 @@ def used_as_tensor(function: cst.FunctionDef | cst.Lambda, resolve) -> set[str]:
                 found.add(node.value.value)
 
         def visit_Call(self, node: cst.Call) -> None:
-            if (resolve(node.func) or "").startswith("torch."):
+            name = resolve(node.func) or ""
+            if name.startswith("torch."):
+                sizes = name in SIZE_FACTORIES  # `torch.zeros(bsz, n_heads)`: sizes, Python ints
                 for arg in node.args:
-                    if isinstance(arg.value, cst.Name):
+                    if isinstance(arg.value, cst.Name) and not (sizes and arg.keyword is None):
                         found.add(arg.value.value)
 
         def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:

@@ -403,6 +403,115 @@ def test_autograd_function_apply_reaches_forward_and_backward(tmp_path, check) -
     assert chains[6] == ("f", "Scale.forward", "helper")
 
 
+def test_modules_passed_to_apply_are_followed_into_the_layers_it_runs(tmp_path, check) -> None:
+    """Reformer's shape: `_ReversibleFunction.apply(h, self.layers, masks)`, whose forward runs
+    `for i, (layer, mask) in enumerate(zip(layers, masks)): layer(h)`."""
+    root = project(tmp_path, {
+        "rev.py": f"""
+            import torch
+            from torch import nn
+            from torch.autograd import Function
+
+            class Block(nn.Module):
+                def forward(self, h):
+                    return {ITEM}
+
+            class Reversible(Function):
+                @staticmethod
+                def forward(ctx, hidden, layers, masks):
+                    for i, (layer, mask) in enumerate(zip(layers, masks)):
+                        hidden = layer(hidden * mask)
+                    return hidden
+
+                @staticmethod
+                def backward(ctx, grad):
+                    return grad, None, None
+            """,
+        "m.py": """
+            import torch
+            from torch import nn
+            from rev import Block, Reversible
+
+            class Encoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = nn.ModuleList([Block() for _ in range(2)])
+
+                def forward(self, h):
+                    return Reversible.apply(h, self.layers, torch.ones(2))
+
+            model = torch.compile(Encoder())
+            """,
+    })
+    result = check([root], root=root, assume_forward_compiled=False)
+    assert flagged(result) == {("rev.py", 8)}
+    chains = {f.span.start_line: f.region.path for f in result.findings}
+    assert chains[8] == ("Encoder.forward", "Reversible.forward", "Block.forward")
+
+
+def test_modules_passed_to_a_helper_are_followed_only_where_it_calls_them(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"""
+        import torch
+        from torch import nn
+
+        class Used(nn.Module):
+            def forward(self, h):
+                return {ITEM}
+
+        class Counted(nn.Module):
+            def forward(self, h):
+                return {ITEM}  # never called: its parameters are only counted
+
+        def run_all(blocks, h):
+            for block in blocks:
+                h = block(h)
+            return h
+
+        def size(block):
+            return sum(p.numel() for p in block.parameters())
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([Used(), Used()])
+                self.counted = Counted()
+
+            def forward(self, h):
+                return run_all(self.blocks, h) * size(self.counted)
+
+        model = torch.compile(Net())
+        """})
+    assert flagged(check([root], root=root, assume_forward_compiled=False)) == {("m.py", 7)}
+
+
+def test_a_submodule_chosen_by_a_flag_may_be_either(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": f"""
+        import torch
+        from torch import nn
+
+        class Axial(nn.Module):
+            def forward(self, ids):
+                return {ITEM}
+
+        class Learned(nn.Module):
+            def forward(self, ids):
+                return ids * 2
+
+        class Net(nn.Module):
+            def __init__(self, axial=True):
+                super().__init__()
+                self.positions = (
+                    Axial() if axial else Learned()
+                )
+
+            def forward(self, ids):
+                return self.positions(ids)
+
+        model = torch.compile(Net())
+        """})
+    assert flagged(check([root], root=root, assume_forward_compiled=False)) == {("m.py", 7)}
+
+
 def test_autograd_function_that_is_not_applied_is_not_a_region(tmp_path, check) -> None:
     root = project(tmp_path, {"m.py": f"""
         import torch

@@ -57,6 +57,7 @@ _FLEX = _UNBUILT + "; and only with `attn_implementation=\"flex_attention\"`, no
 _NUMPY_PLAN = ("BigBird builds its random block plan with NumPy inside `forward`; Dynamo traces NumPy as tensors "
                "(torch._numpy), so Python code on the results breaks ({}); the linter takes NumPy on Python values "
                "for untraced Python values and has no rule for this")
+_LONGFORMER = "transformers/models/longformer/modeling_longformer.py"
 _CALLEE_VALUES = "is a parameter of a callee, and values are not followed into callees (unknown values are not reported)"
 CAUSES = {
     # notes: a branch that only warns or raises, which none of these calls takes
@@ -82,6 +83,15 @@ CAUSES = {
     f"{_W2V}:163": "`.tolist()` of the attention mask, only when an `attention_mask` is passed; these calls pass none",
     f"{_BIGBIRD}:1912": "only for inputs too short for block-sparse attention (<= 18 tokens with this config; these have "
                         "32); the branch also switches the attention type, so it is not a warning-only branch",
+    f"{_LONGFORMER}:890": "a real `.nonzero()` in `_get_global_attn_indices`, called only under `if is_global_attn:` (a "
+                          "Python bool from the `.item()` of line 1243); these inputs have no global attention",
+    f"{_LONGFORMER}:898": "as for line 890: only with global attention, which these inputs do not have",
+    f"{_LONGFORMER}:901": "as for line 890: only with global attention, which these inputs do not have",
+    f"{_REFORMER}:744": "`torch.manual_seed(self.hash_seed)` only when `config.hash_seed` is set (None in this config)",
+    f"{_REFORMER}:769": "`.item()` of the attention mask, only when an `attention_mask` is passed; these calls pass none",
+    f"{_REFORMER}:824": "a logger call in `_set_num_buckets`, which runs only when `config.num_buckets` is None (2 here)",
+    f"{_W2V}:973": "`np.random.random()` in `Wav2Vec2Adapter.forward`: `self.adapter = Wav2Vec2Adapter(config) if "
+                   "config.add_adapter else None` makes the adapter reachable for the linter; this config builds none",
     # misses
     "timm/models/sequencer.py:135": "`self.rnn_v(v)` in `RNN2dBase.forward`: each block receives its mixer class as a "
                                     "constructor argument (`rnn_layer=LSTM2d`), which the region analysis does not "

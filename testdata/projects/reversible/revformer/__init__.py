@@ -1,0 +1,4 @@
+from .config import RevConfig
+from .model import RevFormer
+
+__all__ = ["RevConfig", "RevFormer"]

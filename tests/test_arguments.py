@@ -1,0 +1,237 @@
+"""Values followed into called functions (breaklint/arguments.py): a helper's parameters hold the
+join of what every call site in the region passes, and a cached run re-checks the helper when
+only its caller changes."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from breaklint import engine as engine_module
+from breaklint.cache import CACHE_DIR, Cache
+from breaklint.config import Config
+from breaklint.engine import CheckResult, Engine
+from breaklint.registry import RuleSet
+from breaklint.values import MAYBE, PYTHON, SHAPE_INT, TENSOR, UNKNOWN, Kind, Value, join
+
+MASK = Value(Kind.TENSOR, True)
+
+# A boolean mask only breaks when it is a tensor: `x > t` of an unknown `x` is unknown, so BL104
+# (dynamic-shape op) only fires on what the callers pass.
+PICK = """
+    import torch
+
+    def pick(x, t=0.5):
+        return x[x > t]
+    """
+
+
+@pytest.fixture(autouse=True)
+def _in_project(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def run(root: Path, cache: Path | None = None, shortcut: bool = True) -> CheckResult:
+    config = Config(root=root, assume_forward_compiled=False)
+    return Engine(config, RuleSet(config), cache=Cache(cache) if cache else None, shortcut=shortcut).check([root])
+
+
+def found(result: CheckResult, code: str = "BL104") -> set[tuple[str, int, str]]:
+    return {(f.path.rsplit("/", 1)[-1], f.span.start_line, f.confidence.value) for f in result.findings
+            if f.code == code}
+
+
+def both(root: Path, code: str = "BL104") -> set[tuple[str, int, str]]:
+    """The findings, the same from the shortcut pipeline and the reference one."""
+    shortcut, reference = found(run(root), code), found(run(root, shortcut=False), code)
+    assert shortcut == reference
+    return shortcut
+
+
+def model(calls: str, helper: str = PICK) -> dict[str, str]:
+    body = textwrap.indent(textwrap.dedent(calls).strip(), " " * 4)
+    return {"helpers.py": helper,
+            "model.py": f"import torch\nfrom helpers import pick\n\n@torch.compile\ndef step(x):\n{body}\n"}
+
+
+def test_bind_places_arguments_as_python_does() -> None:
+    import libcst as cst
+
+    from breaklint.binding import bind
+    from breaklint.project import FunctionHeader
+
+    fn = cst.parse_statement("def f(self, a, b=1, *rest, c, **kw): pass")
+    header = FunctionHeader.of(fn, is_method=True)  # type: ignore[arg-type]
+
+    def bound(call: str, implicit: int = 1) -> tuple[dict[str, str], bool]:
+        result = bind(cst.parse_expression(call), header, implicit)  # type: ignore[arg-type]
+        return {k: cst.Module([]).code_for_node(v) for k, v in result.args.items()}, result.unpacked
+
+    assert bound("obj.f(x, y, z, c=w)") == ({"a": "x", "b": "y", "c": "w"}, False)  # z goes to *rest
+    assert bound("obj.f(c=w, a=x)") == ({"a": "x", "c": "w"}, False)
+    assert bound("f(s, x)", implicit=0) == ({"self": "s", "a": "x"}, False)
+    assert bound("obj.f(*xs, y)") == ({}, True)  # where y lands is unknown
+    assert bound("obj.f(x, **kw)") == ({"a": "x"}, True)
+
+
+def test_join_keeps_only_what_every_site_agrees_on() -> None:
+    assert join([TENSOR, TENSOR]) == TENSOR
+    assert join([MASK, MASK]) == MASK
+    assert join([MASK, TENSOR]) == TENSOR  # a mask only if a mask everywhere
+    assert join([TENSOR, MAYBE]) == MAYBE
+    assert join([TENSOR, PYTHON]) == UNKNOWN  # never `.item()`-style certainty from one site
+    assert join([SHAPE_INT, PYTHON]) == UNKNOWN
+    assert join([PYTHON, PYTHON]) == PYTHON
+    assert join([TENSOR, UNKNOWN]) == UNKNOWN
+
+
+def test_a_tensor_passed_in_makes_the_helper_certain(tmp_path: Path) -> None:
+    root = write(tmp_path, model("return pick(torch.randn(4))"))
+    assert both(root) == {("helpers.py", 5, "certain")}
+
+
+def test_an_entry_argument_passed_on_is_a_maybe_tensor(tmp_path: Path) -> None:
+    root = write(tmp_path, model("return pick(x, 0.1)"))
+    assert both(root) == {("helpers.py", 5, "likely")}
+
+
+def test_a_tensor_at_one_site_and_a_python_value_at_another_is_unknown(tmp_path: Path) -> None:
+    root = write(tmp_path, model("a = pick(torch.randn(4))\nb = pick(3)\nreturn a"))
+    assert both(root) == set()
+
+
+def test_every_site_a_tensor_and_one_a_maybe_is_likely(tmp_path: Path) -> None:
+    root = write(tmp_path, model("a = pick(torch.randn(4))\nb = pick(x)\nreturn a + b"))
+    assert both(root) == {("helpers.py", 5, "likely")}
+
+
+def test_keywords_and_defaults_bind_as_python_does(tmp_path: Path) -> None:
+    root = write(tmp_path, model("return pick(t=0.1, x=torch.randn(4))"))
+    assert both(root) == {("helpers.py", 5, "certain")}
+    helper = "import torch\n\ndef pick(t, x=0):\n    return t[x > 1]\n"
+    root = write(tmp_path, model("return pick(torch.randn(4))", helper))
+    assert both(root) == set()  # x left to its default: `0 > 1` is a Python test
+    root = write(tmp_path, model("return pick(torch.randn(4), torch.randn(4))", helper))
+    assert both(root) == {("helpers.py", 4, "certain")}
+
+
+def test_unpacked_arguments_bind_nothing_for_sure(tmp_path: Path) -> None:
+    root = write(tmp_path, model("args = (torch.randn(4),)\nreturn pick(*args)"))
+    assert both(root) == set()
+    helper = "import torch\n\ndef pick(*xs):\n    return xs[0][xs[0] > 0]\n"
+    root = write(tmp_path, model("return pick(torch.randn(4))", helper))
+    assert both(root) == set()  # `*args` of the callee stays unknown
+
+
+def test_a_function_passed_as_a_value_keeps_its_own_judgement(tmp_path: Path) -> None:
+    root = write(tmp_path, model("a = pick(torch.randn(4))\nreturn list(map(pick, [x]))"))
+    assert both(root) == set()  # reached through `map` too: its callers are not all known
+
+
+def test_a_submodule_forward_takes_what_the_parent_passes(tmp_path: Path) -> None:
+    root = write(tmp_path, {"net.py": """
+        import torch
+        from torch import nn
+
+        class Positions(nn.Module):
+            def forward(self, position_ids):
+                return position_ids[position_ids > 2]
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.positions = Positions()
+
+            def forward(self, x):
+                ids = torch.arange(x.shape[1]).unsqueeze(0)
+                return self.positions(ids)
+
+        model = torch.compile(Net())
+        """})
+    assert both(root) == {("net.py", 7, "certain")}
+
+
+def test_callers_of_callers_in_the_same_file_pass_their_values_down(tmp_path: Path) -> None:
+    root = write(tmp_path, {"m.py": """
+        import torch
+
+        def inner(v):
+            return v[v > 0]
+
+        def middle(u):
+            return inner(u)
+
+        @torch.compile
+        def step(x):
+            return middle(torch.randn(4))
+        """})
+    assert both(root) == {("m.py", 5, "certain")}
+
+
+def test_recursion_terminates_and_learns_nothing_from_itself(tmp_path: Path) -> None:
+    root = write(tmp_path, {"m.py": """
+        import torch
+
+        def walk(v, depth):
+            if depth == 0:
+                return v[v > 0]
+            return walk(v, depth - 1)
+
+        @torch.compile
+        def step(x):
+            return walk(torch.randn(4), 2)
+        """})
+    assert both(root) == set()  # `walk` is one of its own callers: unknown, as before
+
+
+def test_a_guess_is_not_passed_on(tmp_path: Path) -> None:
+    """A helper's parameter used in a torch call is a maybe-tensor by guess (it may be a shape
+    int): passing it on as it is tells the next callee nothing."""
+    root = write(tmp_path, {"m.py": """
+        import torch
+
+        def inner(n, x):
+            return x[n > 0]
+
+        def middle(n, x):
+            y = torch.zeros(n)
+            return inner(n, x)
+
+        @torch.compile
+        def step(x):
+            return middle(x.shape[0] // 2, x)
+        """})
+    assert both(root) == set()
+
+
+def test_editing_only_the_caller_changes_the_callees_finding_in_a_warm_run(tmp_path: Path, monkeypatch) -> None:
+    root = write(tmp_path / "proj", model("return pick(torch.randn(4))"))
+    monkeypatch.chdir(root)
+    cache = root / CACHE_DIR
+    seen: list[str] = []
+    original = engine_module._Run.check_file
+
+    def spy(run_, index):  # type: ignore[no-untyped-def]
+        seen.append(run_.sources[index].display)
+        return original(run_, index)
+
+    monkeypatch.setattr(engine_module._Run, "check_file", spy)
+    assert found(run(root, cache)) == {("helpers.py", 5, "certain")}
+    seen.clear()
+    assert found(run(root, cache)) == {("helpers.py", 5, "certain")} and seen == []  # warm: all cached
+    write(root, model("return pick(3)"))  # only model.py changes: a Python value is passed now
+    warm = found(run(root, cache))
+    assert "helpers.py" in seen  # its result read model.py's tree: checked again
+    assert warm == found(run(root)) == set()
+    write(root, model("return pick(x)"))
+    assert found(run(root, cache)) == found(run(root)) == {("helpers.py", 5, "likely")}
