@@ -258,7 +258,7 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
                 for callee, implicit in resolver.bound_targets(call, fn):
                     reached.append(callee)
                     callers.setdefault(callee, set()).add(fn)
-                    if implicit is not None and _pass_instances(project, resolver, call, fn, callee, implicit):
+                    if implicit is not None and pass_instances(project, resolver, call, fn, callee, implicit):
                         if callee in regions and callee not in queue:
                             queue.append(callee)  # walk it again: its calls may reach more now
             others = [*fn.nested, *(t for ref in fn.refs for t in resolver.function_refs(ref, fn))]
@@ -281,7 +281,7 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
     return regions
 
 
-def _pass_instances(project: ProjectIndex, resolver: CallResolver, call: cst.Call, caller: FunctionInfo,
+def pass_instances(project: ProjectIndex, resolver: CallResolver, call: cst.Call, caller: FunctionInfo,
                     callee: FunctionInfo, implicit: int) -> bool:
     """Record the module classes that `call` passes to `callee`'s parameters (Name/Attribute
     arguments, as the summaries keep them); whether any parameter got a new one."""

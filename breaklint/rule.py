@@ -13,7 +13,7 @@ from .arguments import caller_functions, passed_values
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
 from .patterns import value_while_compiling
 from .project import FunctionInfo, ModuleIndex, ProjectIndex
-from .regions import CallResolver
+from .regions import CallResolver, pass_instances
 from .source import ParsedFile
 from .values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion
@@ -141,10 +141,14 @@ class FileContext:
         return self._looping_callers[fn]
 
     def _find_looping_caller(self, fn: FunctionInfo, region: Region) -> str | None:
-        resolver = CallResolver(self.project)
+        resolver = CallResolver(self.project, {})
         chain = self._call_chain(fn, region, resolver)
         for depth in range(len(chain) - 2, -1, -1):
             caller, callee = _own_code(chain[depth]), chain[depth + 1]
+            if caller is not chain[depth]:  # what was passed to its parameters, for the same code
+                for (owner, name), classes in list(resolver.arguments.items()):  # type: ignore[union-attr]
+                    if owner is chain[depth]:
+                        resolver.arguments[(caller, name)] = classes  # type: ignore[index]
             for call in _loop_calls(caller.node):
                 if any(t.qualname == callee.qualname and t.module.name == callee.module.name
                        for t in resolver.call_targets(call.func, caller)):
@@ -153,16 +157,22 @@ class FileContext:
 
     def _call_chain(self, fn: FunctionInfo, region: Region, resolver: CallResolver) -> list[FunctionInfo]:
         """The functions of the region's call path, entry first, followed from the entry's module
-        the way compute_regions found them; [] when the path cannot be followed again."""
+        the way compute_regions found them (module instances passed down as arguments included,
+        as `resolver.arguments`); [] when the path cannot be followed again."""
         entries = [m.functions.get(region.path[0]) for m in self.project.by_name.get(region.entry_module, [])]
         chain = [next((e for e in entries if e is not None), None)]
         if chain[0] is None:
             return []
         for qualname in region.path[1:]:
-            found = [c for c in resolver.callees(chain[-1]) if c.qualname == qualname]
+            caller = chain[-1]
+            for call in caller.calls:
+                for callee, implicit in resolver.bound_targets(call, caller):
+                    if implicit is not None:
+                        pass_instances(self.project, resolver, call, caller, callee, implicit)
+            found = [c for c in resolver.callees(caller) if c.qualname == qualname]
             if not found:
                 return []
-            chain.append(next((c for c in found if c.module is chain[-1].module), found[0]))
+            chain.append(next((c for c in found if c.module is caller.module), found[0]))
         return chain if chain[-1] is fn else []
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
