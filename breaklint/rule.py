@@ -11,6 +11,7 @@ import libcst as cst
 
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
 from .project import FunctionInfo, ModuleIndex, ProjectIndex
+from .numpy_flow import NumpyFlow, uses_numpy
 from .regions import CallResolver
 from .source import ParsedFile
 from .values import FunctionValues, Value, UNKNOWN
@@ -53,6 +54,7 @@ class FileContext:
     emit: Callable[[Finding], None]
     function_stack: list[FunctionInfo] = field(default_factory=list)
     _values: dict[FunctionInfo, FunctionValues] = field(default_factory=dict)
+    _flow: NumpyFlow | None = None
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
     # Lines where one rule already reported a break that several rules see (a nonstrict_trace
@@ -80,8 +82,14 @@ class FileContext:
         if outer not in self._values:  # nested functions share their outermost function's pass
             region = self.regions.get(outer)
             entry = region.path == (outer.qualname,) if region else self.scope_all
-            self._values[outer] = FunctionValues(outer, self.project, entry=entry)
+            self._values[outer] = FunctionValues(outer, self.project, entry=entry, flow=self._numpy_flow())
         return self._values[outer].of(node)
+
+    def _numpy_flow(self) -> NumpyFlow | None:
+        """NumPy values across this file's calls, built once per file that imports NumPy."""
+        if self._flow is None and uses_numpy(self.module):
+            self._flow = NumpyFlow(self.project, self.module)
+        return self._flow
 
     def in_loop(self, node: cst.CSTNode) -> bool:
         """Whether `node` sits in the body of a for/while loop of its own function (not in a

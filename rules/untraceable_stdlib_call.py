@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
+from breaklint.numpy_api import is_scalar_draw, numpy_name
 from breaklint.rule import Rule
 
 # Read from real runs on torch 2.13 (testdata/rules/BL107): each of these breaks the graph.
@@ -21,12 +22,9 @@ CALLS = {
                                         "random.set_rng_state", "random.manual_seed")},
     "os.getpid": SKIPPED, "os.cpu_count": SKIPPED, "threading.current_thread": SKIPPED,
     "gc.collect": SKIPPED, "importlib.import_module": SKIPPED,
-    "numpy.random.default_rng": "GB0294",
 }
-# NumPy draws of one Python scalar (no `size`) break; arrays are traced as torch random ops.
-# The number is how many positional arguments still give a scalar.
-NUMPY_SCALAR_DRAWS = {"rand": 0, "randn": 0, "random": 0, "random_sample": 0, "uniform": 2, "normal": 2,
-                      "randint": 2, "choice": 1}
+# NumPy draws of one Python scalar (no `size`) break; arrays are traced as torch random ops
+# (breaklint/numpy_api.py). The `np.random` functions torch._numpy lacks are BL103's.
 
 
 class UntraceableStdlibCall(Rule):
@@ -55,9 +53,9 @@ class UntraceableStdlibCall(Rule):
     ## Dynamo says
     `Attempted to call function marked as skipped` (GB0007) for `time`, `random`, `uuid`, `os`,
     `gc`, `importlib` and torch's RNG-state functions; `Unsupported method call` (GB0156) for
-    `datetime.now()`; `Data dependent operator` (GB0033) for NumPy scalar draws;
-    `attempted to trace numpy function unsupported by PyTorch` (GB0294) for
-    `np.random.default_rng`.
+    `datetime.now()`; `Data dependent operator` (GB0033) for NumPy scalar draws. The
+    `np.random` functions that torch._numpy lacks (`np.random.permutation`,
+    `np.random.default_rng`: GB0294) are BL103's.
     """
 
     code = "BL107"
@@ -72,7 +70,6 @@ class UntraceableStdlibCall(Rule):
         "GB0007": "Attempted to call function marked as skipped",
         "GB0156": "Unsupported method call",
         "GB0033": "Data dependent operator",
-        "GB0294": "attempted to trace numpy function unsupported by PyTorch",
     }
     bad = (
         "import time\nimport torch\n\n@torch.compile\ndef f(x):\n    start = time.perf_counter()\n    return x * 2\n",
@@ -88,9 +85,9 @@ class UntraceableStdlibCall(Rule):
         if resolved in CALLS:
             self.report(node, confidence=Confidence.CERTAIN, says=CALLS[resolved], function=resolved)
             return
-        module, _, function = resolved.rpartition(".")
-        if module == "numpy.random" and function in NUMPY_SCALAR_DRAWS:
+        name = numpy_name(resolved)
+        if name is not None:
             positional = [a for a in node.args if a.keyword is None and a.star == ""]
             sized = any(a.keyword is not None and a.keyword.value == "size" for a in node.args)
-            if not sized and len(positional) <= NUMPY_SCALAR_DRAWS[function]:
+            if is_scalar_draw(name, len(positional), sized):
                 self.report(node, confidence=Confidence.CERTAIN, says="GB0033", function=resolved)

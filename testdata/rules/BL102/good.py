@@ -1,4 +1,7 @@
 """BL102 negatives: branches on shapes, modes and Python values are guards, not breaks."""
+import math
+
+import numpy as np
 import torch
 
 USE_BIAS = True
@@ -51,3 +54,40 @@ def asserts_on_tensors_are_traced(x):
     assert x.sum() > -1000
     assert (x > -1000).all()
     return x + 1
+
+
+@torch.compile
+def pad_to_python_lcm(x):
+    chunk_length = math.lcm(2, 4)  # Python ints: a guard on the shape, not a break
+    if x.shape[-1] % chunk_length != 0:
+        x = torch.nn.functional.pad(x, (0, chunk_length - x.shape[-1] % chunk_length))
+    return x * np.sqrt(chunk_length)
+
+
+class BlockPlan(torch.nn.Module):
+    """NumPy branches in __init__ run once, in Python: only forward is compiled."""
+
+    def __init__(self, plan_num_rand_blocks=(0, 2)):
+        super().__init__()
+        total = np.sum(plan_num_rand_blocks)
+        self.use_random = bool(total > 0)
+        if np.lcm(2, 4) > 2:
+            self.scale = 2.0
+        else:
+            self.scale = 1.0
+
+    def forward(self, x):
+        if self.use_random:
+            return x * self.scale
+        return x
+
+
+block_plan = torch.compile(BlockPlan())
+
+
+@torch.compile
+def plan_type_checks(x):
+    offsets = np.arange(4)
+    if isinstance(offsets, np.ndarray) and offsets.shape[0] == 4:
+        return x + torch.from_numpy(offsets).sum()
+    return x
