@@ -37,6 +37,9 @@ ELEMENTWISE = frozenset(
 NUMPY_SIZE_FUNCTIONS = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.arange"})
 TORCH_SIZE_FUNCTIONS = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.arange",
                                   "torch.rand", "torch.randn"})
+# `np.random.choice` breaks whatever its arguments: torch._numpy's version checks that the
+# probabilities sum to 1 with a Python `if` on a tensor (GB0033; checked on 2.13).
+DRAWS_THAT_BREAK = frozenset({"random.choice"})
 SIZE_METHODS = frozenset({"reshape", "view", "new_zeros", "new_ones", "new_empty", "expand"})
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.numpy_api import is_scalar_draw, numpy_name
+from breaklint.numpy_api import DRAWS_THAT_BREAK, is_scalar_draw, numpy_name
 from breaklint.rule import Rule
 
 # Read from real runs on torch 2.13 (testdata/rules/BL107): each of these breaks the graph.
@@ -33,7 +33,9 @@ class UntraceableStdlibCall(Rule):
     trace: clocks (`time.time()`, `time.perf_counter()`, `time.sleep()`), Python's `random`
     (`random.random()`, `random.choice()`, `random.shuffle()`, `random.seed()`), `uuid`,
     `datetime.now()`, torch's global RNG state (`torch.manual_seed`, `torch.get_rng_state`),
-    NumPy scalar draws (`np.random.rand()`, `np.random.uniform(0, 1)`), `os.getpid()`,
+    NumPy scalar draws (`np.random.rand()`, `np.random.uniform(0, 1)`) and every
+    `np.random.choice(...)` (torch._numpy checks its probabilities with a Python `if` on a
+    tensor), `os.getpid()`,
     `gc.collect()`, `importlib.import_module()`.
 
     ## Why is this bad?
@@ -45,7 +47,9 @@ class UntraceableStdlibCall(Rule):
     ## How to fix
     Draw random numbers with torch (`torch.rand(())`, `torch.randint(...)`, `torch.randperm`):
     they are traced. Take times and seeds outside the compiled function and pass them in as
-    tensors. `random.randint`/`random.uniform` happen to be traced in 2.13.
+    tensors. `random.randint`/`random.uniform` happen to be traced in 2.13. For
+    `np.random.choice(n, k, replace=False)` use `torch.randperm(n)[:k]`; with weights,
+    `torch.multinomial(p, k)`.
 
     ## When it is fine
     Code outside the compiled region; a one-off debug measurement.
@@ -53,9 +57,9 @@ class UntraceableStdlibCall(Rule):
     ## Dynamo says
     `Attempted to call function marked as skipped` (GB0007) for `time`, `random`, `uuid`, `os`,
     `gc`, `importlib` and torch's RNG-state functions; `Unsupported method call` (GB0156) for
-    `datetime.now()`; `Data dependent operator` (GB0033) for NumPy scalar draws. The
-    `np.random` functions that torch._numpy lacks (`np.random.permutation`,
-    `np.random.default_rng`: GB0294) are BL103's.
+    `datetime.now()`; `Data dependent operator` (GB0033) for NumPy scalar draws and
+    `np.random.choice`. The `np.random` functions that torch._numpy lacks
+    (`np.random.permutation`, `np.random.default_rng`: GB0294) are BL103's.
     """
 
     code = "BL107"
@@ -89,5 +93,5 @@ class UntraceableStdlibCall(Rule):
         if name is not None:
             positional = [a for a in node.args if a.keyword is None and a.star == ""]
             sized = any(a.keyword is not None and a.keyword.value == "size" for a in node.args)
-            if is_scalar_draw(name, len(positional), sized):
+            if is_scalar_draw(name, len(positional), sized) or name in DRAWS_THAT_BREAK:
                 self.report(node, confidence=Confidence.CERTAIN, says="GB0033", function=resolved)
