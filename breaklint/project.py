@@ -38,6 +38,8 @@ MODULE_CHAIN_METHODS = frozenset(
     {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
      "requires_grad_", "type", "to_empty", "share_memory"}
 )
+# Builtins whose iteration yields the elements of their arguments (`enumerate(self.layers)`).
+ITERATION_BUILTINS = frozenset({"enumerate", "zip", "reversed", "iter"})
 MODULE_CONTAINERS = frozenset(
     {"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict",
      "torch.nn.modules.container.ModuleList", "torch.nn.modules.container.Sequential",
@@ -634,6 +636,10 @@ class ProjectIndex:
                 return [cls]
             if isinstance(func, cst.Attribute) and func.attr.value in MODULE_CHAIN_METHODS:
                 return self.instance_classes(func.value, scope, module, depth + 1)
+            if module.imports.resolve(func) in ITERATION_BUILTINS:  # `for i, layer in enumerate(self.layers)`
+                for arg in expr.args:
+                    found.extend(self.instance_classes(arg.value, scope, module, depth + 1))
+                return found
             if module.imports.resolve(func) in MODULE_CONTAINERS:
                 for arg in expr.args:
                     for inner in _constructor_calls(arg.value):
