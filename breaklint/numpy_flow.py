@@ -35,7 +35,7 @@ class NumpyFlow:
         self.module = module
         self.depth = depth
         # One cache for every depth: what a helper returns does not depend on who asks.
-        self._shared = shared if shared is not None else {"returns": {}, "params": {}, "calls": None}
+        self._shared = shared if shared is not None else {"returns": {}, "params": {}, "calls": None, "values": {}}
 
     def _deeper(self) -> NumpyFlow | None:
         if self.depth + 1 >= MAX_DEPTH:
@@ -52,7 +52,11 @@ class NumpyFlow:
         outer = fn
         while outer.parent is not None:
             outer = outer.parent
-        return FunctionValues(outer, self.project, flow=self._deeper())
+        cache = self._shared["values"]
+        key = (outer, self.depth)
+        if key not in cache:  # one pass per caller and depth, however many helpers it calls
+            cache[key] = FunctionValues(outer, self.project, flow=self._deeper())
+        return cache[key]
 
     # --- what a helper returns ------------------------------------------------------------------
     def returns(self, fn: FunctionInfo) -> Value:
@@ -60,12 +64,12 @@ class NumpyFlow:
         else maybe one (the path taken depends on values we do not know)."""
         unknown = Value(Kind.UNKNOWN)
         local = self._local(fn)
-        if local is None or isinstance(local.node, cst.Lambda):
+        if local is None or isinstance(local.node, cst.Lambda) or self._deeper() is None:
             return unknown
         cache = self._shared["returns"]
         if local not in cache:
             cache[local] = unknown  # recursion: a helper calling itself returns unknown meanwhile
-            cache[local] = self._returned(local) if self._deeper() is not None else unknown
+            cache[local] = self._returned(local)
         return cache[local]
 
     def _returned(self, fn: FunctionInfo) -> Value:
