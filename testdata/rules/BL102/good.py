@@ -91,3 +91,17 @@ def plan_type_checks(x):
     if isinstance(offsets, np.ndarray) and offsets.shape[0] == 4:
         return x + torch.from_numpy(offsets).sum()
     return x
+
+
+def _excluded_blocks(block_id, to_end_block_id):
+    illegal = [block_id - 1, block_id, block_id + 1]
+    if block_id == to_end_block_id - 2:  # every caller passes Python ints: a guard
+        illegal.append(1)
+    return illegal
+
+
+@torch.compile
+def random_block_row_from_ints(x):
+    num_blocks = x.shape[-1] // 2
+    illegal = _excluded_blocks(2, num_blocks)
+    return x + len(illegal)
