@@ -13,6 +13,7 @@ from .arguments import caller_functions, passed_values
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
 from .patterns import value_while_compiling
 from .project import FunctionInfo, ModuleIndex, ProjectIndex
+from .numpy_flow import NumpyFlow, uses_numpy
 from .regions import CallResolver, pass_instances
 from .source import ParsedFile
 from .values import FunctionValues, Value, UNKNOWN
@@ -56,6 +57,7 @@ class FileContext:
     function_stack: list[FunctionInfo] = field(default_factory=list)
     _values: dict[FunctionInfo, FunctionValues] = field(default_factory=dict)
     _computing: set[FunctionInfo] = field(default_factory=set)
+    _flow: NumpyFlow | None = None
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
     # Lines where one rule already reported a break that several rules see (a nonstrict_trace
@@ -111,7 +113,13 @@ class FileContext:
                 flags = {c: is_entry for c, is_entry in callers}
                 passed = passed_values(fn, [c for c, _ in callers], CallResolver(self.project),
                                        lambda caller: self.function_values(caller, flags[caller]))
-        return FunctionValues(fn, self.project, entry=entry, arguments=passed)
+        return FunctionValues(fn, self.project, entry=entry, arguments=passed, flow=self._numpy_flow())
+
+    def _numpy_flow(self) -> NumpyFlow | None:
+        """NumPy values across this file's calls, built once per file that imports NumPy."""
+        if self._flow is None and uses_numpy(self.module):
+            self._flow = NumpyFlow(self.project, self.module)
+        return self._flow
 
     def in_loop(self, node: cst.CSTNode) -> bool:
         """Whether `node` sits in the body of a for/while loop of its own function (not in a

@@ -9,15 +9,19 @@ helper's parameters hold what its callers pass (breaklint/arguments.py).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Mapping
 
 import libcst as cst
 
 from .names import dotted
+from .numpy_api import CONSTANT_CALLS, ELEMENTWISE, is_scalar_draw, numpy_name
 from .project import ClassInfo, FunctionInfo, ProjectIndex
 from .torch_api import RETURNS_BOOL, RETURNS_INT, RETURNS_TENSOR
 from .walk import visit
+
+if TYPE_CHECKING:
+    from .numpy_flow import NumpyFlow
 
 
 class Kind(enum.Enum):
@@ -34,6 +38,13 @@ class Kind(enum.Enum):
 class Value:
     kind: Kind
     boolean: bool = False  # a tensor known to hold booleans (a mask)
+    # A NumPy array or scalar: in a region Dynamo traces it as a tensor (torch._numpy), so the
+    # Python code that needs its value (a branch, `range()`, `int()`) breaks as on a tensor.
+    numpy: bool = False
+    # A NumPy value computed from Python numbers by element-wise functions (`np.lcm(a, b)`,
+    # `np.sqrt(d)`): its fake tensor knows the value, so Dynamo reads a float back and takes it
+    # as a size without a break (numpy_api.ELEMENTWISE). Branches and `range()` still break.
+    from_scalars: bool = False
 
     @property
     def is_tensor(self) -> bool:
@@ -51,6 +62,7 @@ SHAPE = Value(Kind.SHAPE)
 PYTHON = Value(Kind.PYTHON)
 MODULE = Value(Kind.MODULE)
 UNKNOWN = Value(Kind.UNKNOWN)
+NUMPY = Value(Kind.TENSOR, numpy=True)
 
 TENSOR_PY_ATTRS = frozenset(
     {"dtype", "device", "is_cuda", "requires_grad", "layout", "is_sparse", "is_leaf",
@@ -96,11 +108,15 @@ MAX_EXPRESSION_DEPTH = 100
 def combine(*values: Value) -> Value:
     """The value of an operator applied to operands of these values."""
     kinds = {v.kind for v in values}
-    boolean = all(v.boolean for v in values if v.tensorish)
+    tensors = [v for v in values if v.tensorish]
+    boolean = all(v.boolean for v in tensors)
+    # NumPy with Python numbers stays NumPy; with a tensor it is a tensor.
+    numpy = bool(tensors) and all(v.numpy for v in tensors)
+    from_scalars = numpy and all(v.from_scalars for v in tensors)
     if Kind.TENSOR in kinds:
-        return Value(Kind.TENSOR, boolean)
+        return Value(Kind.TENSOR, boolean, numpy, from_scalars)
     if Kind.MAYBE_TENSOR in kinds:
-        return Value(Kind.MAYBE_TENSOR, boolean)
+        return Value(Kind.MAYBE_TENSOR, boolean, numpy, from_scalars)
     if kinds <= {Kind.SHAPE_INT, Kind.PYTHON} and Kind.SHAPE_INT in kinds:
         return SHAPE_INT
     if kinds <= {Kind.SHAPE, Kind.PYTHON} and Kind.SHAPE in kinds:
@@ -114,12 +130,14 @@ def join(values: list[Value]) -> Value:
     """What a parameter holds when call sites pass it these values (breaklint/arguments.py):
     one kind everywhere, or tensor-ish everywhere (maybe-tensor); else unknown."""
     kinds = {v.kind for v in values}
-    boolean = all(v.boolean for v in values)
+    # Flags hold when every site agrees (a mask everywhere, NumPy everywhere).
+    flags = {"boolean": all(v.boolean for v in values), "numpy": all(v.numpy for v in values),
+             "from_scalars": all(v.from_scalars for v in values)}
     if len(kinds) == 1:
         kind = kinds.pop()
-        return Value(kind, boolean and kind in (Kind.TENSOR, Kind.MAYBE_TENSOR))
+        return Value(kind, **flags) if kind in (Kind.TENSOR, Kind.MAYBE_TENSOR) else Value(kind)
     if kinds <= {Kind.TENSOR, Kind.MAYBE_TENSOR}:
-        return Value(Kind.MAYBE_TENSOR, boolean)
+        return Value(Kind.MAYBE_TENSOR, **flags)
     return UNKNOWN
 
 
@@ -129,15 +147,22 @@ def literal_value(expr: cst.BaseExpression) -> Value:
 
 
 def _as_bool(value: Value) -> Value:
-    return Value(value.kind, True) if value.tensorish else value
+    return replace(value, boolean=True) if value.tensorish else value
+
+
+def _array_of(value: Value) -> Value:
+    """The same kind of value with its flags, as an element or a method result is."""
+    return Value(value.kind, value.boolean, value.numpy) if value.tensorish else value
 
 
 class FunctionValues:
     """Values of every expression in one function (and the functions nested in it)."""
 
     def __init__(self, fn: FunctionInfo, project: ProjectIndex, entry: bool = False,
-                 arguments: Mapping[str, Value] | None = None) -> None:
+                 arguments: Mapping[str, Value] | None = None, flow: NumpyFlow | None = None) -> None:
         self.fn = fn
+        # NumPy values across calls within this file (breaklint/numpy_flow.py), when it uses NumPy.
+        self.flow = flow
         # The arguments of an entry point are what torch.compile is called with: tensors, most
         # likely. A helper's arguments are what its callers in the region pass (`arguments`,
         # from breaklint/arguments.py), else they only count as tensors with evidence in its body.
@@ -167,9 +192,10 @@ class FunctionValues:
             self._self_names.add(self_param)
             env[self_param] = MODULE if self.project.is_nn_module(info.class_info) else UNKNOWN
         params = node.params
+        passed = self.flow.params(info) if self.flow is not None and info is self.fn else {}
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             if param.name.value != self_param:
-                env[param.name.value] = self._param_value(param, node, info is self.fn)
+                env[param.name.value] = passed.get(param.name.value) or self._param_value(param, node, info is self.fn)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 env[star.name.value] = UNKNOWN
@@ -332,7 +358,7 @@ class FunctionValues:
     def _element_of(self, container: Value, source: cst.BaseExpression | None, env: dict[str, Value]) -> Value:
         """The value of one element when iterating or unpacking something of this value."""
         if container.tensorish:
-            return Value(container.kind)
+            return Value(container.kind, numpy=container.numpy)
         if container.kind is Kind.SHAPE:
             return SHAPE_INT
         if isinstance(source, cst.Call) and dotted(source.func) == "range":
@@ -372,7 +398,7 @@ class FunctionValues:
             result = combine(left, right)
             if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and left.boolean and right.boolean:
                 return _as_bool(result)
-            return Value(result.kind) if result.tensorish else result
+            return replace(result, boolean=False) if result.tensorish else result
         if isinstance(node, cst.UnaryOperation):
             operand = self._eval(node.expression, env)
             if isinstance(node.operator, cst.Not):
@@ -468,7 +494,7 @@ class FunctionValues:
             if attr in TENSOR_PY_ATTRS:
                 return PYTHON
             if attr in TENSOR_SELF_ATTRS:
-                return Value(base.kind, base.boolean)
+                return _array_of(base)
             return UNKNOWN
         qualified = dotted(node)
         if qualified is not None:
@@ -508,7 +534,7 @@ class FunctionValues:
                     if part is not None:
                         self._eval(part, env)
         if base.tensorish:
-            return Value(base.kind, base.boolean)
+            return _array_of(base)
         if base.kind is Kind.SHAPE:
             is_slice = any(isinstance(e.slice, cst.Slice) for e in node.slice)
             return SHAPE if is_slice else SHAPE_INT
@@ -549,10 +575,12 @@ class FunctionValues:
         if method in TENSOR_PY_METHODS or method in RETURNS_BOOL or method in RETURNS_INT:
             return PYTHON
         if method in TENSOR_BOOL_METHODS:
-            return Value(receiver.kind, True)
+            return Value(receiver.kind, True, receiver.numpy)
         if method in BOOL_PRESERVING_METHODS:
-            return Value(receiver.kind, receiver.boolean)
-        return Value(receiver.kind)
+            return _array_of(receiver)
+        if receiver.numpy and method == "astype":
+            return receiver
+        return Value(receiver.kind, numpy=receiver.numpy)
 
     def _function_result(self, qualified: str, node: cst.Call, args: list[Value]) -> Value:
         last = qualified.rpartition(".")[2]
@@ -568,10 +596,9 @@ class FunctionValues:
             return combine(*args) if args else UNKNOWN
         if qualified.startswith("math."):
             return SHAPE_INT if any(a.kind is Kind.SHAPE_INT for a in args) else PYTHON
-        if qualified.startswith("numpy."):
-            # Dynamo traces NumPy on tensors as torch (trace_numpy): arrays behave like tensors.
-            result = combine(*args) if args else UNKNOWN
-            return Value(result.kind, last in TORCH_BOOL_FUNCS) if result.tensorish else UNKNOWN
+        name = numpy_name(qualified)
+        if name is not None:
+            return _numpy_result(name, node, args)
         if qualified == "torch.Size":
             return SHAPE
         if qualified.startswith("torch.nn.") and not qualified.startswith(("torch.nn.functional.", "torch.nn.init.")):
@@ -580,9 +607,32 @@ class FunctionValues:
         found = self.project.lookup(qualified, self.fn.module) if "." in qualified else None
         if isinstance(found, ClassInfo):
             return MODULE if self.project.is_nn_module(found) else UNKNOWN
+        if isinstance(found, FunctionInfo) and self.flow is not None:
+            return self.flow.returns(found)
         if found is None and qualified.startswith("torch."):
             return _torch_function_result(qualified)
         return UNKNOWN
+
+
+def _numpy_result(name: str, node: cst.Call, args: list[Value]) -> Value:
+    """What `numpy.<name>(...)` gives in a region: a traced array (a tensor underneath) for all
+    but the few calls Dynamo runs as constants (breaklint/numpy_api.py)."""
+    if name in CONSTANT_CALLS:
+        return PYTHON
+    positional = [a for a in node.args if a.keyword is None and a.star == ""]
+    sized = any(a.keyword is not None and a.keyword.value == "size" for a in node.args)
+    if is_scalar_draw(name, len(positional), sized):
+        return PYTHON  # drawn eagerly after the break (BL107): a Python number
+    boolean = name.rpartition(".")[2] in TORCH_BOOL_FUNCS
+    from_scalars = name in ELEMENTWISE and all(_scalar_argument(a.value, v) for a, v in zip(node.args, args))
+    return Value(Kind.TENSOR, boolean, numpy=True, from_scalars=from_scalars)
+
+
+def _scalar_argument(expr: cst.BaseExpression, value: Value) -> bool:
+    """A Python number (or a NumPy value made from numbers), not a list, an array or a tensor."""
+    if value.tensorish:
+        return value.numpy and value.from_scalars
+    return not isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.ListComp, cst.GeneratorExp))
 
 
 def _torch_function_result(qualified: str) -> Value:

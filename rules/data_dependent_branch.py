@@ -39,9 +39,16 @@ class DataDependentBranch(NonstrictCallSites):
     Tests on shapes (`x.dim() == 3`, `x.shape[0] > 1`), on `self.training` or on Python
     values are fine: Dynamo turns them into guards.
 
+    A NumPy value is a tensor here: Dynamo traces NumPy as tensors (torch._numpy), also NumPy
+    called on Python values, so `m = np.lcm(a, b)` and then `if n % m != 0:` (or a flag made
+    from it and tested later) is a data-dependent branch, as is a test of an element of
+    `np.array(...)` or of a parameter every caller in the file passes one.
+
     ## How to fix
     Compute both sides and select with `torch.where(cond, a, b)`; use `torch.cond(pred, true_fn,
     false_fn, operands)` for real control flow; or move the branch out of the compiled function.
+    For NumPy on Python values, compute with Python ints and `math` (`math.lcm(a, b)`), or build
+    the plan once outside `forward` (in `__init__`, or a `torch.compiler.disable`d helper).
 
     ## When it is fine
     When the branch is rare and the break is measured to be cheap, or the code is not compiled.
@@ -56,8 +63,11 @@ class DataDependentBranch(NonstrictCallSites):
     name = "data-dependent-branch"
     stage = Stage.DYNAMO
     applies_nonstrict = True  # still breaks in a nonstrict_trace body (and at its call: GB0251)
-    message = "data-dependent `{statement}` on a tensor in {region} forces a graph break"
-    help = "select with torch.where(cond, a, b), use torch.cond for real control flow, or branch outside the compiled code"
+    message = "data-dependent `{statement}` on {subject} in {region} forces a graph break"
+    help = (
+        "select with torch.where(cond, a, b), use torch.cond for real control flow, or branch outside the "
+        "compiled code; for NumPy on Python values, compute with Python ints and math (math.lcm) instead"
+    )
     dynamo_says = {"GB0170": "Data-dependent branching", **NONSTRICT_SAYS}
     bad = (
         "import torch\n\n@torch.compile\ndef f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n",
@@ -100,7 +110,8 @@ class DataDependentBranch(NonstrictCallSites):
             value = self.ctx.value(operand)
             if value.tensorish:
                 confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
-                self.report(anchor, confidence=confidence, says="GB0170", statement=statement)
+                subject = "a NumPy value, which Dynamo traces as a tensor," if value.numpy else "a tensor"
+                self.report(anchor, confidence=confidence, says="GB0170", statement=statement, subject=subject)
                 return  # Dynamo breaks at the first one; one finding per test
 
     def _mark(self, expr: cst.BaseExpression) -> None:

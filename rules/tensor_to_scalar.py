@@ -3,9 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
+from breaklint.numpy_api import NUMPY_SIZE_FUNCTIONS, SIZE_METHODS, TORCH_SIZE_FUNCTIONS
 from breaklint.patterns import method_call
 from breaklint.rule import FileContext
-from breaklint.values import Kind
+from breaklint.values import Kind, Value
 from breaklint.versions import TorchVersion
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
@@ -14,6 +15,11 @@ from ._support import compile_option, config_enabled, config_patch_block
 # What Dynamo 2.13 says for each form (read from real runs, see testdata/rules/BL101).
 METHOD_SAYS = {"item": ("GB0124",), "tolist": ("GB0109", "GB0033")}  # float / integer tensors
 SCALAR_BUILTINS = frozenset({"int", "float", "bool", "complex"})  # all go through .item()
+# A NumPy value (traced as a tensor) read back as a Python number: Dynamo's fake tensor has no
+# value for it (GB0033), or an integer one made from Python numbers has no `__index__` (GB0208).
+NUMPY_SAYS = ("GB0033",)
+NUMPY_CAST_SAYS = ("GB0033", "GB0208")
+NUMPY = "a NumPy value, which Dynamo traces as a tensor"
 # From 2.10, fullgraph=True implies capture_scalar_outputs (torch/__init__.py, "opts into
 # unbacked semantics"; shared/reference/dynamo-observability.md 1.3).
 FULLGRAPH_CAPTURES_SINCE = TorchVersion(2, 10)
@@ -26,6 +32,12 @@ class TensorToScalar(NonstrictCallSites):
     `range(t)`, a Python list indexed by a tensor (`scales[i]`) and a slice with tensor bounds
     (`x[:n]`).
 
+    The same for NumPy values: in a region Dynamo traces NumPy as tensors (torch._numpy), also
+    NumPy called on plain Python values (`np.sum(counts)`, `np.arange(n)`, an element of
+    `np.array(lengths)`), so `int(a)`, `a.item()`, `range(a[0])`, `lengths[i]` with a NumPy `i`,
+    `math.sqrt(a)`, and an array-valued size (`np.zeros((n, np.sum(counts)))`,
+    `torch.zeros(a)`, `x.reshape(-1, a)`) break as they do on a tensor.
+
     ## Why is this bad?
     The value only exists once the kernels have run, so Dynamo cannot put it in the graph: it ends
     the graph there, runs the Python code eagerly, and starts a new graph after it (a graph
@@ -36,6 +48,10 @@ class TensorToScalar(NonstrictCallSites):
     compiled function, for logging. If the scalar must be used, set
     `torch._dynamo.config.capture_scalar_outputs = True` so that Dynamo traces it as a symbolic
     integer (or use `fullgraph=True`, which implies it from torch 2.10).
+
+    For a plan computed with NumPy from Python values (block layouts, chunk lengths), compute it
+    with Python ints and `math` (`math.lcm`, `sum(counts)`, `range(n)`), build it once outside
+    `forward` (in `__init__`, or in a `torch.compiler.disable`d helper), or keep it in torch ops.
 
     ## When it is fine
     Outside compiled code, in a debugging path that is off in production, or when
@@ -51,12 +67,17 @@ class TensorToScalar(NonstrictCallSites):
     `fast(x)` for `fast = torch.compile(f)`) sits in a `with
     torch._dynamo.config.patch(capture_scalar_outputs=True):` block; one call outside it
     compiles without the patch and breaks.
+    NumPy on numbers that Dynamo can fold: `float(np.sqrt(d))`, `int(np.ceil(n / k))`, a size
+    `np.lcm(a, b)` (an element-wise function of Python numbers: its value is known while
+    tracing); constants such as `np.pi`, `np.float32`, `np.finfo(np.float32).min`.
 
     ## Dynamo says
     `Unsupported Tensor.item() call with capture_scalar_outputs=False` (GB0124) for `.item()`,
     `int()`, `float()`, `bool()`, list indexing and tensor slice bounds; `Tensor.tolist() with
     non-integer tensor` (GB0109) or `Data dependent operator` (GB0033, integer tensors) for
     `.tolist()`; `Failed to trace builtin operator` (GB0059) for `range(tensor)`.
+    For NumPy values: `Data dependent operator` (GB0033); `torch.* op returned non-Tensor`
+    (GB0208) for an integer made from Python numbers used as an index or slice bound.
     At the call of a `nonstrict_trace` function whose body does this: `Unsupported output type for
     nonstrict_trace-ed function` (GB0251).
     """
@@ -68,13 +89,16 @@ class TensorToScalar(NonstrictCallSites):
     message = "{what} in {region} turns a tensor into a Python scalar and forces a graph break"
     help = (
         "keep the value a tensor (torch.where, masking), move the conversion out of the compiled "
-        "code, or set torch._dynamo.config.capture_scalar_outputs = True"
+        "code, or set torch._dynamo.config.capture_scalar_outputs = True; for NumPy on Python "
+        "values, compute with Python ints and math, or build it outside forward (in __init__ or a "
+        "torch.compiler.disable'd helper)"
     )
     dynamo_says = {
         "GB0124": "Unsupported Tensor.item() call with capture_scalar_outputs=False",
         "GB0109": "Tensor.tolist() with non-integer tensor",
         "GB0033": "Data dependent operator",
         "GB0059": "Failed to trace builtin operator",
+        "GB0208": "torch.* op returned non-Tensor",
         **NONSTRICT_SAYS,
     }
     bad = (
@@ -117,25 +141,56 @@ class TensorToScalar(NonstrictCallSites):
         receiver = method_call(node, METHOD_SAYS)
         if receiver is not None:
             value = self.ctx.value(receiver)
-            if value.kind in (Kind.TENSOR, Kind.MAYBE_TENSOR, Kind.UNKNOWN):
-                method = node.func.attr.value  # type: ignore[attr-defined]
+            method = node.func.attr.value  # type: ignore[attr-defined]
+            if value.numpy:
+                if not value.from_scalars:  # a value Dynamo knows while tracing is folded
+                    self.report(node, confidence=_confidence(value), says=NUMPY_SAYS, what=f"`.{method}()` of {NUMPY},")
+            elif value.kind in (Kind.TENSOR, Kind.MAYBE_TENSOR, Kind.UNKNOWN):
                 if method == "item" and self._scalars_captured():
                     return
-                confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
-                self.report(node, confidence=confidence, says=METHOD_SAYS[method], what=f"`.{method}()`")
+                self.report(node, confidence=_confidence(value), says=METHOD_SAYS[method], what=f"`.{method}()`")
             return
-        if not (isinstance(node.func, cst.Name) and len(node.args) == 1):
+        if not isinstance(node.func, cst.Name) or node.func.value not in SCALAR_BUILTINS | {"range"}:
+            self._numpy_sizes(node)
             return
         builtin = node.func.value
-        if builtin in SCALAR_BUILTINS | {"range"} and self.ctx.resolve(node.func) == builtin:  # not a shadowed `int`
+        if self.ctx.resolve(node.func) != builtin:  # a shadowed `int`
+            return
+        if builtin == "range" and node.args:
+            values = [self.ctx.value(a.value) for a in node.args]
+            value = next((v for v in values if v.is_tensor), next((v for v in values if v.tensorish), None))
+            if value is not None:
+                what = f"`range()` over {NUMPY}," if value.numpy else "`range(tensor)`"
+                self.report(node, confidence=_confidence(value), says="GB0059", what=what)
+        elif builtin in SCALAR_BUILTINS and len(node.args) == 1:
             value = self.ctx.value(node.args[0].value)
             if not value.tensorish:
                 return
-            confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
-            if builtin == "range":
-                self.report(node, confidence=confidence, says="GB0059", what="`range(tensor)`")
+            if value.numpy:
+                if not value.from_scalars:
+                    self.report(node, confidence=_confidence(value), says=NUMPY_CAST_SAYS, what=f"`{builtin}()` of {NUMPY},")
             elif not self._scalars_captured():
-                self.report(node, confidence=confidence, says="GB0124", what=f"`{builtin}(tensor)`")
+                self.report(node, confidence=_confidence(value), says="GB0124", what=f"`{builtin}(tensor)`")
+
+    def _numpy_sizes(self, node: cst.Call) -> None:
+        """An array-valued NumPy value passed as a size (`np.zeros((n, a))`, `x.reshape(-1, a)`)
+        or to `math`: it has to become a Python int first (GB0033)."""
+        resolved = self.ctx.resolve(node.func) or ""
+        sized = resolved in NUMPY_SIZE_FUNCTIONS or resolved in TORCH_SIZE_FUNCTIONS or resolved.startswith("math.")
+        if not sized and isinstance(node.func, cst.Attribute) and node.func.attr.value in SIZE_METHODS:
+            sized = not resolved.startswith(("torch.", "numpy.")) and self.ctx.value(node.func.value).tensorish
+        if not sized:
+            return
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value not in ("shape", "size", "start", "stop", "end", "step"):
+                continue
+            parts = [e.value for e in arg.value.elements] if isinstance(arg.value, (cst.Tuple, cst.List)) else [arg.value]
+            for part in parts:
+                value = self.ctx.value(part)
+                if value.numpy and not value.from_scalars:
+                    use = f"passed to `{resolved}`" if resolved.startswith("math.") else "used as a size"
+                    self.report(node, confidence=_confidence(value), says=NUMPY_SAYS, what=f"{NUMPY}, {use},")
+                    return
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self._patched:
@@ -146,8 +201,12 @@ class TensorToScalar(NonstrictCallSites):
                 index = self.ctx.value(element.slice.value)
                 # A Python list or tuple indexed by a tensor: the index goes through .item().
                 if base.kind is Kind.PYTHON and index.tensorish and not index.boolean:
-                    confidence = Confidence.CERTAIN if index.is_tensor else Confidence.LIKELY
-                    self.report(node, confidence=confidence, says="GB0124", what="a Python list indexed by a tensor")
+                    if index.numpy:
+                        self.report(node, confidence=_confidence(index), says=_index_says(index),
+                                    what=f"a Python list indexed by {NUMPY},")
+                    else:
+                        self.report(node, confidence=_confidence(index), says="GB0124",
+                                    what="a Python list indexed by a tensor")
                     return
             elif base.tensorish:
                 bounds = [self.ctx.value(b) for b in (element.slice.lower, element.slice.upper, element.slice.step)
@@ -155,5 +214,17 @@ class TensorToScalar(NonstrictCallSites):
                 if any(b.tensorish for b in bounds):
                     certain = base.is_tensor and any(b.is_tensor for b in bounds)
                     confidence = Confidence.CERTAIN if certain else Confidence.LIKELY
-                    self.report(node, confidence=confidence, says="GB0124", what="a slice with tensor bounds")
+                    bound = next(b for b in bounds if b.tensorish)
+                    if bound.numpy:
+                        self.report(node, confidence=confidence, says=_index_says(bound), what=f"a slice bounded by {NUMPY},")
+                    else:
+                        self.report(node, confidence=confidence, says="GB0124", what="a slice with tensor bounds")
                     return
+
+
+def _confidence(value: Value) -> Confidence:
+    return Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
+
+
+def _index_says(value: Value) -> tuple[str, ...]:
+    return ("GB0208",) if value.from_scalars else ("GB0033",)

@@ -34,12 +34,31 @@ UNTRACEABLE_NUMPY = frozenset(
     }
 )
 
+# The `numpy.random` functions torch._numpy.random lacks (it has seed, rand, randn, random,
+# random_sample, sample, uniform, normal, randint, choice, shuffle): GB0294 as well, whatever the
+# arguments. The generator classes (`RandomState`, `Generator`, ...) are not listed: calling one
+# breaks differently (GB0156 for `RandomState(0)`).
+UNTRACEABLE_NUMPY_RANDOM = frozenset(
+    {
+        'beta', 'binomial', 'bytes', 'chisquare', 'default_rng', 'dirichlet', 'exponential', 'f',
+        'gamma', 'geometric', 'get_bit_generator', 'get_state', 'gumbel', 'hypergeometric',
+        'laplace', 'logistic', 'lognormal', 'logseries', 'multinomial', 'multivariate_normal',
+        'negative_binomial', 'noncentral_chisquare', 'noncentral_f', 'pareto', 'permutation',
+        'poisson', 'power', 'random_integers', 'ranf', 'rayleigh', 'set_bit_generator',
+        'set_state', 'standard_cauchy', 'standard_exponential', 'standard_gamma',
+        'standard_normal', 'standard_t', 'test', 'triangular', 'vonmises', 'wald', 'weibull', 'zipf'
+    }
+)
+
 
 class UntraceableNumpyCall(Rule):
     """## What it does
     Finds calls to NumPy functions that Dynamo cannot trace inside a compiled region:
     `np.save`, `np.load`, `np.frombuffer`, `np.nanmean`, `np.isin`, `np.interp`, `np.polyfit`,
-    `np.apply_along_axis` and the other functions that have no `torch._numpy` counterpart.
+    `np.apply_along_axis` and the other functions that have no `torch._numpy` counterpart,
+    and the `np.random` functions outside torch._numpy's small random module:
+    `np.random.permutation`, `np.random.default_rng`, `np.random.standard_normal`,
+    `np.random.poisson`, `np.random.binomial`, `np.random.beta`, `np.random.exponential`, ...
 
     ## Why is this bad?
     Since torch 2.1 Dynamo traces NumPy code by rewriting it to torch (`trace_numpy`), so
@@ -53,7 +72,11 @@ class UntraceableNumpyCall(Rule):
 
     ## How to fix
     Use the torch equivalent (`torch.nanmean`, `torch.isin`, `torch.searchsorted` for
-    `np.digitize`), or do the NumPy work outside the compiled function.
+    `np.digitize`, `torch.randperm(n)` for `np.random.permutation(n)`, `torch.randn` for
+    `np.random.standard_normal`, `torch.poisson`, `torch.distributions.*`), or do the NumPy
+    work outside the compiled function (a random plan drawn once in `__init__`, or in a
+    `torch.compiler.disable`d helper). `np.random.rand`, `randn`, `randint`, `uniform`,
+    `normal`, `choice` and `shuffle` with a size are traced as torch random ops.
 
     ## When it is fine
     Outside compiled code; in a rarely taken path whose break is measured.
@@ -68,11 +91,17 @@ class UntraceableNumpyCall(Rule):
     message = "`{function}` in {region} has no torch._numpy equivalent and forces a graph break"
     help = "use the torch equivalent, or move the NumPy work out of the compiled code"
     dynamo_says = {"GB0294": "attempted to trace numpy function unsupported by PyTorch"}
-    bad = ("import numpy as np\nimport torch\n\n@torch.compile\ndef f(x):\n    return np.nanmean(x.numpy())\n",)
+    bad = (
+        "import numpy as np\nimport torch\n\n@torch.compile\ndef f(x):\n    return np.nanmean(x.numpy())\n",
+        "import numpy as np\nimport torch\n\n@torch.compile\ndef f(x):\n    order = np.random.permutation(8)\n"
+        "    return x[torch.from_numpy(order)]\n",
+    )
     good = ("import numpy as np\nimport torch\n\n@torch.compile\ndef f(x):\n    return np.exp(x.numpy())\n",)
 
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.ctx.resolve(node.func) or ""
         module, _, function = resolved.rpartition(".")
-        if module == "numpy" and function in UNTRACEABLE_NUMPY:
-            self.report(node, confidence=Confidence.CERTAIN, says="GB0294", function=f"numpy.{function}")
+        if (module == "numpy" and function in UNTRACEABLE_NUMPY) or (
+            module == "numpy.random" and function in UNTRACEABLE_NUMPY_RANDOM
+        ):
+            self.report(node, confidence=Confidence.CERTAIN, says="GB0294", function=resolved)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
+from breaklint.numpy_api import DRAWS_THAT_BREAK, is_scalar_draw, numpy_name
 from breaklint.rule import Rule
 
 # Read from real runs on torch 2.13 (testdata/rules/BL107): each of these breaks the graph.
@@ -21,12 +22,9 @@ CALLS = {
                                         "random.set_rng_state", "random.manual_seed")},
     "os.getpid": SKIPPED, "os.cpu_count": SKIPPED, "threading.current_thread": SKIPPED,
     "gc.collect": SKIPPED, "importlib.import_module": SKIPPED,
-    "numpy.random.default_rng": "GB0294",
 }
-# NumPy draws of one Python scalar (no `size`) break; arrays are traced as torch random ops.
-# The number is how many positional arguments still give a scalar.
-NUMPY_SCALAR_DRAWS = {"rand": 0, "randn": 0, "random": 0, "random_sample": 0, "uniform": 2, "normal": 2,
-                      "randint": 2, "choice": 1}
+# NumPy draws of one Python scalar (no `size`) break; arrays are traced as torch random ops
+# (breaklint/numpy_api.py). The `np.random` functions torch._numpy lacks are BL103's.
 
 
 class UntraceableStdlibCall(Rule):
@@ -35,7 +33,9 @@ class UntraceableStdlibCall(Rule):
     trace: clocks (`time.time()`, `time.perf_counter()`, `time.sleep()`), Python's `random`
     (`random.random()`, `random.choice()`, `random.shuffle()`, `random.seed()`), `uuid`,
     `datetime.now()`, torch's global RNG state (`torch.manual_seed`, `torch.get_rng_state`),
-    NumPy scalar draws (`np.random.rand()`, `np.random.uniform(0, 1)`), `os.getpid()`,
+    NumPy scalar draws (`np.random.rand()`, `np.random.uniform(0, 1)`) and every
+    `np.random.choice(...)` (torch._numpy checks its probabilities with a Python `if` on a
+    tensor), `os.getpid()`,
     `gc.collect()`, `importlib.import_module()`.
 
     ## Why is this bad?
@@ -47,7 +47,9 @@ class UntraceableStdlibCall(Rule):
     ## How to fix
     Draw random numbers with torch (`torch.rand(())`, `torch.randint(...)`, `torch.randperm`):
     they are traced. Take times and seeds outside the compiled function and pass them in as
-    tensors. `random.randint`/`random.uniform` happen to be traced in 2.13.
+    tensors. `random.randint`/`random.uniform` happen to be traced in 2.13. For
+    `np.random.choice(n, k, replace=False)` use `torch.randperm(n)[:k]`; with weights,
+    `torch.multinomial(p, k)`.
 
     ## When it is fine
     Code outside the compiled region; a one-off debug measurement.
@@ -55,9 +57,9 @@ class UntraceableStdlibCall(Rule):
     ## Dynamo says
     `Attempted to call function marked as skipped` (GB0007) for `time`, `random`, `uuid`, `os`,
     `gc`, `importlib` and torch's RNG-state functions; `Unsupported method call` (GB0156) for
-    `datetime.now()`; `Data dependent operator` (GB0033) for NumPy scalar draws;
-    `attempted to trace numpy function unsupported by PyTorch` (GB0294) for
-    `np.random.default_rng`.
+    `datetime.now()`; `Data dependent operator` (GB0033) for NumPy scalar draws and
+    `np.random.choice`. The `np.random` functions that torch._numpy lacks
+    (`np.random.permutation`, `np.random.default_rng`: GB0294) are BL103's.
     """
 
     code = "BL107"
@@ -72,7 +74,6 @@ class UntraceableStdlibCall(Rule):
         "GB0007": "Attempted to call function marked as skipped",
         "GB0156": "Unsupported method call",
         "GB0033": "Data dependent operator",
-        "GB0294": "attempted to trace numpy function unsupported by PyTorch",
     }
     bad = (
         "import time\nimport torch\n\n@torch.compile\ndef f(x):\n    start = time.perf_counter()\n    return x * 2\n",
@@ -88,9 +89,9 @@ class UntraceableStdlibCall(Rule):
         if resolved in CALLS:
             self.report(node, confidence=Confidence.CERTAIN, says=CALLS[resolved], function=resolved)
             return
-        module, _, function = resolved.rpartition(".")
-        if module == "numpy.random" and function in NUMPY_SCALAR_DRAWS:
+        name = numpy_name(resolved)
+        if name is not None:
             positional = [a for a in node.args if a.keyword is None and a.star == ""]
             sized = any(a.keyword is not None and a.keyword.value == "size" for a in node.args)
-            if not sized and len(positional) <= NUMPY_SCALAR_DRAWS[function]:
+            if is_scalar_draw(name, len(positional), sized) or name in DRAWS_THAT_BREAK:
                 self.report(node, confidence=Confidence.CERTAIN, says="GB0033", function=resolved)

@@ -203,6 +203,40 @@ def test_package_imports_super_and_module_list(tmp_path, check) -> None:
     assert flagged(result) == {("base.py", 6), ("util.py", 2)}
 
 
+def test_layers_iterated_through_enumerate_and_zip_are_reached(tmp_path, check) -> None:
+    root = project(tmp_path, {
+        "run.py": f"""
+            import torch
+            from torch import nn
+
+            class Layer(nn.Module):
+                def forward(self, x):
+                    return x * {ITEM}
+
+            class Gate(nn.Module):
+                def forward(self, x):
+                    return x + {ITEM}
+
+            class Encoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layer = nn.ModuleList([Layer() for _ in range(2)])
+                    self.gates = nn.ModuleList([Gate() for _ in range(2)])
+
+                def forward(self, x):
+                    for i, layer_module in enumerate(self.layer):
+                        x = layer_module(x)
+                    for gate, _ in zip(self.gates, range(2)):
+                        x = gate(x)
+                    return x
+
+            encoder = torch.compile(Encoder())
+            """,
+    })
+    result = check([root], root=root, assume_forward_compiled=False)
+    assert flagged(result) == {("run.py", 7), ("run.py", 11)}
+
+
 def test_disable_cuts_reachability(tmp_path, check) -> None:
     root = project(tmp_path, {"m.py": f"""
         import torch

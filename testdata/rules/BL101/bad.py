@@ -1,4 +1,7 @@
 """BL101 positives: each marked line must graph-break under real Dynamo."""
+import math
+
+import numpy as np
 import torch
 
 
@@ -135,3 +138,72 @@ def _scaled_outside_dynamo(x):
 @torch.compile
 def through_nonstrict_trace(x):
     return _scaled_outside_dynamo(x) + 1  # expect: BL101
+
+
+# NumPy on Python values inside a region is traced as tensors (torch._numpy): reading the
+# result back as a Python number breaks as it does for a tensor.
+class RandomBlockPlan(torch.nn.Module):
+    """BigBird-style: the random-attention plan is built with NumPy inside forward."""
+
+    def __init__(self, block_size=2, plan_num_rand_blocks=(1, 2)):
+        super().__init__()
+        self.block_size = block_size
+        self.plan_num_rand_blocks = list(plan_num_rand_blocks)
+        self.proj = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        num_blocks = x.shape[-1] // self.block_size
+        rand_attn = np.zeros((num_blocks, np.sum(self.plan_num_rand_blocks)), dtype=np.int32)  # expect: BL101
+        return self.proj(x) + torch.from_numpy(rand_attn).sum()
+
+
+random_block_plan = torch.compile(RandomBlockPlan())
+
+
+def _candidate_blocks(to_start_block_id, to_end_block_id):
+    # Every caller passes elements of a NumPy array: traced 0-d arrays, not Python ints.
+    return np.arange(to_start_block_id, to_end_block_id, dtype=np.int32)  # expect: BL101
+
+
+@torch.compile
+def candidate_blocks(x):
+    plan_block_length = np.array([8, 16]) // 2
+    blocks = _candidate_blocks(plan_block_length[0], plan_block_length[1])
+    return x + torch.from_numpy(blocks).sum()
+
+
+@torch.compile
+def rows_per_plan(x):
+    plan_block_length = np.array([4, 8]) // 2
+    out = x
+    for _ in range(1, plan_block_length[0]):  # expect: BL101
+        out = out * 2
+    return out
+
+
+@torch.compile
+def total_random_blocks(x):
+    total = int(np.sum([1, 2, 3]))  # expect: BL101
+    return x * total
+
+
+@torch.compile
+def widest_block(x):
+    width = np.max([2, 4]).item()  # expect: BL101
+    return x * width
+
+
+@torch.compile
+def scale_for_plan(x):
+    scales = [0.5, 1.0, 2.0]
+    return x * scales[np.argmax([0.1, 0.7, 0.2])]  # expect: BL101
+
+
+@torch.compile
+def norm_by_blocks(x):
+    return x / math.sqrt(np.sum([4, 4]))  # expect: BL101
+
+
+@torch.compile
+def flatten_blocks(x):
+    return x.reshape(-1, np.prod([2, 4]))  # expect: BL101

@@ -1,5 +1,9 @@
 """BL101 negatives: nothing here may graph-break or be flagged."""
+import math
+
+import numpy as np
 import torch
+import torch.nn.functional as F
 from torch._dynamo.decorators import leaf_function
 
 
@@ -118,3 +122,65 @@ def scenario_calls_under_patch():
     with torch._dynamo.config.patch(capture_scalar_outputs=True):
         fast(torch.randn(8, 8))
         fast(torch.randn(8, 8))
+
+
+# NumPy that Dynamo folds or keeps as arithmetic: an element-wise function of Python numbers
+# has a value known while tracing, and constants are constants.
+class ScaledDotProduct(torch.nn.Module):
+    def __init__(self, head_dim=8):
+        super().__init__()
+        self.head_dim = head_dim
+        self.proj = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        scores = self.proj(x) / np.sqrt(self.head_dim)
+        scale = float(np.sqrt(x.shape[-1]))
+        return scores * scale
+
+
+scaled_dot_product = torch.compile(ScaledDotProduct())
+
+
+@torch.compile
+def pad_to_chunk_multiple(x):
+    chunk = np.lcm(2, 4)
+    padding = (chunk - x.shape[-1] % chunk) % chunk
+    return F.pad(x, (0, padding)).reshape(-1, np.lcm(2, 4))
+
+
+@torch.compile
+def number_of_chunks(x):
+    chunks = int(np.ceil(x.shape[-1] / 3))
+    return x.new_zeros(chunks) + x.sum()
+
+
+@torch.compile
+def numpy_constants(x):
+    low = np.finfo(np.float32).min
+    return x.clamp(min=low) * np.pi + np.iinfo(np.int32).max % 7
+
+
+@torch.compile
+def block_offsets(x):
+    offsets = np.arange(0, 8, 2, dtype=np.int32)
+    for offset in np.arange(2):
+        x = x + offset
+    return x + torch.from_numpy(offsets).sum() * math.sqrt(x.shape[-1])
+
+
+class PlannedBlocks(torch.nn.Module):
+    """The NumPy plan is built once in __init__ and kept as a buffer: forward only indexes it."""
+
+    def __init__(self):
+        super().__init__()
+        counts = np.array([2, 4]) // 2
+        plan = np.zeros((int(counts.sum()), 8), dtype=np.float32)
+        for row in range(int(counts[0])):
+            plan[row] = 1.0
+        self.register_buffer("plan", torch.from_numpy(plan))
+
+    def forward(self, x):
+        return x + self.plan[: x.shape[0]].sum()
+
+
+planned_blocks = torch.compile(PlannedBlocks())

@@ -1,4 +1,5 @@
 """BL102 positives: each marked line must graph-break under real Dynamo."""
+import numpy as np
 import torch
 
 
@@ -65,3 +66,60 @@ def _clamped_outside_dynamo(x: torch.Tensor):
 @torch.compile
 def through_nonstrict_trace(x):
     return _clamped_outside_dynamo(x) + 1  # expect: BL102
+
+
+class ChunkConfig:
+    attn_layers = ["lsh", "local"]
+    lsh_attn_chunk_length = 2
+    local_attn_chunk_length = 4
+
+
+def _least_common_mult_chunk_len(config):
+    attn_types = set(config.attn_layers)
+    if attn_types == {"lsh"}:
+        return config.lsh_attn_chunk_length
+    if attn_types == {"local"}:
+        return config.local_attn_chunk_length
+    return np.lcm(config.lsh_attn_chunk_length, config.local_attn_chunk_length)
+
+
+class ChunkedEncoder(torch.nn.Module):
+    """Reformer-style: pad the sequence to a multiple of the chunk lengths' lcm."""
+
+    def __init__(self):
+        super().__init__()
+        self.config = ChunkConfig()
+        self.proj = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        chunk_length = _least_common_mult_chunk_len(self.config)
+        must_pad = x.shape[-1] % chunk_length != 0 and x.shape[-1] > 2  # expect: BL102
+        if must_pad:  # expect: BL102
+            x = torch.nn.functional.pad(x, (0, 1))
+        out = self.proj(x)
+        if must_pad:  # expect: BL102
+            out = out[:, :8]
+        return out
+
+
+chunked_encoder = torch.compile(ChunkedEncoder())
+
+
+def _excluded_blocks(block_id, to_end_block_id):
+    illegal = [block_id - 1, block_id, block_id + 1]
+    if block_id == to_end_block_id - 2:  # expect: BL102
+        illegal.append(1)
+    return illegal
+
+
+@torch.compile
+def random_block_row(x):
+    plan_block_length = np.array([8, 16]) // 2
+    illegal = _excluded_blocks(2, plan_block_length[0])
+    return x + len(illegal)
+
+
+@torch.compile
+def plan_has_random_blocks(x):
+    num_rand_blocks = np.sum([0, 2])
+    return x * 2 if num_rand_blocks > 0 else x  # expect: BL102

@@ -1,4 +1,7 @@
 """BL102 negatives: branches on shapes, modes and Python values are guards, not breaks."""
+import math
+
+import numpy as np
 import torch
 
 USE_BIAS = True
@@ -73,3 +76,52 @@ def skips_eager_checks(x):
     if not torch.compiler.is_compiling() and x.isnan().any():
         raise ValueError("NaN in the input")
     return x * 2
+@torch.compile
+def pad_to_python_lcm(x):
+    chunk_length = math.lcm(2, 4)  # Python ints: a guard on the shape, not a break
+    if x.shape[-1] % chunk_length != 0:
+        x = torch.nn.functional.pad(x, (0, chunk_length - x.shape[-1] % chunk_length))
+    return x * np.sqrt(chunk_length)
+
+
+class BlockPlan(torch.nn.Module):
+    """NumPy branches in __init__ run once, in Python: only forward is compiled."""
+
+    def __init__(self, plan_num_rand_blocks=(0, 2)):
+        super().__init__()
+        total = np.sum(plan_num_rand_blocks)
+        self.use_random = bool(total > 0)
+        if np.lcm(2, 4) > 2:
+            self.scale = 2.0
+        else:
+            self.scale = 1.0
+
+    def forward(self, x):
+        if self.use_random:
+            return x * self.scale
+        return x
+
+
+block_plan = torch.compile(BlockPlan())
+
+
+@torch.compile
+def plan_type_checks(x):
+    offsets = np.arange(4)
+    if isinstance(offsets, np.ndarray) and offsets.shape[0] == 4:
+        return x + torch.from_numpy(offsets).sum()
+    return x
+
+
+def _excluded_blocks(block_id, to_end_block_id):
+    illegal = [block_id - 1, block_id, block_id + 1]
+    if block_id == to_end_block_id - 2:  # every caller passes Python ints: a guard
+        illegal.append(1)
+    return illegal
+
+
+@torch.compile
+def random_block_row_from_ints(x):
+    num_blocks = x.shape[-1] // 2
+    illegal = _excluded_blocks(2, num_blocks)
+    return x + len(illegal)

@@ -17,3 +17,10 @@ def asarray_roundtrip(x):
 @torch.compile
 def torch_nanmean(x):
     return torch.nanmean(x, dim=0) + 1
+
+
+@torch.compile
+def torch_block_order(x):
+    np.random.seed(0)  # traced (torch._numpy.random.seed)
+    order = torch.randperm(8)
+    return x[order] + torch.from_numpy(np.random.rand(8, 8)).float()

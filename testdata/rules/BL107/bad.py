@@ -54,3 +54,10 @@ class Dropout(nn.Module):
 
 
 dropout = torch.compile(Dropout())
+
+
+@torch.compile
+def masked_span_starts(x):
+    # wav2vec2-style SpecAugment: torch._numpy's choice tests its probabilities in Python.
+    starts = np.random.choice(np.arange(6), 2, replace=False)  # expect: BL107
+    return x + torch.from_numpy(starts).sum()

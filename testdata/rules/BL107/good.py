@@ -33,3 +33,9 @@ def train_step(x):
     start = time.perf_counter()
     y = torch_noise(x)
     return y, time.perf_counter() - start
+
+
+@torch.compile
+def torch_span_starts(x):
+    starts = torch.randperm(6)[:2]
+    return x + starts.sum() + torch.from_numpy(np.random.randint(0, 6, size=2)).sum()
