@@ -33,6 +33,10 @@ class Case:
     inputs: Callable[[int], tuple[Any, ...]]  # batch size -> positional arguments
     entry: str  # breaklint entry point, `package.module:Class.forward`
     kwargs: dict[str, Any] = field(default_factory=dict)
+    # Train-mode calls made after the standard ones, the way the model's task heads and data
+    # loaders call it: batch size -> keyword arguments besides the inputs (a padded batch's
+    # attention mask, Longformer's global attention on the first token).
+    masked: Callable[[int], dict[str, Any]] | None = None
 
 
 def _timm(name: str, entry: str, size: int = 32, **options: Any) -> Case:
@@ -59,13 +63,38 @@ def _diffusers(name: str, cls: str, entry: str, config: dict[str, Any], inputs: 
 
 
 def _transformers(name: str, model: str, config: dict[str, Any], entry: str,
-                  inputs: Callable[[int], tuple[Any, ...]]) -> Case:
+                  inputs: Callable[[int], tuple[Any, ...]],
+                  masked: Callable[[int], dict[str, Any]] | None = None) -> Case:
     def build() -> Any:
         import transformers
 
         return getattr(transformers, f"{model}Model")(getattr(transformers, f"{model}Config")(**config))
 
-    return Case(f"transformers/{name}", build, inputs, entry)
+    return Case(f"transformers/{name}", build, inputs, entry, masked=masked)
+
+
+def _padding_mask(length: int, **extra: Callable[[int], Any]) -> Callable[[int], dict[str, Any]]:
+    """A right-padded batch's `attention_mask` (the last quarter of the second row padded)."""
+    def masked(batch: int) -> dict[str, Any]:
+        import torch
+
+        mask = torch.ones(batch, length, dtype=torch.long)
+        mask[-1, length - length // 4:] = 0
+        return {"attention_mask": mask, **{key: make(batch) for key, make in extra.items()}}
+
+    return masked
+
+
+def _global_first_token(length: int) -> Callable[[int], Any]:
+    """Longformer's global attention on the first token, as its classification head sets it."""
+    def make(batch: int) -> Any:
+        import torch
+
+        mask = torch.zeros(batch, length, dtype=torch.long)
+        mask[:, 0] = 1
+        return mask
+
+    return make
 
 
 def _token_inputs(length: int) -> Callable[[int], tuple[Any, ...]]:
@@ -153,25 +182,32 @@ CASES: tuple[Case, ...] = (
                 "num_layers": 2, "sample_size": 8, "patch_size": 2, "num_embeds_ada_norm": 10,
                 "norm_num_groups": 8}, _dit_inputs),
     _transformers("bert", "Bert", _SMALL_TEXT, "transformers.models.bert.modeling_bert:BertModel.forward",
-                  _token_inputs(16)),
+                  _token_inputs(16), _padding_mask(16)),
     _transformers("gpt2", "GPT2", {"vocab_size": 100, "n_embd": 32, "n_layer": 2, "n_head": 2, "n_positions": 64},
-                  "transformers.models.gpt2.modeling_gpt2:GPT2Model.forward", _token_inputs(16)),
+                  "transformers.models.gpt2.modeling_gpt2:GPT2Model.forward", _token_inputs(16), _padding_mask(16)),
     _transformers("longformer", "Longformer", {**_SMALL_TEXT, "attention_window": 4},
-                  "transformers.models.longformer.modeling_longformer:LongformerModel.forward", _token_inputs(16)),
+                  "transformers.models.longformer.modeling_longformer:LongformerModel.forward", _token_inputs(16),
+                  _padding_mask(16, global_attention_mask=_global_first_token(16))),
     _transformers("bigbird", "BigBird", {**_SMALL_TEXT, "attention_type": "block_sparse", "block_size": 2,
                                          "num_random_blocks": 2},
-                  "transformers.models.big_bird.modeling_big_bird:BigBirdModel.forward", _token_inputs(32)),
+                  "transformers.models.big_bird.modeling_big_bird:BigBirdModel.forward", _token_inputs(32),
+                  _padding_mask(32)),
+    # The paper's sequence lengths (1024, 3072, 4096) take BigBird's other random-plan builder.
+    _transformers("bigbird_1024", "BigBird", {**_SMALL_TEXT, "max_position_embeddings": 1024,
+                                              "attention_type": "block_sparse", "block_size": 64, "num_random_blocks": 2},
+                  "transformers.models.big_bird.modeling_big_bird:BigBirdModel.forward", _token_inputs(1024)),
     _transformers("wav2vec2", "Wav2Vec2", {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
                                            "intermediate_size": 64, "conv_dim": (16, 16), "conv_stride": (5, 2),
                                            "conv_kernel": (10, 3), "num_conv_pos_embeddings": 8,
                                            "num_conv_pos_embedding_groups": 2, "mask_time_prob": 0.2,
                                            "mask_time_length": 2},
-                  "transformers.models.wav2vec2.modeling_wav2vec2:Wav2Vec2Model.forward", _audio_inputs),
+                  "transformers.models.wav2vec2.modeling_wav2vec2:Wav2Vec2Model.forward", _audio_inputs, _padding_mask(800)),
     _transformers("reformer", "Reformer", {"vocab_size": 100, "hidden_size": 32, "num_attention_heads": 2,
                                            "attention_head_size": 16, "feed_forward_size": 64,
                                            "axial_pos_shape": (4, 4), "axial_pos_embds_dim": (16, 16),
                                            "max_position_embeddings": 16, "attn_layers": ["local", "lsh"],
                                            "local_attn_chunk_length": 4, "lsh_attn_chunk_length": 4,
                                            "num_buckets": 2},
-                  "transformers.models.reformer.modeling_reformer:ReformerModel.forward", _token_inputs(16)),
+                  "transformers.models.reformer.modeling_reformer:ReformerModel.forward", _token_inputs(16),
+                  _padding_mask(16)),
 )
