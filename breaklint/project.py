@@ -18,6 +18,7 @@ from .names import ImportTable, dotted
 from .patterns import untraced_blocks
 from .recursion import parse_safely
 from .source import ParsedFile
+from .summary import Guard, Guards
 from .walk import Visitor, visit
 
 FunctionNode = "cst.FunctionDef"  # for annotations (libcst is imported on first use)
@@ -73,6 +74,8 @@ class FunctionInfo:
     class_info: ClassInfo | None  # set for methods (defined directly in a class body)
     parent: FunctionInfo | None  # the enclosing function, for nested defs
     calls: list[cst.Call] = field(default_factory=list)
+    # The settings tests a call runs under (by its index in `calls`; unguarded calls are absent).
+    call_guards: dict[int, Guards] = field(default_factory=dict)
     refs: list[cst.BaseExpression] = field(default_factory=list)  # functions passed as values
     assigns: dict[str, list[Assigned]] = field(default_factory=dict)
     nested: list[FunctionInfo] = field(default_factory=list)
@@ -137,6 +140,7 @@ class Assigned:
 
     origin: cst.BaseExpression | Fragment
     iterated: bool = False
+    guards: Guards = ()  # the settings tests the binding runs under (attributes only; summary.Guard)
 
     @property
     def expr(self) -> cst.BaseExpression:
@@ -203,6 +207,12 @@ class ModuleIndex:
         deep read (shallow.ShallowModuleIndex)."""
         return self.compile_sites
 
+    def content_module(self) -> ModuleIndex:
+        """This module as built from its tree, for a reader that only looks at what its defs
+        say (parameter defaults, annotations) and never matches its nodes with the index's:
+        a shallow module reads it without a deep read (shallow.ShallowModuleIndex)."""
+        return self
+
     def __hash__(self) -> int:
         return id(self)
 
@@ -223,6 +233,48 @@ def _bind_targets(target: cst.BaseExpression, value: Assigned, into: dict[str, l
             _bind_targets(inner, Assigned(value.expr, iterated=True), into)
 
 
+_COMPARISONS = {"Equal": "==", "NotEqual": "!=", "Is": "is", "IsNot": "is not", "In": "in", "NotIn": "not in"}
+_NO_LITERAL = object()
+
+
+def guards_of(test: cst.BaseExpression, holds: bool) -> list[Guard]:
+    """The guards (summary.Guard) a test sets on the block that runs when it is `holds`: a
+    dotted chain's truth, or its comparison with a literal; `not`, `and` in a body and `or` in an
+    `else` are taken apart. Other tests set none. prepass._Walker._guards is its `ast` twin."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return guards_of(test.expression, not holds)
+    if isinstance(test, cst.BooleanOperation):
+        if isinstance(test.operator, cst.And) == holds:  # `a and b` true / `a or b` false: both
+            return [*guards_of(test.left, holds), *guards_of(test.right, holds)]
+        return []
+    if isinstance(test, cst.Comparison):
+        if len(test.comparisons) != 1:
+            return []
+        target = test.comparisons[0]
+        op = _COMPARISONS.get(type(target.operator).__name__)
+        subject = dotted(test.left)
+        value = _literal(target.comparator)
+        if op is None or subject is None or "." not in subject or value is _NO_LITERAL:
+            return []
+        return [Guard(subject, op, value, holds)]
+    subject = dotted(test)
+    return [Guard(subject, "truthy", None, holds)] if subject is not None and "." in subject else []
+
+
+def _literal(expr: cst.BaseExpression) -> object:
+    if isinstance(expr, cst.SimpleString):
+        return expr.evaluated_value
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return expr.evaluated_value
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expr.value]
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        items = tuple(_literal(e.value) for e in expr.elements if not isinstance(e, cst.StarredElement))
+        if len(items) == len(expr.elements) and _NO_LITERAL not in items:
+            return items
+    return _NO_LITERAL
+
+
 class _Indexer(Visitor):
     def __init__(self, index: ModuleIndex) -> None:
         self.index = index
@@ -233,19 +285,42 @@ class _Indexer(Visitor):
         # Blocks Dynamo never traces (`if not torch.compiler.is_compiling():`): no call edges.
         self.untraced: set[cst.CSTNode] = set()
         self.untraced_depth = 0
+        # The guards an `if` (or `a if t else b`) sets on its arms, by arm; and, per function
+        # being indexed (innermost last), the guards of the arms the visit is in.
+        self.arm_guards: dict[cst.CSTNode, list[Guard]] = {}
+        self.guard_frames: list[list[list[Guard]]] = [[]]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if node in self.untraced:
             self.untraced_depth += 1
+        guards = self.arm_guards.get(node)
+        if guards is not None:
+            self.guard_frames[-1].append(guards)
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         super().on_leave(original_node)
         if original_node in self.untraced:
             self.untraced_depth -= 1
+        if original_node in self.arm_guards:
+            self.guard_frames[-1].pop()
+
+    def _guards(self) -> Guards:
+        return tuple(guard for arm in self.guard_frames[-1] for guard in arm)
 
     def visit_If(self, node: cst.If) -> None:
         self.untraced.update(untraced_blocks(node, self.index.imports.resolve))
+        self._arms(node.test, node.body, node.orelse)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._arms(node.test, node.body, node.orelse)
+
+    def _arms(self, test: cst.BaseExpression, body: cst.CSTNode, orelse: cst.CSTNode | None) -> None:
+        if self._current_function() is None:
+            return
+        self.arm_guards[body] = guards_of(test, True)
+        if orelse is not None:
+            self.arm_guards[orelse] = guards_of(test, False)
 
     # --- scopes -------------------------------------------------------------------------
     def _prefix(self) -> str:
@@ -292,10 +367,12 @@ class _Indexer(Visitor):
         self._decorators(info)
         self.functions.append(info)
         self.scope_kinds.append("function")
+        self.guard_frames.append([])
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.functions.pop()
         self.scope_kinds.pop()
+        self.guard_frames.pop()
 
     def _current_function(self) -> FunctionInfo | None:
         if self.scope_kinds and self.scope_kinds[-1] == "function":
@@ -343,7 +420,8 @@ class _Indexer(Visitor):
         fn = self._current_function()
         if isinstance(target, cst.Attribute) and fn is not None and fn.class_info is not None:
             if isinstance(target.value, cst.Name) and target.value.value == fn.self_name:
-                fn.class_info.attrs.setdefault(target.attr.value, []).append(value)
+                guarded = Assigned(value.origin, value.iterated, self._guards())
+                fn.class_info.attrs.setdefault(target.attr.value, []).append(guarded)
                 return
         bindings = self._bindings()
         if bindings is not None:
@@ -354,6 +432,9 @@ class _Indexer(Visitor):
         fn = self._current_function()
         if fn is not None and not self.untraced_depth:
             fn.calls.append(node)
+            guards = self._guards()
+            if guards:
+                fn.call_guards[len(fn.calls) - 1] = guards
             fn.refs.extend(
                 arg.value for arg in node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
             )
@@ -375,7 +456,7 @@ class _Indexer(Visitor):
         name = node.args[0].value.evaluated_value
         if not isinstance(name, str):
             return
-        fn.class_info.attrs.setdefault(name, []).append(Assigned(node.args[1].value))
+        fn.class_info.attrs.setdefault(name, []).append(Assigned(node.args[1].value, guards=self._guards()))
         if method in ("register_buffer", "register_parameter"):
             fn.class_info.tensor_attrs.add(name)
 

@@ -175,6 +175,10 @@ class ShallowModuleIndex(ModuleIndex):
         self._record("content")
         return self.file.content_module.compile_sites
 
+    def content_module(self) -> ModuleIndex:
+        self._record("content")
+        return self.file.content_module
+
     @property  # type: ignore[override]
     def disabled(self) -> dict[FunctionInfo, bool]:
         self._record("disabled")
@@ -207,6 +211,7 @@ class ShallowFunctionInfo(FunctionInfo):
         self.parent = parent
         self.nested = []
         self.global_names = set(summary.global_names)
+        self.call_guards = dict(summary.call_guards)
         self.ordinal = ordinal
         self.header = FunctionHeader(summary.name, summary.self_name, frozenset(summary.params))
         self._summary = summary
@@ -258,6 +263,9 @@ class ShallowClassInfo(ClassInfo):
         self.qualname = summary.qualname
         self.methods = {}
         self.attrs = fragments.bindings(summary.attrs)
+        for name, index, guards in summary.attr_guards:
+            found = self.attrs[name][index]
+            self.attrs[name][index] = Assigned(found.origin, found.iterated, guards)
         self.tensor_attrs = set(summary.tensor_attrs)
         self.ordinal = ordinal
         self._summary = summary

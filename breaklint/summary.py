@@ -16,7 +16,25 @@ Expr = str
 # `name -> values`, in the order the bindings were seen; a value is (expression, iterated).
 Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 
-SUMMARY_FORMAT = 4  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 5  # bump when the fields below change: cached summaries are then ignored
+
+
+@dataclass(frozen=True)
+class Guard:
+    """One test that decides whether a statement runs, kept when it reads a setting: `subject`
+    (a dotted chain such as `config.use_cache`) tested for truth (`op` "truthy") or compared
+    with a literal (`op` one of == != is `is not` in `not in`, `value` the literal, a tuple for
+    `in`). `holds`: the statement runs when the test is true (its `if` body) or false (`else`,
+    later `elif`s). Tests of other shapes are not kept: a guard never decides alone, it can only
+    show that a statement does not run under a default configuration (see configs.py)."""
+
+    subject: str
+    op: str
+    value: object
+    holds: bool
+
+
+Guards = tuple[Guard, ...]  # every guard of one statement, outermost `if` first
 
 
 @dataclass(frozen=True)
@@ -34,6 +52,7 @@ class FunctionSummary:
     global_names: tuple[str, ...]
     line: int  # where the def starts: its first decorator's `@`, else `def`
     decorators: tuple[Expr, ...]
+    call_guards: tuple[tuple[int, Guards], ...] = ()  # (index into calls, its guards), guarded calls only
 
 
 @dataclass(frozen=True)
@@ -43,6 +62,7 @@ class ClassSummary:
     bases: tuple[Expr, ...]
     attrs: Bindings  # `self.X = ...` in its methods, `register_buffer("X", ...)` & co.
     tensor_attrs: tuple[str, ...]
+    attr_guards: tuple[tuple[str, int, Guards], ...] = ()  # (attr, index into its values, guards)
 
 
 @dataclass(frozen=True)
