@@ -26,7 +26,8 @@ class Severity(str, enum.Enum):
 class Confidence(str, enum.Enum):
     """How sure the static pass is. `certain`: the value is known to be a tensor. `possible`:
     the code breaks when it runs, but it sits in a branch that only runs for diagnostics (it only
-    warns, logs or raises, under a test of Python values); reported with severity `info`."""
+    warns, logs or raises, under a test of Python values), or it is reached only under a setting
+    the default configuration does not have (Region.gate); reported with severity `info`."""
 
     CERTAIN = "certain"
     LIKELY = "likely"
@@ -54,6 +55,9 @@ class Region:
     # it non-strictly (Python side effects run, data-dependent values still break).
     nonstrict: bool = False
     entry_module: str = ""  # the module that defines the entry (rules read its config and decorators)
+    # Reached only through code the default configuration does not run (configs.py): why, as
+    # "`config.x` is true; the default is False". Its findings are `possible` (severity info).
+    gate: str = ""
 
     def describe(self) -> str:
         return f"`{self.entry}` via {self.site}"

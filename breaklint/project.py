@@ -168,6 +168,19 @@ class ClassInfo:
 
 
 @dataclass(frozen=True)
+class Build:
+    """One way an expression holds an instance of a project class: `call` builds `cls`, with its
+    arguments read in `scope` (None: module level) of `module`; `guards`, each with the function
+    whose names it reads, are the settings tests that the build runs under (see configs.py)."""
+
+    cls: ClassInfo
+    call: cst.Call | None
+    scope: FunctionInfo | None
+    module: ModuleIndex
+    guards: tuple[tuple[Guards, FunctionInfo | None], ...] = ()
+
+
+@dataclass(frozen=True)
 class CompileSite:
     """`torch.compile(target)`, `@torch.compile`, `optimize(...)(target)` or `target.compile()`."""
 
@@ -705,36 +718,53 @@ class ProjectIndex:
         self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex, depth: int = 0
     ) -> list[ClassInfo]:
         """Project classes whose instances `expr` may hold; containers are flattened to elements."""
+        return [build.cls for build in self.instance_builds(expr, scope, module, depth)]
+
+    def instance_builds(
+        self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex, depth: int = 0,
+        guards: tuple[tuple[Guards, FunctionInfo | None], ...] = (),
+    ) -> list[Build]:
+        """instance_classes, each class with the call that builds it and the settings tests
+        that the build runs under (`self.enc = A(c) if c.flag else B(c)`, or an `if` around it)."""
         if depth > 6:
             return []
-        found: list[ClassInfo] = []
+        found: list[Build] = []
         if isinstance(expr, cst.Call):
             func = expr.func
             cls = self.resolve_class(func, module)
             if cls is not None:
-                return [cls]
+                return [Build(cls, expr, scope, module, guards)]
             if isinstance(func, cst.Attribute) and func.attr.value in MODULE_CHAIN_METHODS:
-                return self.instance_classes(func.value, scope, module, depth + 1)
+                return self.instance_builds(func.value, scope, module, depth + 1, guards)
             if module.imports.resolve(func) in MODULE_CONTAINERS:
                 for arg in expr.args:
                     for inner in _constructor_calls(arg.value):
-                        found.extend(self.instance_classes(inner, scope, module, depth + 1))
+                        found.extend(self.instance_builds(inner, scope, module, depth + 1, guards))
+            return found
+        if isinstance(expr, cst.IfExp):
+            for arm, holds in ((expr.body, True), (expr.orelse, False)):
+                arm_guards = tuple(guards_of(expr.test, holds))
+                inner = (*guards, (arm_guards, scope)) if arm_guards else guards
+                found.extend(self.instance_builds(arm, scope, module, depth + 1, inner))
             return found
         if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
-            for inner in _constructor_calls(expr):
-                found.extend(self.instance_classes(inner, scope, module, depth + 1))
+            for inner_call in _constructor_calls(expr):
+                found.extend(self.instance_builds(inner_call, scope, module, depth + 1, guards))
             return found
         if isinstance(expr, cst.Subscript):
-            return self.instance_classes(expr.value, scope, module, depth + 1)
+            return self.instance_builds(expr.value, scope, module, depth + 1, guards)
         if isinstance(expr, cst.Name):
             for value in self.bound_values(expr.value, scope, module):
-                found.extend(self.instance_classes(value.expr, scope, module, depth + 1))
+                found.extend(self.instance_builds(value.expr, scope, module, depth + 1, guards))
             return found
         if isinstance(expr, cst.Attribute):
             owner = self.self_class(expr.value, scope)
             if owner is not None:
                 for klass, value in self.attr_values(owner, expr.attr.value):
-                    found.extend(self.instance_classes(value.expr, None, klass.module, depth + 1))
+                    # `self.x = ...` is read as `__init__` wrote it: its locals, its parameters.
+                    init = klass.methods.get("__init__")
+                    inner = (*guards, (value.guards, init)) if value.guards else guards
+                    found.extend(self.instance_builds(value.expr, init, klass.module, depth + 1, inner))
         return found
 
     def bound_values(self, name: str, scope: FunctionInfo | None, module: ModuleIndex) -> list[Assigned]:

@@ -9,6 +9,7 @@ from typing import Iterable
 
 import libcst as cst
 
+from .configs import Defaults
 from .finding import Region
 from .project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
 
@@ -48,6 +49,31 @@ class CallResolver:
             found.extend(self.call_targets(call.func, fn))
         for ref in fn.refs:
             found.extend(t for t in self.function_refs(ref, fn) if t not in found)
+        return found
+
+    def edges(self, fn: FunctionInfo, defaults: Defaults) -> list[tuple[FunctionInfo, str]]:
+        """callees(fn), each with why the default configuration never makes that call ("" when
+        it may): a call in an arm of a settings test it fails, or into an instance that is only
+        built under one (configs.py)."""
+        found: list[tuple[FunctionInfo, str]] = [(nested, "") for nested in fn.nested]
+        seen = set(fn.nested)
+        guards = fn.call_guards
+        for index, call in enumerate(fn.calls):
+            gate = defaults.gate([(guards[index], fn)]) if index in guards else ""
+            direct = self.function_refs(call.func, fn)
+            if direct:
+                targets = [(target, gate) for target in direct]
+            else:
+                targets = []
+                for build in self.project.instance_builds(call.func, fn, fn.module):
+                    defaults.note(build)
+                    forward = self.project.method(build.cls, "forward")
+                    if forward is not None:
+                        targets.append((forward, gate or defaults.gate(build.guards)))
+            found.extend(targets)
+            seen.update(target for target, _ in targets)
+        for ref in fn.refs:
+            found.extend((t, "") for t in self.function_refs(ref, fn) if t not in seen)
         return found
 
     def call_targets(self, callee: cst.BaseExpression, scope: FunctionInfo) -> list[FunctionInfo]:
@@ -191,8 +217,11 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
     """Breadth-first from the entry points, so each function gets its shortest call chain.
 
     Explicit compile sites are walked first: a `forward` reached from `torch.compile(model)`
-    is labelled with that call, not with the assume-forward switch."""
+    is labelled with that call, not with the assume-forward switch. Within each, the calls the
+    default configuration makes are walked first; what only the others reach is walked after,
+    round by round (one more setting each), and gated (Region.gate: its findings are `possible`)."""
     resolver = CallResolver(project)
+    defaults = Defaults(project)
     regions: dict[FunctionInfo, Region] = {}
     explicit = [e for e in entries if e.site != ASSUMED]
     assumed = [e for e in entries if e.site == ASSUMED]
@@ -205,21 +234,39 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
             regions[fn] = Region(fn.qualname, entry.site, (fn.qualname,), escape_hatch(fn) in NONSTRICT_NAMES,
                                  fn.module.name)
             queue.append(fn)
-        while queue:
+        # Calls the defaults do not make wait for the next round: a function gets the fewest
+        # settings that reach it (level 0: none), and its gate names them all.
+        later: list[tuple[Region, FunctionInfo, str]] = []
+        while queue or later:
+            if not queue:
+                waiting, later = later, []
+                for caller, callee, why in waiting:
+                    if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
+                        continue
+                    regions[callee] = _callee_region(caller, callee, why)
+                    queue.append(callee)
+                continue
             fn = queue.popleft()
             region = regions[fn]
-            for callee in resolver.callees(fn):
+            for callee, why in resolver.edges(fn, defaults):
                 if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
                     continue
-                nonstrict = region.nonstrict or escape_hatch(callee) in NONSTRICT_NAMES
-                regions[callee] = Region(region.entry, region.site, region.path + (callee.qualname,), nonstrict,
-                                         region.entry_module)
+                if why:
+                    later.append((region, callee, why))
+                    continue
+                regions[callee] = _callee_region(region, callee, "")
                 queue.append(callee)
     # A disabled function itself is never traced, even when it is also an entry; with
     # recursive=False its callees still are (they get frames of their own), so it was walked.
     for fn in [fn for fn in regions if _disabled(fn, recursive_only=False)]:
         del regions[fn]
     return regions
+
+
+def _callee_region(caller: Region, callee: FunctionInfo, why: str) -> Region:
+    nonstrict = caller.nonstrict or escape_hatch(callee) in NONSTRICT_NAMES
+    gate = f"{caller.gate}, and {why}" if caller.gate and why else caller.gate or why
+    return Region(caller.entry, caller.site, caller.path + (callee.qualname,), nonstrict, caller.entry_module, gate)
 
 
 def is_autograd_function(project: ProjectIndex, cls: ClassInfo) -> bool:

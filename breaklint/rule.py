@@ -215,7 +215,12 @@ class Rule:
     ) -> Finding:
         """A finding of this rule; `says` picks the Dynamo messages to quote (GB ids or keys).
 
-        A GB id is only cited for a target torch that has it; the text is quoted either way."""
+        A GB id is only cited for a target torch that has it; the text is quoted either way.
+        In a region that only a setting the default configuration lacks reaches (Region.gate),
+        the finding is `possible`, severity info, and says which setting (configs.py)."""
+        if region is not None and region.gate:
+            message = f"{message}; only when {region.gate} (this code runs only under that setting)"
+            confidence, severity = Confidence.POSSIBLE, Severity.INFO
         gb_ids: tuple[str, ...] = ()
         if says:
             keys = (says,) if isinstance(says, str) else says

@@ -51,3 +51,48 @@ def asserts_on_tensors_are_traced(x):
     assert x.sum() > -1000
     assert (x > -1000).all()
     return x + 1
+
+
+class MixerConfig:
+    """Settings stored from the constructor's defaults, as configuration classes do."""
+
+    def __init__(self, width=8, gated=False, norm_type="layer"):
+        self.width = width
+        self.gated = gated
+        self.norm_type = norm_type
+
+
+class GatedMixer(torch.nn.Module):
+    """Built only with `gated=True`, which the default configuration does not set."""
+
+    def forward(self, x):
+        if x.amax() > 0:  # possible: BL102
+            return x * torch.sigmoid(x)
+        return x
+
+
+def rms_norm(x):
+    # Stops on silent input: a Python `if` on a tensor, run only for norm_type="rms".
+    if x.abs().sum() == 0:  # possible: BL102
+        return x
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+
+
+class Mixer(torch.nn.Module):
+    def __init__(self, config: MixerConfig):
+        super().__init__()
+        self.config = config
+        self.mix = GatedMixer() if config.gated else torch.nn.Linear(config.width, config.width)
+
+    def _normalize(self, x):
+        if self.config.norm_type == "rms":
+            return rms_norm(x)  # the default norm_type is "layer"
+        elif self.config.norm_type == "layer":
+            return torch.nn.functional.layer_norm(x, (self.config.width,))
+        return x
+
+    def forward(self, x):
+        return self.mix(self._normalize(x))
+
+
+mixer = torch.compile(Mixer(MixerConfig()))
