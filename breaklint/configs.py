@@ -50,6 +50,24 @@ class Defaults:
         if build not in found:
             found.append(build)
 
+    def param_values(self, fn: FunctionInfo, name: str) -> list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]:
+        """What parameter `name` of `fn` may hold (project.ParamValues): for an `__init__` whose
+        class the walk reached through builds, the argument each build passes, or the default
+        where it passes none; otherwise the default."""
+        param = _param(fn, name)
+        default = [(param.default, fn.parent, fn.module)] if param is not None and param.default is not None else []
+        builds = [build for cls, found in self.builds.items() if self.project.method(cls, "__init__") is fn
+                  for build in found] if fn.name == "__init__" and fn.class_info is not None else []
+        if not builds:
+            return default  # evaluated where the def is
+        values: list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]] = []
+        for build in builds:
+            arg = _argument(build.call, fn, name) if build.call is not None else None
+            for value in [(arg, build.scope, build.module)] if arg is not None else default:
+                if value not in values:
+                    values.append(value)
+        return values
+
     # --- tests -------------------------------------------------------------------------------
     def gate(self, groups: Iterable[tuple[Guards, FunctionInfo | None]]) -> str:
         """Why the default configuration does not run what these guards guard ("" when it may):

@@ -167,6 +167,10 @@ class ClassInfo:
         return id(self)
 
 
+# What a parameter of a function may hold: (expression, the function it is read in, its module).
+ParamValues = Callable[["FunctionInfo", str], list[tuple[cst.BaseExpression, "FunctionInfo | None", "ModuleIndex"]]]
+
+
 @dataclass(frozen=True)
 class Build:
     """One way an expression holds an instance of a project class: `call` builds `cls`, with its
@@ -722,10 +726,12 @@ class ProjectIndex:
 
     def instance_builds(
         self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex, depth: int = 0,
-        guards: tuple[tuple[Guards, FunctionInfo | None], ...] = (),
+        guards: tuple[tuple[Guards, FunctionInfo | None], ...] = (), params: ParamValues | None = None,
     ) -> list[Build]:
         """instance_classes, each class with the call that builds it and the settings tests
-        that the build runs under (`self.enc = A(c) if c.flag else B(c)`, or an `if` around it)."""
+        that the build runs under (`self.enc = A(c) if c.flag else B(c)`, or an `if` around it).
+        With `params` (what a parameter may hold: its default, the arguments it was given), a
+        class passed as an argument is followed too: `self.mlp = mlp_layer(dim)`."""
         if depth > 6:
             return []
         found: list[Build] = []
@@ -735,27 +741,34 @@ class ProjectIndex:
             if cls is not None:
                 return [Build(cls, expr, scope, module, guards)]
             if isinstance(func, cst.Attribute) and func.attr.value in MODULE_CHAIN_METHODS:
-                return self.instance_builds(func.value, scope, module, depth + 1, guards)
+                return self.instance_builds(func.value, scope, module, depth + 1, guards, params)
             if module.imports.resolve(func) in MODULE_CONTAINERS:
                 for arg in expr.args:
+                    if arg.star and isinstance(arg.value, cst.Name):  # nn.Sequential(*blocks)
+                        found.extend(self.instance_builds(arg.value, scope, module, depth + 1, guards, params))
+                        continue
                     for inner in _constructor_calls(arg.value):
-                        found.extend(self.instance_builds(inner, scope, module, depth + 1, guards))
+                        found.extend(self.instance_builds(inner, scope, module, depth + 1, guards, params))
+                return found
+            if params is not None and isinstance(func, cst.Name):
+                for cls in self.class_refs(func, scope, module, params, depth + 1):
+                    found.append(Build(cls, expr, scope, module, guards))
             return found
         if isinstance(expr, cst.IfExp):
             for arm, holds in ((expr.body, True), (expr.orelse, False)):
                 arm_guards = tuple(guards_of(expr.test, holds))
                 inner = (*guards, (arm_guards, scope)) if arm_guards else guards
-                found.extend(self.instance_builds(arm, scope, module, depth + 1, inner))
+                found.extend(self.instance_builds(arm, scope, module, depth + 1, inner, params))
             return found
         if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
             for inner_call in _constructor_calls(expr):
-                found.extend(self.instance_builds(inner_call, scope, module, depth + 1, guards))
+                found.extend(self.instance_builds(inner_call, scope, module, depth + 1, guards, params))
             return found
         if isinstance(expr, cst.Subscript):
-            return self.instance_builds(expr.value, scope, module, depth + 1, guards)
+            return self.instance_builds(expr.value, scope, module, depth + 1, guards, params)
         if isinstance(expr, cst.Name):
             for value in self.bound_values(expr.value, scope, module):
-                found.extend(self.instance_builds(value.expr, scope, module, depth + 1, guards))
+                found.extend(self.instance_builds(value.expr, scope, module, depth + 1, guards, params))
             return found
         if isinstance(expr, cst.Attribute):
             owner = self.self_class(expr.value, scope)
@@ -764,7 +777,32 @@ class ProjectIndex:
                     # `self.x = ...` is read as `__init__` wrote it: its locals, its parameters.
                     init = klass.methods.get("__init__")
                     inner = (*guards, (value.guards, init)) if value.guards else guards
-                    found.extend(self.instance_builds(value.expr, init, klass.module, depth + 1, inner))
+                    found.extend(self.instance_builds(value.expr, init, klass.module, depth + 1, inner, params))
+        return found
+
+    def class_refs(self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex,
+                   params: ParamValues, depth: int = 0) -> list[ClassInfo]:
+        """The project classes `expr` names as a value (a class, not an instance): `LSTM2d`, a
+        local bound to one, or a parameter given one (by default or by an argument)."""
+        if depth > 8 or not isinstance(expr, (cst.Name, cst.Attribute)):
+            return []
+        cls = self.resolve_class(expr, module)
+        if cls is not None:
+            return [cls]
+        if not isinstance(expr, cst.Name):
+            return []
+        found: list[ClassInfo] = []
+        bound = self.bound_values(expr.value, scope, module)
+        for value in bound:
+            if not value.iterated:
+                found.extend(self.class_refs(value.expr, scope, module, params, depth + 1))
+        fn = scope
+        while not bound and fn is not None:
+            if expr.value in fn.header.params:
+                for value, where, held_in in params(fn, expr.value):
+                    found.extend(c for c in self.class_refs(value, where, held_in, params, depth + 1) if c not in found)
+                break
+            fn = fn.parent
         return found
 
     def bound_values(self, name: str, scope: FunctionInfo | None, module: ModuleIndex) -> list[Assigned]:

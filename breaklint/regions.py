@@ -11,7 +11,7 @@ import libcst as cst
 
 from .configs import Defaults
 from .finding import Region
-from .project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
+from .project import Build, ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
 
 PARTIAL_NAMES = frozenset({"functools.partial"})
 ASSUMED = "assume-forward-compiled"  # the site label of forwards compiled by assumption
@@ -35,6 +35,9 @@ AUTOGRAD_FUNCTION_METHODS = ("forward", "backward")
 class EntryPoint:
     function: FunctionInfo
     site: str  # "train.py:12", "assume-forward-compiled", "config: pkg.mod:Net.forward"
+    # How the compiled instance was built (`torch.compile(Net(cfg))`): its arguments are what
+    # its `__init__`'s parameters hold (configs.Defaults.param_values).
+    builds: tuple[Build, ...] = ()
 
 
 class CallResolver:
@@ -65,7 +68,7 @@ class CallResolver:
                 targets = [(target, gate) for target in direct]
             else:
                 targets = []
-                for build in self.project.instance_builds(call.func, fn, fn.module):
+                for build in self.project.instance_builds(call.func, fn, fn.module, params=defaults.param_values):
                     defaults.note(build)
                     forward = self.project.method(build.cls, "forward")
                     if forward is not None:
@@ -145,6 +148,14 @@ class CallResolver:
             return functions
         return self.forwards(self.project.instance_classes(target, scope, module))
 
+    def compile_builds(self, site: CompileSite) -> list[Build]:
+        """The instances a compile site compiles, with how each was built (compile_targets' forwards)."""
+        target = site.target
+        if isinstance(target, FunctionInfo) or (isinstance(target, cst.Call)
+                                                and site.module.imports.resolve(target.func) in PARTIAL_NAMES):
+            return []
+        return self.project.instance_builds(target, site.scope, site.module)
+
     def _module_level_refs(self, expr: cst.BaseExpression, module: ModuleIndex) -> list[FunctionInfo]:
         if not isinstance(expr, (cst.Name, cst.Attribute)):
             return []
@@ -192,7 +203,9 @@ def find_entry_points(
     entries: list[EntryPoint] = []
     for module in modules:
         for site in module.compile_sites:
-            entries.extend(EntryPoint(fn, site.location) for fn in resolver.compile_targets(site))
+            builds = tuple(resolver.compile_builds(site))
+            entries.extend(EntryPoint(fn, site.location, tuple(b for b in builds if project.method(b.cls, "forward") is fn))
+                           for fn in resolver.compile_targets(site))
     for spec in configured:
         entries.extend(EntryPoint(fn, f"config `{spec}`") for fn in configured_functions(project, spec))
     if assume_forward:
@@ -229,6 +242,8 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
         queue: deque[FunctionInfo] = deque()
         for entry in batch:
             fn = entry.function
+            for build in entry.builds:
+                defaults.note(build)
             if fn in regions or _disabled(fn, recursive_only=True) or _opaque(fn):
                 continue
             regions[fn] = Region(fn.qualname, entry.site, (fn.qualname,), escape_hatch(fn) in NONSTRICT_NAMES,

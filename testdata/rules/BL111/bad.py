@@ -36,3 +36,52 @@ def run_rnn(x):
 
 encoder = torch.compile(Encoder())
 decoder = torch.compile(Decoder())
+
+
+# timm-style: each block receives its token mixer and MLP as classes (`rnn_layer=`,
+# `mlp_layer=`), by default and through the stage that builds the blocks.
+class Mlp(nn.Module):
+    def __init__(self, dim, hidden):
+        super().__init__()
+        self.fc1 = nn.Linear(dim, hidden)
+        self.fc2 = nn.Linear(hidden, dim)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class LSTMMixer(nn.Module):
+    def __init__(self, dim, hidden_size):
+        super().__init__()
+        self.rnn = nn.LSTM(dim, hidden_size, batch_first=True, bidirectional=True)
+        self.fc = nn.Linear(2 * hidden_size, dim)
+
+    def forward(self, x):
+        out, _ = self.rnn(x)  # expect: BL111
+        return self.fc(out)
+
+
+class MixerBlock(nn.Module):
+    def __init__(self, dim, hidden_size, rnn_layer=LSTMMixer, mlp_layer=Mlp, norm_layer=nn.LayerNorm):
+        super().__init__()
+        self.norm1 = norm_layer(dim)
+        self.rnn_tokens = rnn_layer(dim, hidden_size)
+        self.norm2 = norm_layer(dim)
+        self.mlp_channels = mlp_layer(dim, 2 * dim)
+
+    def forward(self, x):
+        x = x + self.rnn_tokens(self.norm1(x))
+        return x + self.mlp_channels(self.norm2(x))
+
+
+class MixerStage(nn.Module):
+    def __init__(self, dim, depth, block_layer=MixerBlock, rnn_layer=LSTMMixer):
+        super().__init__()
+        blocks = [block_layer(dim, dim // 2, rnn_layer=rnn_layer) for _ in range(depth)]
+        self.blocks = nn.Sequential(*blocks)
+
+    def forward(self, x):
+        return self.blocks(x.unsqueeze(0)).squeeze(0)
+
+
+stage = torch.compile(MixerStage(8, depth=2))
