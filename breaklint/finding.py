@@ -58,6 +58,9 @@ class Region:
     # Reached only through code the default configuration does not run (configs.py): why, as
     # "`config.x` is true; the default is False". Its findings are `possible` (severity info).
     gate: str = ""
+    # An inherited method reached as a subclass's (`RNN2dBase.forward` of an `LSTM2d`): that
+    # class, as "module:qualname", so that `self.x` reads the subclass's assignments too.
+    instance: str = ""
 
     def describe(self) -> str:
         return f"`{self.entry}` via {self.site}"

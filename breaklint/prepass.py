@@ -477,6 +477,8 @@ class _Walker:
     def _call(self, node: ast.Call) -> None:
         args = _call_args(node)
         fn = self._current()
+        if fn is not None:
+            self._appended(fn, node)
         if fn is not None and not self.untraced_depth:
             guards = self._guards()
             if guards:
@@ -490,6 +492,17 @@ class _Walker:
         self.expr(node.func)
         for _, value in args:
             self.expr(value)
+
+    def _appended(self, fn: _Function, node: ast.Call) -> None:
+        """project._Indexer._appended's twin: `name.append(x)` on a bound local binds `[x]`."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name)):
+            return
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+            return
+        name = func.value.id
+        if name in fn.assigns and name not in fn.global_names:
+            fn.assigns[name].append((f"[{self.text(node.args[0])}]", False))
 
     def _self_registration(self, fn: _Function, node: ast.Call, args: list[tuple[Optional[str], ast.expr]]) -> None:
         func = node.func

@@ -447,6 +447,8 @@ class _Indexer(Visitor):
     # --- calls and compile sites --------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         fn = self._current_function()
+        if fn is not None:
+            self._appended(fn, node)
         if fn is not None and not self.untraced_depth:
             fn.calls.append(node)
             guards = self._guards()
@@ -457,6 +459,19 @@ class _Indexer(Visitor):
             )
             self._self_registration(fn, node)
         self._compile_call(node, fn)
+
+    @staticmethod
+    def _appended(fn: FunctionInfo, node: cst.Call) -> None:
+        """`blocks.append(Block(d))` on a local list: `blocks` is bound to `[Block(d)]` as well
+        (the list it holds then has that element); prepass._Walker._appended is its twin."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)):
+            return
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            return
+        name = func.value.value
+        if name in fn.assigns and name not in fn.global_names:
+            fn.assigns[name].append(Assigned(cst.List([cst.Element(node.args[0].value)])))
 
     def _self_registration(self, fn: FunctionInfo, node: cst.Call) -> None:
         """`self.register_buffer("b", t)`, `register_parameter`, `add_module`/`register_module`."""

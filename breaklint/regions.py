@@ -54,29 +54,32 @@ class CallResolver:
             found.extend(t for t in self.function_refs(ref, fn) if t not in found)
         return found
 
-    def edges(self, fn: FunctionInfo, defaults: Defaults) -> list[tuple[FunctionInfo, str]]:
+    def edges(self, fn: FunctionInfo, defaults: Defaults) -> list[tuple[FunctionInfo, str, str]]:
         """callees(fn), each with why the default configuration never makes that call ("" when
         it may): a call in an arm of a settings test it fails, or into an instance that is only
-        built under one (configs.py)."""
-        found: list[tuple[FunctionInfo, str]] = [(nested, "") for nested in fn.nested]
+        built under one (configs.py); and, for a `forward` a subclass inherits, that subclass
+        (Region.instance)."""
+        found: list[tuple[FunctionInfo, str, str]] = [(nested, "", "") for nested in fn.nested]
         seen = set(fn.nested)
         guards = fn.call_guards
         for index, call in enumerate(fn.calls):
             gate = defaults.gate([(guards[index], fn)]) if index in guards else ""
             direct = self.function_refs(call.func, fn)
             if direct:
-                targets = [(target, gate) for target in direct]
+                targets = [(target, gate, "") for target in direct]
             else:
                 targets = []
                 for build in self.project.instance_builds(call.func, fn, fn.module, params=defaults.param_values):
                     defaults.note(build)
                     forward = self.project.method(build.cls, "forward")
                     if forward is not None:
-                        targets.append((forward, gate or defaults.gate(build.guards)))
+                        inherited = forward.class_info is not build.cls
+                        instance = f"{build.cls.module.name}:{build.cls.qualname}" if inherited else ""
+                        targets.append((forward, gate or defaults.gate(build.guards), instance))
             found.extend(targets)
-            seen.update(target for target, _ in targets)
+            seen.update(target for target, _, _ in targets)
         for ref in fn.refs:
-            found.extend((t, "") for t in self.function_refs(ref, fn) if t not in seen)
+            found.extend((t, "", "") for t in self.function_refs(ref, fn) if t not in seen)
         return found
 
     def call_targets(self, callee: cst.BaseExpression, scope: FunctionInfo) -> list[FunctionInfo]:
@@ -251,25 +254,25 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
             queue.append(fn)
         # Calls the defaults do not make wait for the next round: a function gets the fewest
         # settings that reach it (level 0: none), and its gate names them all.
-        later: list[tuple[Region, FunctionInfo, str]] = []
+        later: list[tuple[Region, FunctionInfo, str, str]] = []
         while queue or later:
             if not queue:
                 waiting, later = later, []
-                for caller, callee, why in waiting:
+                for caller, callee, why, instance in waiting:
                     if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
                         continue
-                    regions[callee] = _callee_region(caller, callee, why)
+                    regions[callee] = _callee_region(caller, callee, why, instance)
                     queue.append(callee)
                 continue
             fn = queue.popleft()
             region = regions[fn]
-            for callee, why in resolver.edges(fn, defaults):
+            for callee, why, instance in resolver.edges(fn, defaults):
                 if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
                     continue
                 if why:
-                    later.append((region, callee, why))
+                    later.append((region, callee, why, instance))
                     continue
-                regions[callee] = _callee_region(region, callee, "")
+                regions[callee] = _callee_region(region, callee, "", instance)
                 queue.append(callee)
     # A disabled function itself is never traced, even when it is also an entry; with
     # recursive=False its callees still are (they get frames of their own), so it was walked.
@@ -278,10 +281,11 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
     return regions
 
 
-def _callee_region(caller: Region, callee: FunctionInfo, why: str) -> Region:
+def _callee_region(caller: Region, callee: FunctionInfo, why: str, instance: str) -> Region:
     nonstrict = caller.nonstrict or escape_hatch(callee) in NONSTRICT_NAMES
     gate = f"{caller.gate}, and {why}" if caller.gate and why else caller.gate or why
-    return Region(caller.entry, caller.site, caller.path + (callee.qualname,), nonstrict, caller.entry_module, gate)
+    return Region(caller.entry, caller.site, caller.path + (callee.qualname,), nonstrict, caller.entry_module, gate,
+                  instance)
 
 
 def is_autograd_function(project: ProjectIndex, cls: ClassInfo) -> bool:
