@@ -85,3 +85,42 @@ class MixerStage(nn.Module):
 
 
 stage = torch.compile(MixerStage(8, depth=2))
+
+
+# timm's Sequencer: the base class's forward calls `self.rnn_v`, an identity there; the LSTM
+# subclass replaces it (under the same test) and each block is given that subclass as a class.
+class RNNIdentity(nn.Module):
+    def forward(self, x):
+        return x, None
+
+
+class RNN2dBase(nn.Module):
+    def __init__(self, dim, hidden_size, union="cat"):
+        super().__init__()
+        self.with_vertical = union != "horizontal"
+        self.rnn_v = RNNIdentity()
+        self.fc = nn.Linear(2 * hidden_size, dim)
+
+    def forward(self, x):
+        if self.with_vertical:
+            x, _ = self.rnn_v(x)  # expect: BL111
+        return self.fc(x)
+
+
+class LSTM2d(RNN2dBase):
+    def __init__(self, dim, hidden_size, union="cat"):
+        super().__init__(dim, hidden_size, union)
+        if self.with_vertical:
+            self.rnn_v = nn.LSTM(dim, hidden_size, batch_first=True, bidirectional=True)
+
+
+class SequencerBlock(nn.Module):
+    def __init__(self, dim, hidden_size, rnn_layer=LSTM2d):
+        super().__init__()
+        self.rnn_tokens = rnn_layer(dim, hidden_size)
+
+    def forward(self, x):
+        return x + self.rnn_tokens(x.unsqueeze(0)).squeeze(0)
+
+
+sequencer = torch.compile(SequencerBlock(8, 4))
