@@ -12,8 +12,9 @@ default)`, or a class-level default of a dataclass-style config). What the defau
 reported as a `possible` break with the setting that enables it (finding.Region.gate), never
 dropped; anything not known keeps today's answer.
 
-Every file read here (annotations, parameter defaults, class bodies) is read as content
-(ModuleIndex.content_module): a cached result depends on those files' bytes.
+Annotations and parameter defaults come from the index (FunctionHeader.signature, in the
+summary); a class body is read as content (ModuleIndex.content_module): a cached result then
+depends on that file's bytes.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Iterable
 
 import libcst as cst
 
-from .project import Build, ClassInfo, FunctionInfo, ModuleIndex, ProjectIndex, _literal, _NO_LITERAL
+from .project import Build, ClassInfo, FunctionInfo, ModuleIndex, Parameter, ProjectIndex, _literal, _NO_LITERAL
 from .summary import Guard, Guards
 
 # Settings whose default no class body states, by the class that declares them (qualified name).
@@ -103,7 +104,9 @@ class Defaults:
         if len(base) == 1:
             while fn is not None and base[0] not in fn.header.params:
                 fn = fn.parent  # a closure reads its parent's parameter
-            found = self.param_class(fn, base[0], 0) if fn is not None else None
+            if fn is None or base[0] == fn.self_name:  # `self.x`: the module's own state, not a setting
+                return None
+            found = self.param_class(fn, base[0], 0)
         elif len(base) == 2:
             while fn is not None and fn.class_info is None:
                 fn = fn.parent
@@ -137,8 +140,9 @@ class Defaults:
         if depth > _MAX_DEPTH:
             return None
         param = _param(fn, name)
-        if param is not None and param.annotation is not None:
-            found = self.project.resolve_class(param.annotation.annotation, _content(fn.module))
+        annotation = param.annotation if param is not None else None
+        if annotation is not None:
+            found = self.project.resolve_class(annotation, fn.module)
             if found is not None:
                 return found
         owner = fn.class_info
@@ -233,17 +237,8 @@ def _content(module: ModuleIndex) -> ModuleIndex:
     return module.content_module()
 
 
-def _definition(fn: FunctionInfo) -> cst.FunctionDef:
-    """fn's def as written (its parameters), read as content (no deep read of its file)."""
-    return _content(fn.module).defined[fn.ordinal].node
-
-
-def _param(fn: FunctionInfo, name: str) -> cst.Param | None:
-    params = _definition(fn).params
-    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        if param.name.value == name:
-            return param
-    return None
+def _param(fn: FunctionInfo, name: str) -> Parameter | None:
+    return fn.header.parameter(name)
 
 
 def _argument(call: cst.Call, init: FunctionInfo, name: str) -> cst.BaseExpression | None:
@@ -251,8 +246,7 @@ def _argument(call: cst.Call, init: FunctionInfo, name: str) -> cst.BaseExpressi
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == name:
             return arg.value
-    params = _definition(init).params
-    positional = [p.name.value for p in (*params.posonly_params, *params.params)][1:]  # after self
+    positional = [p.name for p in init.header.signature if p.positional][1:]  # after self
     if name not in positional:
         return None
     index = positional.index(name)

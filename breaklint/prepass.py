@@ -65,9 +65,11 @@ class _Function:
     """A FunctionSummary being built."""
 
     def __init__(self, qualname: str, name: str, class_index: int, parent: int, self_name: str | None,
-                 params: tuple[str, ...], line: int, decorators: tuple[Expr, ...]) -> None:
+                 params: tuple[str, ...], line: int, decorators: tuple[Expr, ...],
+                 signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = ()) -> None:
         self.qualname, self.name, self.class_index, self.parent = qualname, name, class_index, parent
         self.self_name, self.params, self.line, self.decorators = self_name, params, line, decorators
+        self.signature = signature
         self.calls: list[Expr] = []
         self.call_guards: list[tuple[int, Guards]] = []
         self.refs: list[Expr] = []
@@ -79,7 +81,7 @@ class _Function:
         return FunctionSummary(
             self.qualname, self.name, self.class_index, self.parent, self.self_name, tuple(sorted(self.params)),
             tuple(self.calls), tuple(self.refs), _freeze(self.assigns), tuple(self.nested),
-            tuple(sorted(self.global_names)), self.line, self.decorators, tuple(self.call_guards),
+            tuple(sorted(self.global_names)), self.line, self.decorators, tuple(self.call_guards), self.signature,
         )
 
 
@@ -205,10 +207,16 @@ class _Walker:
         params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
         params += tuple(a.arg for a in (args.vararg, args.kwarg) if a is not None)
         index = len(self.functions)
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        named = [(a, d, True) for a, d in zip(positional, defaults)]
+        named += [(a, d, False) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+        signature = tuple((a.arg, self.text(a.annotation) if a.annotation is not None else None,
+                           self.text(d) if d is not None else None, is_positional) for a, d, is_positional in named)
         info = _Function(self._prefix() + node.name, node.name, self.class_stack[-1] if in_class else -1,
                          parent, self_name, params,
                          self._at_sign_line(node.decorator_list[0]) if node.decorator_list else node.lineno,
-                         tuple(self.text(d) for d in node.decorator_list))
+                         tuple(self.text(d) for d in node.decorator_list), signature)
         self.functions.append(info)
         if in_class:
             pass  # methods are read back from class_index, in this same order
@@ -636,6 +644,8 @@ def summary_from_index(module: ModuleIndex) -> ModuleSummary:
             tuple(defined[id(inner)] for inner in fn.nested), tuple(sorted(fn.global_names)),
             module.file.line(fn.node.decorators[0] if fn.node.decorators else fn.node.name),
             tuple(code(d.decorator) for d in fn.node.decorators), tuple(sorted(fn.call_guards.items())),
+            tuple((p.name, code(p.annotation) if p.annotation is not None else None,
+                   code(p.default) if p.default is not None else None, p.positional) for p in fn.header.signature),
         )
         for fn in module.defined
     )

@@ -47,12 +47,33 @@ MODULE_CONTAINERS = frozenset(
 
 
 @dataclass(frozen=True)
+class Parameter:
+    """A named parameter as the def writes it (annotation and default kept as written)."""
+
+    name: str
+    annotation_origin: "cst.BaseExpression | Fragment | None"
+    default_origin: "cst.BaseExpression | Fragment | None"
+    positional: bool
+
+    @property
+    def annotation(self) -> cst.BaseExpression | None:
+        origin = self.annotation_origin
+        return origin.node if isinstance(origin, Fragment) else origin
+
+    @property
+    def default(self) -> cst.BaseExpression | None:
+        origin = self.default_origin
+        return origin.node if isinstance(origin, Fragment) else origin
+
+
+@dataclass(frozen=True)
 class FunctionHeader:
     """What callers ask of a def without reading its body."""
 
     name: str
     self_name: str | None  # the first parameter of a method (usually `self`), unless static/class
     params: frozenset[str]  # every parameter name
+    signature: tuple[Parameter, ...] = ()  # the named ones but `*args`/`**kwargs`, in order
 
     @classmethod
     def of(cls, node: FunctionNode, is_method: bool) -> "FunctionHeader":
@@ -62,8 +83,20 @@ class FunctionHeader:
             first = params.posonly_params or params.params
             self_name = first[0].name.value if first else None
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        positional = len(params.posonly_params) + len(params.params)
+        signature = tuple(
+            Parameter(p.name.value, p.annotation.annotation if p.annotation is not None else None, p.default,
+                      i < positional)
+            for i, p in enumerate(every)
+        )
         every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-        return cls(node.name.value, self_name, frozenset(p.name.value for p in every))
+        return cls(node.name.value, self_name, frozenset(p.name.value for p in every), signature)
+
+    def parameter(self, name: str) -> Parameter | None:
+        for param in self.signature:
+            if param.name == name:
+                return param
+        return None
 
 
 @dataclass(eq=False)

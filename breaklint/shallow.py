@@ -20,7 +20,7 @@ import libcst as cst
 from .finding import Span
 from .lazy import LazyNode, real_node
 from .names import ImportTable
-from .project import Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo, ModuleIndex
+from .project import Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo, ModuleIndex, Parameter
 from .source import ParsedFile
 from .summary import Bindings, ClassSummary, FunctionSummary, ModuleSummary
 
@@ -213,7 +213,10 @@ class ShallowFunctionInfo(FunctionInfo):
         self.global_names = set(summary.global_names)
         self.call_guards = dict(summary.call_guards)
         self.ordinal = ordinal
-        self.header = FunctionHeader(summary.name, summary.self_name, frozenset(summary.params))
+        self.header = FunctionHeader(summary.name, summary.self_name, frozenset(summary.params), tuple(
+            Parameter(name, fragments(annotation) if annotation is not None else None,
+                      fragments(default) if default is not None else None, positional)
+            for name, annotation, default, positional in summary.signature))
         self._summary = summary
         self._fragments = fragments
         self._promote = promote

@@ -53,6 +53,9 @@ class FunctionSummary:
     line: int  # where the def starts: its first decorator's `@`, else `def`
     decorators: tuple[Expr, ...]
     call_guards: tuple[tuple[int, Guards], ...] = ()  # (index into calls, its guards), guarded calls only
+    # Each named parameter but `*args`/`**kwargs`, in order: (name, annotation, default,
+    # positional), the expressions None where absent.
+    signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = ()
 
 
 @dataclass(frozen=True)
