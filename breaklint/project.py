@@ -201,7 +201,7 @@ class ClassInfo:
 
 
 # What a parameter of a function may hold: (expression, the function it is read in, its module).
-ParamValues = Callable[["FunctionInfo", str], list[tuple[cst.BaseExpression, "FunctionInfo | None", "ModuleIndex"]]]
+ParamValues = Callable[["FunctionInfo", str], "list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]"]
 
 
 @dataclass(frozen=True)
