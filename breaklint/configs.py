@@ -83,14 +83,17 @@ class Defaults:
         return ""
 
     def _fails(self, guard: Guard, scope: FunctionInfo) -> str:
-        values = self.values(guard.subject, scope)
-        if not values:
-            return ""
-        results = {_test(guard, value) for value in values}
-        if len(results) != 1 or None in results or results.pop() == guard.holds:
-            return ""
-        default = " or ".join(_show(v) for v in values)
-        return f"{_condition(guard)}; the default is {default}"
+        return fails(guard, self.values(guard.subject, scope))
+
+    def settings(self, fn: FunctionInfo) -> tuple[tuple[str, tuple[object, ...]], ...]:
+        """The default values of the settings fn's own calls are guarded by (Region.settings)."""
+        subjects = dict.fromkeys(guard.subject for guards in fn.call_guards.values() for guard in guards)
+        found = []
+        for subject in subjects:
+            values = self.values(subject, fn)
+            if values:
+                found.append((subject, values))
+        return tuple(found)
 
     def values(self, subject: str, scope: FunctionInfo) -> tuple[object, ...] | None:
         """The values `subject` (`config.x`, `self.config.x`) may hold by default, or None."""
@@ -272,6 +275,17 @@ def _class_level(klass: ClassInfo, name: str) -> cst.BaseExpression | None:
                     and small.target.value == name and small.value is not None:
                 return small.value
     return None
+
+
+def fails(guard: Guard, values: tuple[object, ...] | None) -> str:
+    """Why the default values fail the guard, "`config.x` is true; the default is False" ("" when
+    they may not: unknown, mixed, or met)."""
+    if not values:
+        return ""
+    results = {_test(guard, value) for value in values}
+    if len(results) != 1 or None in results or results.pop() == guard.holds:
+        return ""
+    return f"{_condition(guard)}; the default is {' or '.join(_show(v) for v in values)}"
 
 
 def _test(guard: Guard, value: object) -> bool | None:

@@ -61,6 +61,9 @@ class Region:
     # An inherited method reached as a subclass's (`RNN2dBase.forward` of an `LSTM2d`): that
     # class, as "module:qualname", so that `self.x` reads the subclass's assignments too.
     instance: str = ""
+    # The default values of the settings this function's own code tests (configs.py), as
+    # (subject, values): a finding in an arm of its own the defaults do not take is `possible`.
+    settings: tuple[tuple[str, tuple[object, ...]], ...] = ()
 
     def describe(self) -> str:
         return f"`{self.entry}` via {self.site}"

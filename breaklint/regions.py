@@ -266,6 +266,9 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
                 continue
             fn = queue.popleft()
             region = regions[fn]
+            settings = defaults.settings(fn) if fn.call_guards else ()
+            if settings:
+                region = regions[fn] = replace(region, settings=settings)
             for callee, why, instance in resolver.edges(fn, defaults):
                 if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
                     continue

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar
 
 import libcst as cst
 
+from .configs import fails
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
-from .project import FunctionInfo, ModuleIndex, ProjectIndex
+from .project import FunctionInfo, ModuleIndex, ProjectIndex, guards_of
+from .summary import Guard
 from .regions import CallResolver
 from .source import ParsedFile
 from .values import FunctionValues, Value, UNKNOWN
@@ -55,6 +57,7 @@ class FileContext:
     _values: dict[FunctionInfo, FunctionValues] = field(default_factory=dict)
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
+    _arms: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int], list[Guard]]]] = field(default_factory=dict)
     # Lines where one rule already reported a break that several rules see (a nonstrict_trace
     # call whose body breaks): Dynamo breaks there once, so it is reported once.
     claimed: set[int] = field(default_factory=set)
@@ -98,6 +101,31 @@ class FileContext:
         span = self.file.span(node)
         start = (span.start_line, span.start_col)
         return any(low <= start < high for low, high in self._loops[fn])
+
+    def arm_gate(self, node: cst.CSTNode) -> str:
+        """Why the default configuration never runs `node` ("" when it may): it sits in an arm of
+        its function's own `if`/`elif`/`else` whose settings test the defaults fail, judged by
+        the values the region walk knew (Region.settings, configs.py)."""
+        fn, region = self.function, self.region
+        if fn is None or region is None or not region.settings:
+            return ""
+        if fn not in self._arms:
+            self._arms[fn] = [(start, end, guards) for suite, guards in _arm_guards(fn.node)
+                              for start, end in [self._bounds(suite)]]
+        known = dict(region.settings)
+        span = self.file.span(node)
+        where = (span.start_line, span.start_col)
+        for start, end, guards in self._arms[fn]:
+            if start <= where < end:
+                for guard in guards:
+                    why = fails(guard, known.get(guard.subject))
+                    if why:
+                        return why
+        return ""
+
+    def _bounds(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
+        span = self.file.span(node)
+        return (span.start_line, span.start_col), (span.end_line, span.end_col)
 
     def looping_caller(self) -> str | None:
         """The nearest function up the region's call chain that makes the call down the chain
@@ -264,6 +292,9 @@ class Rule:
             where += f" (under nonstrict_trace, whose non-strict trace then fails at the call: {NONSTRICT_FAILS}{cite})"
         text = self.message.format(region=where, **fields)
         severity = None
+        gate = self.ctx.arm_gate(node) if region is not None and not region.gate else ""
+        if gate:
+            region = replace(region, gate=gate)  # type: ignore[arg-type]
         if self.stage is Stage.DYNAMO and says:
             # Escalate: Dynamo does not resume after a break in a loop, it runs the frame eagerly;
             # also when the loop is in a caller that inlined this function.
@@ -295,6 +326,31 @@ def has_gb_id(gb_id: str, target: TorchVersion | None) -> bool:
 
 
 _has_gb_id = has_gb_id
+
+
+def _arm_guards(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[Guard]]]:
+    """Every if/elif/else block of one function (nested defs excluded) with the settings guards
+    that decide whether it runs (project.guards_of, through the whole chain)."""
+    found: list[tuple[cst.BaseSuite, list[Guard]]] = []
+    elifs: set[int] = set()
+
+    class _Ifs(OwnCode):
+        def visit_If(self, node: cst.If) -> None:
+            if id(node) in elifs:
+                return
+            earlier: list[Guard] = []
+            branch: cst.If | cst.Else | None = node
+            while isinstance(branch, cst.If):
+                found.append((branch.body, [*earlier, *guards_of(branch.test, True)]))
+                earlier = [*earlier, *guards_of(branch.test, False)]
+                branch = branch.orelse
+                if isinstance(branch, cst.If):
+                    elifs.add(id(branch))
+            if isinstance(branch, cst.Else):
+                found.append((branch.body, earlier))
+
+    visit(function, _Ifs(function), trivia=False)
+    return found
 
 
 def _loop_calls(function: cst.FunctionDef) -> list[cst.Call]:

@@ -14,9 +14,11 @@ def run(config):
 def main():
     torch.manual_seed(0)
     outputs = [run(TinyW2VConfig())]
-    # The settings the defaults leave off: the pre-norm encoder, the block-sparse mask, the adapter.
+    # The settings the defaults leave off: the pre-norm encoder, the block-sparse and SDPA masks, the
+    # adapter.
     outputs.append(run(TinyW2VConfig(do_stable_layer_norm=True)))
     outputs.append(run(TinyW2VConfig(attn_implementation="block_sparse")))
+    outputs.append(run(TinyW2VConfig(attn_implementation="sdpa")))
     outputs.append(run(TinyW2VConfig(add_adapter=True)))
     return outputs
 

@@ -28,6 +28,9 @@ class Encoder(nn.Module):
 
     def _update_mask(self, attention_mask, hidden_states):
         if self.config.attn_implementation == "sdpa":
+            # SDPA takes no mask at all when nothing is padded: a Python `if` on a tensor.
+            if attention_mask.all():  # possible: BL102
+                return None
             return attention_mask.bool()
         elif self.config.attn_implementation == "block_sparse":
             return block_mask(attention_mask)
