@@ -26,7 +26,8 @@ class Severity(str, enum.Enum):
 class Confidence(str, enum.Enum):
     """How sure the static pass is. `certain`: the value is known to be a tensor. `possible`:
     the code breaks when it runs, but it sits in a branch that only runs for diagnostics (it only
-    warns, logs or raises, under a test of Python values); reported with severity `info`."""
+    warns, logs or raises, under a test of Python values), or it is reached only under a setting
+    the default configuration does not have (Region.gate); reported with severity `info`."""
 
     CERTAIN = "certain"
     LIKELY = "likely"
@@ -58,6 +59,15 @@ class Region:
     # are the only way the region reaches it (else empty): its parameters take the values they
     # pass (breaklint/arguments.py).
     callers: tuple[tuple[str, str, bool], ...] = ()
+    # Reached only through code the default configuration does not run (configs.py): why, as
+    # "`config.x` is true; the default is False". Its findings are `possible` (severity info).
+    gate: str = ""
+    # An inherited method reached as a subclass's (`RNN2dBase.forward` of an `LSTM2d`): that
+    # class, as "module:qualname", so that `self.x` reads the subclass's assignments too.
+    instance: str = ""
+    # The default values of the settings this function's own code tests (configs.py), as
+    # (subject, values): a finding in an arm of its own the defaults do not take is `possible`.
+    settings: tuple[tuple[str, tuple[object, ...]], ...] = ()
 
     def describe(self) -> str:
         return f"`{self.entry}` via {self.site}"

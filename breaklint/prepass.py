@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 from .names import ImportTable
 from .patterns import FALSE_WHILE_COMPILING, TRUE_WHILE_COMPILING, TRUE_WHILE_COMPILING_WRAPPERS
 from .project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
-from .summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, ModuleSummary, SiteSummary
+from .summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -68,12 +68,13 @@ class _Function:
 
     def __init__(self, qualname: str, name: str, class_index: int, parent: int, self_name: str | None,
                  params: tuple[str, ...], line: int, decorators: tuple[Expr, ...],
-                 positional: tuple[str, ...]) -> None:
+                 signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = ()) -> None:
         self.qualname, self.name, self.class_index, self.parent = qualname, name, class_index, parent
         self.self_name, self.params, self.line, self.decorators = self_name, params, line, decorators
-        self.positional = positional
+        self.signature = signature
         self.calls: list[Expr] = []
         self.call_args: list[CallArgs] = []
+        self.call_guards: list[tuple[int, Guards]] = []
         self.refs: list[Expr] = []
         self.assigns: dict[str, list[tuple[Expr, bool]]] = {}
         self.nested: list[int] = []
@@ -83,7 +84,8 @@ class _Function:
         return FunctionSummary(
             self.qualname, self.name, self.class_index, self.parent, self.self_name, tuple(sorted(self.params)),
             tuple(self.calls), tuple(self.refs), _freeze(self.assigns), tuple(self.nested),
-            tuple(sorted(self.global_names)), self.line, self.decorators, self.positional, tuple(self.call_args),
+            tuple(sorted(self.global_names)), self.line, self.decorators, tuple(self.call_args),
+            tuple(self.call_guards), self.signature,
         )
 
 
@@ -91,10 +93,18 @@ class _Class:
     def __init__(self, qualname: str, name: str, bases: tuple[Expr, ...]) -> None:
         self.qualname, self.name, self.bases = qualname, name, bases
         self.attrs: dict[str, list[tuple[Expr, bool]]] = {}
+        self.attr_guards: list[tuple[str, int, Guards]] = []
         self.tensor_attrs: dict[str, None] = {}
 
+    def bind(self, name: str, value: Expr, iterated: bool, guards: Guards) -> None:
+        values = self.attrs.setdefault(name, [])
+        if guards:
+            self.attr_guards.append((name, len(values), guards))
+        values.append((value, iterated))
+
     def freeze(self) -> ClassSummary:
-        return ClassSummary(self.qualname, self.name, self.bases, _freeze(self.attrs), tuple(sorted(self.tensor_attrs)))
+        return ClassSummary(self.qualname, self.name, self.bases, _freeze(self.attrs), tuple(sorted(self.tensor_attrs)),
+                            tuple(sorted(self.attr_guards, key=lambda item: item[:2])))
 
 
 def _freeze(bindings: dict[str, list[tuple[Expr, bool]]]) -> Bindings:
@@ -116,6 +126,8 @@ class _Walker:
         self.function_stack: list[int] = []
         self.class_stack: list[int] = []
         self.untraced_depth = 0
+        # Per function being walked (innermost last): the guards of the `if` arms it is in.
+        self.guard_frames: list[list[list[Guard]]] = [[]]
         # Unbound methods, so that a walker makes no reference cycle: the engine runs the
         # pre-pass with the garbage collector off.
         self.stmt_handlers: dict[type, Callable[[_Walker, ast.AST], None]] = _STATEMENTS
@@ -199,11 +211,16 @@ class _Walker:
         params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
         params += tuple(a.arg for a in (args.vararg, args.kwarg) if a is not None)
         index = len(self.functions)
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        named = [(a, d, True) for a, d in zip(positional, defaults)]
+        named += [(a, d, False) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+        signature = tuple((a.arg, self.text(a.annotation) if a.annotation is not None else None,
+                           self.text(d) if d is not None else None, is_positional) for a, d, is_positional in named)
         info = _Function(self._prefix() + node.name, node.name, self.class_stack[-1] if in_class else -1,
                          parent, self_name, params,
                          self._at_sign_line(node.decorator_list[0]) if node.decorator_list else node.lineno,
-                         tuple(self.text(d) for d in node.decorator_list),
-                         tuple(a.arg for a in (*args.posonlyargs, *args.args)))
+                         tuple(self.text(d) for d in node.decorator_list), signature)
         self.functions.append(info)
         if in_class:
             pass  # methods are read back from class_index, in this same order
@@ -216,12 +233,14 @@ class _Walker:
         self._decorators(node, index, parent)
         self.function_stack.append(index)
         kinds.append("function")
+        self.guard_frames.append([])
         for decorator in node.decorator_list:
             self.expr(decorator)
         self._arguments(args)
         if node.returns is not None:
             self.expr(node.returns)
         self._block(node.body)
+        self.guard_frames.pop()
         kinds.pop()
         self.function_stack.pop()
 
@@ -324,14 +343,66 @@ class _Walker:
     def _if(self, node: ast.If) -> None:
         known = self._while_compiling(node.test)
         self.expr(node.test)
+        self._enter_arm(node.test, True)
         if known is False:
             self._untraced_block(node.body)
         else:
             self._block(node.body)
-        if known is True and node.orelse:
-            self._untraced_block(node.orelse)
-        else:
-            self._block(node.orelse)
+        self._leave_arm()
+        if node.orelse:
+            self._enter_arm(node.test, False)
+            if known is True:
+                self._untraced_block(node.orelse)
+            else:
+                self._block(node.orelse)
+            self._leave_arm()
+
+    # --- guards (project.guards_of's twin) -------------------------------------------------
+    def _enter_arm(self, test: ast.expr, holds: bool) -> None:
+        if self._current() is not None:  # module-level and class-body tests guard nothing kept
+            self.guard_frames[-1].append(self._guards_of(test, holds))
+
+    def _leave_arm(self) -> None:
+        if self._current() is not None:
+            self.guard_frames[-1].pop()
+
+    def _guards(self) -> Guards:
+        return tuple(guard for arm in self.guard_frames[-1] for guard in arm)
+
+    def _guards_of(self, test: ast.expr, holds: bool) -> list[Guard]:
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._guards_of(test.operand, not holds)
+        if isinstance(test, ast.BoolOp):
+            if isinstance(test.op, ast.And) == holds:
+                return [guard for value in test.values for guard in self._guards_of(value, holds)]
+            return []
+        if isinstance(test, ast.Compare):
+            if len(test.ops) != 1:
+                return []
+            op = _COMPARISONS.get(type(test.ops[0]))
+            subject = _dotted(test.left)
+            value = self._literal(test.comparators[0])
+            if op is None or subject is None or "." not in subject or value is _NO_LITERAL:
+                return []
+            return [Guard(subject, op, value, holds)]
+        subject = _dotted(test)
+        return [Guard(subject, "truthy", None, holds)] if subject is not None and "." in subject else []
+
+    def _literal(self, node: ast.expr) -> object:
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, bool) or value is None:
+                return value
+            if isinstance(value, (str, bytes)):
+                return _NO_LITERAL if _is_concatenation(self.text(node)) else value
+            if isinstance(value, (int, float)) and not isinstance(value, complex):
+                return value
+            return _NO_LITERAL
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            items = tuple(self._literal(e) for e in node.elts if not isinstance(e, ast.Starred))
+            if len(items) == len(node.elts) and _NO_LITERAL not in items:
+                return items
+        return _NO_LITERAL
 
     def _while_compiling(self, test: ast.expr) -> bool | None:
         """patterns.value_while_compiling, on an ast test."""
@@ -357,7 +428,7 @@ class _Walker:
         fn = self._current()
         if isinstance(target, ast.Attribute) and fn is not None and fn.class_index >= 0:
             if isinstance(target.value, ast.Name) and target.value.id == fn.self_name:
-                self.classes[fn.class_index].attrs.setdefault(target.attr, []).append((value, iterated))
+                self.classes[fn.class_index].bind(target.attr, value, iterated, self._guards())
                 return
         if fn is not None:
             bindings = fn.assigns
@@ -380,9 +451,13 @@ class _Walker:
         elif kind in _COMPREHENSIONS:
             self._comprehension(node)  # type: ignore[arg-type]
         elif kind is ast.IfExp:
+            self._enter_arm(node.test, True)  # type: ignore[attr-defined]
             self.expr(node.body)  # type: ignore[attr-defined]
+            self._leave_arm()
             self.expr(node.test)  # type: ignore[attr-defined]
+            self._enter_arm(node.test, False)  # type: ignore[attr-defined]
             self.expr(node.orelse)  # type: ignore[attr-defined]
+            self._leave_arm()
         elif kind is ast.Dict:
             for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
                 if key is not None:
@@ -420,7 +495,12 @@ class _Walker:
     def _call(self, node: ast.Call) -> None:
         args = _call_args(node)
         fn = self._current()
+        if fn is not None:
+            self._appended(fn, node)
         if fn is not None and not self.untraced_depth:
+            guards = self._guards()
+            if guards:
+                fn.call_guards.append((len(fn.calls), guards))
             fn.calls.append(self.text(node.func))
             fn.call_args.append(self._arg_layout(node))
             for _, value in args if not self._disables_its_argument(node, args) else ():
@@ -450,6 +530,16 @@ class _Walker:
         items.sort(key=lambda item: item[0])
         layout = tuple((kw, self.text(value) if isinstance(value, _DOTTED) else None) for _, kw, value in items)
         return layout if any(text is not None for _, text in layout) else ()
+    def _appended(self, fn: _Function, node: ast.Call) -> None:
+        """project._Indexer._appended's twin: `name.append(x)` on a bound local binds `[x]`."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name)):
+            return
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+            return
+        name = func.value.id
+        if name in fn.assigns and name not in fn.global_names:
+            fn.assigns[name].append((f"[{self.text(node.args[0])}]", False))
 
     def _self_registration(self, fn: _Function, node: ast.Call, args: list[tuple[Optional[str], ast.expr]]) -> None:
         func = node.func
@@ -465,7 +555,7 @@ class _Walker:
         if _is_concatenation(self.text(first)):
             return  # libcst's SimpleString: one literal, not "a" "b" or an f-string
         cls = self.classes[fn.class_index]
-        cls.attrs.setdefault(first.value, []).append((self.text(args[1][1]), False))
+        cls.bind(first.value, self.text(args[1][1]), False, self._guards())
         if func.attr in ("register_buffer", "register_parameter"):
             cls.tensor_attrs[first.value] = None
 
@@ -484,6 +574,9 @@ class _Walker:
             if inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES:
                 self.sites.append(SiteSummary(node.lineno, self.text(args[0][1]), -1, scope, False))
 
+
+_COMPARISONS = {ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+_NO_LITERAL = object()
 
 _STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
     ast.FunctionDef: _Walker._function, ast.AsyncFunctionDef: _Walker._function,  # type: ignore[dict-item]
@@ -591,14 +684,18 @@ def summary_from_index(module: ModuleIndex) -> ModuleSummary:
             tuple(code(ref) for ref in fn.refs), bindings(fn.assigns),
             tuple(defined[id(inner)] for inner in fn.nested), tuple(sorted(fn.global_names)),
             module.file.line(fn.node.decorators[0] if fn.node.decorators else fn.node.name),
-            tuple(code(d.decorator) for d in fn.node.decorators), fn.header.positional,
-            tuple(_layout(call, code) for call in fn.calls),
+            tuple(code(d.decorator) for d in fn.node.decorators),
+            tuple(_layout(call, code) for call in fn.calls), tuple(sorted(fn.call_guards.items())),
+            tuple((p.name, code(p.annotation) if p.annotation is not None else None,
+                   code(p.default) if p.default is not None else None, p.positional) for p in fn.header.signature),
         )
         for fn in module.defined
     )
     class_summaries = tuple(
         ClassSummary(cls.qualname, cls.node.name.value, tuple(code(b) for b in cls.bases), bindings(cls.attrs),
-                     tuple(sorted(cls.tensor_attrs)))
+                     tuple(sorted(cls.tensor_attrs)),
+                     tuple(sorted(((name, i, a.guards) for name, found in cls.attrs.items() for i, a in enumerate(found)
+                                   if a.guards), key=lambda item: item[:2])))
         for cls in module.defined_classes
     )
     sites = []

@@ -18,6 +18,7 @@ from .names import ImportTable, dotted
 from .patterns import untraced_blocks
 from .recursion import parse_safely
 from .source import ParsedFile
+from .summary import Guard, Guards
 from .walk import Visitor, visit
 
 FunctionNode = "cst.FunctionDef"  # for annotations (libcst is imported on first use)
@@ -48,13 +49,33 @@ MODULE_CONTAINERS = frozenset(
 
 
 @dataclass(frozen=True)
+class Parameter:
+    """A named parameter as the def writes it (annotation and default kept as written)."""
+
+    name: str
+    annotation_origin: "cst.BaseExpression | Fragment | None"
+    default_origin: "cst.BaseExpression | Fragment | None"
+    positional: bool
+
+    @property
+    def annotation(self) -> cst.BaseExpression | None:
+        origin = self.annotation_origin
+        return origin.node if isinstance(origin, Fragment) else origin
+
+    @property
+    def default(self) -> cst.BaseExpression | None:
+        origin = self.default_origin
+        return origin.node if isinstance(origin, Fragment) else origin
+
+
+@dataclass(frozen=True)
 class FunctionHeader:
     """What callers ask of a def without reading its body."""
 
     name: str
     self_name: str | None  # the first parameter of a method (usually `self`), unless static/class
     params: frozenset[str]  # every parameter name
-    positional: tuple[str, ...] = ()  # the positional parameters in order (positional-only, then plain)
+    signature: tuple[Parameter, ...] = ()  # the named ones but `*args`/`**kwargs`, in order
 
     @classmethod
     def of(cls, node: FunctionNode, is_method: bool) -> "FunctionHeader":
@@ -64,9 +85,25 @@ class FunctionHeader:
             first = params.posonly_params or params.params
             self_name = first[0].name.value if first else None
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        positional = len(params.posonly_params) + len(params.params)
+        signature = tuple(
+            Parameter(p.name.value, p.annotation.annotation if p.annotation is not None else None, p.default,
+                      i < positional)
+            for i, p in enumerate(every)
+        )
         every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-        positional = tuple(p.name.value for p in (*params.posonly_params, *params.params))
-        return cls(node.name.value, self_name, frozenset(p.name.value for p in every), positional)
+        return cls(node.name.value, self_name, frozenset(p.name.value for p in every), signature)
+
+    @property
+    def positional(self) -> tuple[str, ...]:
+        """The positional parameters in order (positional-only, then plain)."""
+        return tuple(p.name for p in self.signature if p.positional)
+
+    def parameter(self, name: str) -> Parameter | None:
+        for param in self.signature:
+            if param.name == name:
+                return param
+        return None
 
 
 @dataclass(eq=False)
@@ -77,6 +114,8 @@ class FunctionInfo:
     class_info: ClassInfo | None  # set for methods (defined directly in a class body)
     parent: FunctionInfo | None  # the enclosing function, for nested defs
     calls: list[cst.Call] = field(default_factory=list)
+    # The settings tests a call runs under (by its index in `calls`; unguarded calls are absent).
+    call_guards: dict[int, Guards] = field(default_factory=dict)
     refs: list[cst.BaseExpression] = field(default_factory=list)  # functions passed as values
     assigns: dict[str, list[Assigned]] = field(default_factory=dict)
     nested: list[FunctionInfo] = field(default_factory=list)
@@ -141,6 +180,7 @@ class Assigned:
 
     origin: cst.BaseExpression | Fragment
     iterated: bool = False
+    guards: Guards = ()  # the settings tests the binding runs under (attributes only; summary.Guard)
 
     @property
     def expr(self) -> cst.BaseExpression:
@@ -165,6 +205,23 @@ class ClassInfo:
 
     def __hash__(self) -> int:
         return id(self)
+
+
+# What a parameter of a function may hold: (expression, the function it is read in, its module).
+ParamValues = Callable[["FunctionInfo", str], "list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]"]
+
+
+@dataclass(frozen=True)
+class Build:
+    """One way an expression holds an instance of a project class: `call` builds `cls`, with its
+    arguments read in `scope` (None: module level) of `module`; `guards`, each with the function
+    whose names it reads, are the settings tests that the build runs under (see configs.py)."""
+
+    cls: ClassInfo
+    call: cst.Call | None
+    scope: FunctionInfo | None
+    module: ModuleIndex
+    guards: tuple[tuple[Guards, FunctionInfo | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -209,9 +266,10 @@ class ModuleIndex:
 
     @property
     def content_module(self) -> "ModuleIndex":
-        """This module as indexed from its tree, for a reader that only looks at its own code
-        (a caller's arguments, arguments.py) and never matches its nodes with another file's: a
-        shallow module builds it without a deep read (shallow.ShallowModuleIndex)."""
+        """This module as built from its tree, for a reader that only looks at its own code (a
+        caller's arguments, arguments.py; parameter defaults, configs.py) and never matches its
+        nodes with another file's: a shallow module builds it without a deep read
+        (shallow.ShallowModuleIndex)."""
         return self
 
     def __hash__(self) -> int:
@@ -234,6 +292,48 @@ def _bind_targets(target: cst.BaseExpression, value: Assigned, into: dict[str, l
             _bind_targets(inner, Assigned(value.expr, iterated=True), into)
 
 
+_COMPARISONS = {"Equal": "==", "NotEqual": "!=", "Is": "is", "IsNot": "is not", "In": "in", "NotIn": "not in"}
+_NO_LITERAL = object()
+
+
+def guards_of(test: cst.BaseExpression, holds: bool) -> list[Guard]:
+    """The guards (summary.Guard) a test sets on the block that runs when it is `holds`: a
+    dotted chain's truth, or its comparison with a literal; `not`, `and` in a body and `or` in an
+    `else` are taken apart. Other tests set none. prepass._Walker._guards is its `ast` twin."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return guards_of(test.expression, not holds)
+    if isinstance(test, cst.BooleanOperation):
+        if isinstance(test.operator, cst.And) == holds:  # `a and b` true / `a or b` false: both
+            return [*guards_of(test.left, holds), *guards_of(test.right, holds)]
+        return []
+    if isinstance(test, cst.Comparison):
+        if len(test.comparisons) != 1:
+            return []
+        target = test.comparisons[0]
+        op = _COMPARISONS.get(type(target.operator).__name__)
+        subject = dotted(test.left)
+        value = _literal(target.comparator)
+        if op is None or subject is None or "." not in subject or value is _NO_LITERAL:
+            return []
+        return [Guard(subject, op, value, holds)]
+    subject = dotted(test)
+    return [Guard(subject, "truthy", None, holds)] if subject is not None and "." in subject else []
+
+
+def _literal(expr: cst.BaseExpression) -> object:
+    if isinstance(expr, cst.SimpleString):
+        return expr.evaluated_value
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return expr.evaluated_value
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expr.value]
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        items = tuple(_literal(e.value) for e in expr.elements if not isinstance(e, cst.StarredElement))
+        if len(items) == len(expr.elements) and _NO_LITERAL not in items:
+            return items
+    return _NO_LITERAL
+
+
 class _Indexer(Visitor):
     def __init__(self, index: ModuleIndex) -> None:
         self.index = index
@@ -244,19 +344,42 @@ class _Indexer(Visitor):
         # Blocks Dynamo never traces (`if not torch.compiler.is_compiling():`): no call edges.
         self.untraced: set[cst.CSTNode] = set()
         self.untraced_depth = 0
+        # The guards an `if` (or `a if t else b`) sets on its arms, by arm; and, per function
+        # being indexed (innermost last), the guards of the arms the visit is in.
+        self.arm_guards: dict[cst.CSTNode, list[Guard]] = {}
+        self.guard_frames: list[list[list[Guard]]] = [[]]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if node in self.untraced:
             self.untraced_depth += 1
+        guards = self.arm_guards.get(node)
+        if guards is not None:
+            self.guard_frames[-1].append(guards)
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         super().on_leave(original_node)
         if original_node in self.untraced:
             self.untraced_depth -= 1
+        if original_node in self.arm_guards:
+            self.guard_frames[-1].pop()
+
+    def _guards(self) -> Guards:
+        return tuple(guard for arm in self.guard_frames[-1] for guard in arm)
 
     def visit_If(self, node: cst.If) -> None:
         self.untraced.update(untraced_blocks(node, self.index.imports.resolve))
+        self._arms(node.test, node.body, node.orelse)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._arms(node.test, node.body, node.orelse)
+
+    def _arms(self, test: cst.BaseExpression, body: cst.CSTNode, orelse: cst.CSTNode | None) -> None:
+        if self._current_function() is None:
+            return
+        self.arm_guards[body] = guards_of(test, True)
+        if orelse is not None:
+            self.arm_guards[orelse] = guards_of(test, False)
 
     # --- scopes -------------------------------------------------------------------------
     def _prefix(self) -> str:
@@ -303,10 +426,12 @@ class _Indexer(Visitor):
         self._decorators(info)
         self.functions.append(info)
         self.scope_kinds.append("function")
+        self.guard_frames.append([])
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.functions.pop()
         self.scope_kinds.pop()
+        self.guard_frames.pop()
 
     def _current_function(self) -> FunctionInfo | None:
         if self.scope_kinds and self.scope_kinds[-1] == "function":
@@ -354,7 +479,8 @@ class _Indexer(Visitor):
         fn = self._current_function()
         if isinstance(target, cst.Attribute) and fn is not None and fn.class_info is not None:
             if isinstance(target.value, cst.Name) and target.value.value == fn.self_name:
-                fn.class_info.attrs.setdefault(target.attr.value, []).append(value)
+                guarded = Assigned(value.origin, value.iterated, self._guards())
+                fn.class_info.attrs.setdefault(target.attr.value, []).append(guarded)
                 return
         bindings = self._bindings()
         if bindings is not None:
@@ -363,8 +489,13 @@ class _Indexer(Visitor):
     # --- calls and compile sites --------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         fn = self._current_function()
+        if fn is not None:
+            self._appended(fn, node)
         if fn is not None and not self.untraced_depth:
             fn.calls.append(node)
+            guards = self._guards()
+            if guards:
+                fn.call_guards[len(fn.calls) - 1] = guards
             if not self._disables_its_argument(node):
                 fn.refs.extend(
                     arg.value for arg in node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
@@ -379,6 +510,19 @@ class _Indexer(Visitor):
             return False
         return all(_literal_true(arg.value) for arg in node.args
                    if arg.keyword is not None and arg.keyword.value == "recursive")
+
+    @staticmethod
+    def _appended(fn: FunctionInfo, node: cst.Call) -> None:
+        """`blocks.append(Block(d))` on a local list: `blocks` is bound to `[Block(d)]` as well
+        (the list it holds then has that element); prepass._Walker._appended is its twin."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)):
+            return
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            return
+        name = func.value.value
+        if name in fn.assigns and name not in fn.global_names:
+            fn.assigns[name].append(Assigned(cst.List([cst.Element(node.args[0].value)])))
 
     def _self_registration(self, fn: FunctionInfo, node: cst.Call) -> None:
         """`self.register_buffer("b", t)`, `register_parameter`, `add_module`/`register_module`."""
@@ -395,7 +539,7 @@ class _Indexer(Visitor):
         name = node.args[0].value.evaluated_value
         if not isinstance(name, str):
             return
-        fn.class_info.attrs.setdefault(name, []).append(Assigned(node.args[1].value))
+        fn.class_info.attrs.setdefault(name, []).append(Assigned(node.args[1].value, guards=self._guards()))
         if method in ("register_buffer", "register_parameter"):
             fn.class_info.tensor_attrs.add(name)
 
@@ -647,53 +791,111 @@ class ProjectIndex:
         params: ParamClasses | None = None,
     ) -> list[ClassInfo]:
         """Project classes whose instances `expr` may hold; containers are flattened to elements.
-        `params(fn, name)`: what a parameter of fn was passed (the region analysis knows its
-        callers); without it a parameter holds nothing known."""
+        `params(fn, name)`: the module classes the region passed to a parameter of fn (the region
+        analysis knows its callers); without it a parameter holds nothing known."""
+        found: list[ClassInfo] = []
+        for build in self.instance_builds(expr, scope, module, depth, passed=params):
+            if build.cls not in found:
+                found.append(build.cls)
+        return found
+
+    def instance_builds(
+        self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex, depth: int = 0,
+        guards: tuple[tuple[Guards, FunctionInfo | None], ...] = (), params: ParamValues | None = None,
+        passed: ParamClasses | None = None,
+    ) -> list[Build]:
+        """instance_classes, each class with the call that builds it and the settings tests
+        that the build runs under (`self.enc = A(c) if c.flag else B(c)`, or an `if` around it).
+        With `params` (what a parameter may hold: its default, the arguments it was given), a
+        class passed as an argument is followed too: `self.mlp = mlp_layer(dim)`. With `passed`,
+        a module instance passed as an argument: `for layer in layers: layer(h)`."""
         if depth > 6:
             return []
-        found: list[ClassInfo] = []
+        found: list[Build] = []
+
+        def inner(sub: cst.BaseExpression, where: FunctionInfo | None = scope, held_in: ModuleIndex = module,
+                  under: tuple[tuple[Guards, FunctionInfo | None], ...] = guards) -> list[Build]:
+            return self.instance_builds(sub, where, held_in, depth + 1, under, params, passed)
+
         if isinstance(expr, cst.Call):
             func = expr.func
             cls = self.resolve_class(func, module)
             if cls is not None:
-                return [cls]
+                return [Build(cls, expr, scope, module, guards)]
             if isinstance(func, cst.Attribute) and func.attr.value in MODULE_CHAIN_METHODS:
-                return self.instance_classes(func.value, scope, module, depth + 1, params)
+                return inner(func.value)
             qualified = module.imports.resolve(func)
             if qualified in MODULE_CONTAINERS:
                 for arg in expr.args:
-                    for inner in _constructor_calls(arg.value):
-                        found.extend(self.instance_classes(inner, scope, module, depth + 1, params))
-            elif qualified in ITERATING_BUILTINS and not (scope is not None and self.bound_values(qualified, scope, module)):
+                    if arg.star and isinstance(arg.value, cst.Name):  # nn.Sequential(*blocks)
+                        found.extend(inner(arg.value))
+                        continue
+                    for call in _constructor_calls(arg.value):
+                        found.extend(inner(call))
+                return found
+            if qualified in ITERATING_BUILTINS and not (scope is not None and self.bound_values(qualified, scope, module)):
                 # `for res, attn in zip(self.res, self.attn)`, `enumerate(blocks)`: the elements of
                 # every argument (which went to which target is not kept: each may be any of them).
                 for arg in expr.args:
-                    found.extend(self.instance_classes(arg.value, scope, module, depth + 1, params))
+                    found.extend(inner(arg.value))
+                return found
+            if params is not None and isinstance(func, cst.Name):
+                for cls in self.class_refs(func, scope, module, params, depth + 1):
+                    found.append(Build(cls, expr, scope, module, guards))
+            return found
+        if isinstance(expr, cst.IfExp):
+            for arm, holds in ((expr.body, True), (expr.orelse, False)):
+                arm_guards = tuple(guards_of(expr.test, holds))
+                found.extend(inner(arm, under=(*guards, (arm_guards, scope)) if arm_guards else guards))
             return found
         if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
-            for inner in _constructor_calls(expr):
-                found.extend(self.instance_classes(inner, scope, module, depth + 1, params))
-            return found
-        if isinstance(expr, cst.IfExp):  # `A(config) if flag else B(config)`: either one
-            for branch in (expr.body, expr.orelse):
-                found.extend(self.instance_classes(branch, scope, module, depth + 1, params))
+            for call in _constructor_calls(expr):
+                found.extend(inner(call))
             return found
         if isinstance(expr, cst.Subscript):
-            return self.instance_classes(expr.value, scope, module, depth + 1, params)
+            return inner(expr.value)
         if isinstance(expr, cst.Name):
             bound = self.bound_values(expr.value, scope, module)
             for value in bound:
-                found.extend(self.instance_classes(value.expr, scope, module, depth + 1, params))
-            if not bound and params is not None:
+                found.extend(inner(value.expr))
+            if not bound and passed is not None:
                 owner = _parameter_owner(expr.value, scope)
                 if owner is not None:
-                    found.extend(params(owner, expr.value))
+                    found.extend(Build(cls, expr, scope, module, guards) for cls in passed(owner, expr.value))
             return found
         if isinstance(expr, cst.Attribute):
             owner = self.self_class(expr.value, scope)
             if owner is not None:
                 for klass, value in self.attr_values(owner, expr.attr.value):
-                    found.extend(self.instance_classes(value.expr, None, klass.module, depth + 1))
+                    # `self.x = ...` is read as `__init__` wrote it: its locals, its parameters.
+                    init = klass.methods.get("__init__")
+                    found.extend(inner(value.expr, init, klass.module,
+                                       (*guards, (value.guards, init)) if value.guards else guards))
+        return found
+
+    def class_refs(self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex,
+                   params: ParamValues, depth: int = 0) -> list[ClassInfo]:
+        """The project classes `expr` names as a value (a class, not an instance): `LSTM2d`, a
+        local bound to one, or a parameter given one (by default or by an argument)."""
+        if depth > 8 or not isinstance(expr, (cst.Name, cst.Attribute)):
+            return []
+        cls = self.resolve_class(expr, module)
+        if cls is not None:
+            return [cls]
+        if not isinstance(expr, cst.Name):
+            return []
+        found: list[ClassInfo] = []
+        bound = self.bound_values(expr.value, scope, module)
+        for value in bound:
+            if not value.iterated:
+                found.extend(self.class_refs(value.expr, scope, module, params, depth + 1))
+        fn = scope
+        while not bound and fn is not None:
+            if expr.value in fn.header.params:
+                for value, where, held_in in params(fn, expr.value):
+                    found.extend(c for c in self.class_refs(value, where, held_in, params, depth + 1) if c not in found)
+                break
+            fn = fn.parent
         return found
 
     def bound_values(self, name: str, scope: FunctionInfo | None, module: ModuleIndex) -> list[Assigned]:

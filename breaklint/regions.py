@@ -10,9 +10,10 @@ from typing import Iterable
 import libcst as cst
 
 from .binding import bind
+from .configs import Defaults
 from .finding import Region
 from .names import dotted
-from .project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
+from .project import Build, ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
 
 PARTIAL_NAMES = frozenset({"functools.partial"})
 ASSUMED = "assume-forward-compiled"  # the site label of forwards compiled by assumption
@@ -36,6 +37,9 @@ AUTOGRAD_FUNCTION_METHODS = ("forward", "backward")
 class EntryPoint:
     function: FunctionInfo
     site: str  # "train.py:12", "assume-forward-compiled", "config: pkg.mod:Net.forward"
+    # How the compiled instance was built (`torch.compile(Net(cfg))`): its arguments are what
+    # its `__init__`'s parameters hold (configs.Defaults.param_values).
+    builds: tuple[Build, ...] = ()
 
 
 class CallResolver:
@@ -58,6 +62,37 @@ class CallResolver:
             found.extend(t for t in self.function_refs(ref, fn) if t not in found)
         return found
 
+    def edges(self, fn: FunctionInfo, defaults: Defaults) -> list[tuple[FunctionInfo, str, str, cst.Call | None]]:
+        """callees(fn), each with why the default configuration never makes that call ("" when
+        it may): a call in an arm of a settings test it fails, or into an instance that is only
+        built under one (configs.py); for a `forward` a subclass inherits, that subclass
+        (Region.instance); and the call that makes it (None for a nested def or a function
+        passed as a value)."""
+        found: list[tuple[FunctionInfo, str, str, cst.Call | None]] = [(nested, "", "", None) for nested in fn.nested]
+        seen = set(fn.nested)
+        guards = fn.call_guards
+        passed = self.passed_classes if self.arguments is not None else None
+        for index, call in enumerate(fn.calls):
+            gate = defaults.gate([(guards[index], fn)]) if index in guards else ""
+            direct = self.function_refs(call.func, fn)
+            if direct:
+                targets = [(target, gate, "", call) for target in direct]
+            else:
+                targets = []
+                for build in self.project.instance_builds(call.func, fn, fn.module, params=defaults.param_values,
+                                                          passed=passed):
+                    defaults.note(build)
+                    forward = self.project.method(build.cls, "forward")
+                    if forward is not None and all(t[0] is not forward for t in targets):
+                        inherited = forward.class_info is not build.cls
+                        instance = f"{build.cls.module.name}:{build.cls.qualname}" if inherited else ""
+                        targets.append((forward, gate or defaults.gate(build.guards), instance, call))
+            found.extend(targets)
+            seen.update(target for target, _, _, _ in targets)
+        for ref in fn.refs:
+            found.extend((t, "", "", None) for t in self.function_refs(ref, fn) if t not in seen)
+        return found
+
     def call_targets(self, callee: cst.BaseExpression, scope: FunctionInfo) -> list[FunctionInfo]:
         """What `callee(...)` runs: a function, a method, or the `forward` of a module instance."""
         direct = self.function_refs(callee, scope)
@@ -74,13 +109,10 @@ class CallResolver:
         """call_targets with, for each, how many leading parameters the call binds by itself
         (`self`, an autograd.Function's `ctx`), or None when its arguments do not go to that
         function's parameters (`backward`, reached through `apply`)."""
-        func = call.func
-        found = []
-        for target in self.call_targets(func, scope):
-            found.append((target, self._implicit(func, target, scope)))
-        return found
+        return [(target, self.implicit(call.func, target, scope)) for target in self.call_targets(call.func, scope)]
 
-    def _implicit(self, func: cst.BaseExpression, target: FunctionInfo, scope: FunctionInfo) -> int | None:
+    def implicit(self, func: cst.BaseExpression, target: FunctionInfo, scope: FunctionInfo) -> int | None:
+        """How many leading parameters of target a call through `func` binds by itself."""
         applied = isinstance(func, cst.Attribute) and func.attr.value == "apply"
         if applied and target.class_info is not None and is_autograd_function(self.project, target.class_info):
             return 1 if target.name == "forward" else None
@@ -157,6 +189,14 @@ class CallResolver:
             return functions
         return self.forwards(self.project.instance_classes(target, scope, module))
 
+    def compile_builds(self, site: CompileSite) -> list[Build]:
+        """The instances a compile site compiles, with how each was built (compile_targets' forwards)."""
+        target = site.target
+        if isinstance(target, FunctionInfo) or (isinstance(target, cst.Call)
+                                                and site.module.imports.resolve(target.func) in PARTIAL_NAMES):
+            return []
+        return self.project.instance_builds(target, site.scope, site.module)
+
     def _module_level_refs(self, expr: cst.BaseExpression, module: ModuleIndex) -> list[FunctionInfo]:
         if not isinstance(expr, (cst.Name, cst.Attribute)):
             return []
@@ -204,7 +244,9 @@ def find_entry_points(
     entries: list[EntryPoint] = []
     for module in modules:
         for site in module.compile_sites:
-            entries.extend(EntryPoint(fn, site.location) for fn in resolver.compile_targets(site))
+            builds = tuple(resolver.compile_builds(site))
+            entries.extend(EntryPoint(fn, site.location, tuple(b for b in builds if project.method(b.cls, "forward") is fn))
+                           for fn in resolver.compile_targets(site))
     for spec in configured:
         entries.extend(EntryPoint(fn, f"config `{spec}`") for fn in configured_functions(project, spec))
     if assume_forward:
@@ -229,13 +271,16 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
     """Breadth-first from the entry points, so each function gets its shortest call chain.
 
     Explicit compile sites are walked first: a `forward` reached from `torch.compile(model)`
-    is labelled with that call, not with the assume-forward switch.
+    is labelled with that call, not with the assume-forward switch. Within each, the calls the
+    default configuration makes are walked first; what only the others reach is walked after,
+    round by round (one more setting each), and gated (Region.gate: its findings are `possible`).
 
     Module instances passed as arguments are followed into the callee's parameters (`apply(h,
     self.layers)` and then `for layer in layers: layer(h)`): a function whose parameters were
     passed new classes is walked again, until nothing new is learnt (the sets only grow)."""
     arguments: dict[tuple[FunctionInfo, str], list[ClassInfo]] = {}
     resolver = CallResolver(project, arguments)
+    defaults = Defaults(project)
     regions: dict[FunctionInfo, Region] = {}
     callers: dict[FunctionInfo, set[FunctionInfo]] = {}
     otherwise: set[FunctionInfo] = set()  # reached as a nested def or a function passed as a value
@@ -245,30 +290,45 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
         queue: deque[FunctionInfo] = deque()
         for entry in batch:
             fn = entry.function
+            for build in entry.builds:
+                defaults.note(build)
             if fn in regions or _disabled(fn, recursive_only=True) or _opaque(fn):
                 continue
             regions[fn] = Region(fn.qualname, entry.site, (fn.qualname,), escape_hatch(fn) in NONSTRICT_NAMES,
                                  fn.module.name)
             queue.append(fn)
-        while queue:
+        # Calls the defaults do not make wait for the next round: a function gets the fewest
+        # settings that reach it (level 0: none), and its gate names them all.
+        later: list[tuple[Region, FunctionInfo, str, str]] = []
+        while queue or later:
+            if not queue:
+                waiting, later = later, []
+                for caller, callee, why, instance in waiting:
+                    if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
+                        continue
+                    regions[callee] = _callee_region(caller, callee, why, instance)
+                    queue.append(callee)
+                continue
             fn = queue.popleft()
             region = regions[fn]
-            reached: list[FunctionInfo] = []
-            for call in fn.calls:
-                for callee, implicit in resolver.bound_targets(call, fn):
-                    reached.append(callee)
+            settings = defaults.settings(fn) if fn.call_guards else ()
+            if settings:
+                region = regions[fn] = replace(region, settings=settings)
+            for callee, why, instance, call in resolver.edges(fn, defaults):
+                if call is None:
+                    otherwise.add(callee)
+                else:
                     callers.setdefault(callee, set()).add(fn)
+                    implicit = resolver.implicit(call.func, callee, fn)
                     if implicit is not None and pass_instances(project, resolver, call, fn, callee, implicit):
                         if callee in regions and callee not in queue:
                             queue.append(callee)  # walk it again: its calls may reach more now
-            others = [*fn.nested, *(t for ref in fn.refs for t in resolver.function_refs(ref, fn))]
-            otherwise.update(others)
-            for callee in [*others[: len(fn.nested)], *reached, *others[len(fn.nested):]]:
                 if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
                     continue
-                nonstrict = region.nonstrict or escape_hatch(callee) in NONSTRICT_NAMES
-                regions[callee] = Region(region.entry, region.site, region.path + (callee.qualname,), nonstrict,
-                                         region.entry_module)
+                if why:
+                    later.append((region, callee, why, instance))
+                    continue
+                regions[callee] = _callee_region(region, callee, "", instance)
                 queue.append(callee)
     # A disabled function itself is never traced, even when it is also an entry; with
     # recursive=False its callees still are (they get frames of their own), so it was walked.
@@ -282,7 +342,7 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
 
 
 def pass_instances(project: ProjectIndex, resolver: CallResolver, call: cst.Call, caller: FunctionInfo,
-                    callee: FunctionInfo, implicit: int) -> bool:
+                   callee: FunctionInfo, implicit: int) -> bool:
     """Record the module classes that `call` passes to `callee`'s parameters (Name/Attribute
     arguments, as the summaries keep them); whether any parameter got a new one."""
     grew = False
@@ -298,6 +358,13 @@ def pass_instances(project: ProjectIndex, resolver: CallResolver, call: cst.Call
                 known.append(cls)
                 grew = True
     return grew
+
+
+def _callee_region(caller: Region, callee: FunctionInfo, why: str, instance: str) -> Region:
+    nonstrict = caller.nonstrict or escape_hatch(callee) in NONSTRICT_NAMES
+    gate = f"{caller.gate}, and {why}" if caller.gate and why else caller.gate or why
+    return Region(caller.entry, caller.site, caller.path + (callee.qualname,), nonstrict, caller.entry_module,
+                  gate=gate, instance=instance)
 
 
 def is_autograd_function(project: ProjectIndex, cls: ClassInfo) -> bool:

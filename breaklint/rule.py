@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar
 
 import libcst as cst
 
 from .arguments import caller_functions, passed_values
+from .configs import fails
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
-from .patterns import value_while_compiling
-from .project import FunctionInfo, ModuleIndex, ProjectIndex
 from .numpy_flow import NumpyFlow, uses_numpy
+from .patterns import value_while_compiling
+from .project import FunctionInfo, ModuleIndex, ProjectIndex, guards_of
 from .regions import CallResolver, pass_instances
+from .summary import Guard
 from .source import ParsedFile
 from .values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion
@@ -60,6 +62,7 @@ class FileContext:
     _flow: NumpyFlow | None = None
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
+    _arms: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int], list[Guard]]]] = field(default_factory=dict)
     # Lines where one rule already reported a break that several rules see (a nonstrict_trace
     # call whose body breaks): Dynamo breaks there once, so it is reported once.
     claimed: set[int] = field(default_factory=set)
@@ -136,6 +139,31 @@ class FileContext:
         span = self.file.span(node)
         start = (span.start_line, span.start_col)
         return any(low <= start < high for low, high in self._loops[fn])
+
+    def arm_gate(self, node: cst.CSTNode) -> str:
+        """Why the default configuration never runs `node` ("" when it may): it sits in an arm of
+        its function's own `if`/`elif`/`else` whose settings test the defaults fail, judged by
+        the values the region walk knew (Region.settings, configs.py)."""
+        fn, region = self.function, self.region
+        if fn is None or region is None or not region.settings:
+            return ""
+        if fn not in self._arms:
+            self._arms[fn] = [(start, end, guards) for suite, guards in _arm_guards(fn.node)
+                              for start, end in [self._bounds(suite)]]
+        known = dict(region.settings)
+        span = self.file.span(node)
+        where = (span.start_line, span.start_col)
+        for start, end, guards in self._arms[fn]:
+            if start <= where < end:
+                for guard in guards:
+                    why = fails(guard, known.get(guard.subject))
+                    if why:
+                        return why
+        return ""
+
+    def _bounds(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
+        span = self.file.span(node)
+        return (span.start_line, span.start_col), (span.end_line, span.end_col)
 
     def looping_caller(self) -> str | None:
         """The nearest function up the region's call chain that makes the call down the chain
@@ -288,7 +316,12 @@ class Rule:
     ) -> Finding:
         """A finding of this rule; `says` picks the Dynamo messages to quote (GB ids or keys).
 
-        A GB id is only cited for a target torch that has it; the text is quoted either way."""
+        A GB id is only cited for a target torch that has it; the text is quoted either way.
+        In a region that only a setting the default configuration lacks reaches (Region.gate),
+        the finding is `possible`, severity info, and says which setting (configs.py)."""
+        if region is not None and region.gate:
+            message = f"{message}; only when {region.gate} (this code runs only under that setting)"
+            confidence, severity = Confidence.POSSIBLE, Severity.INFO
         gb_ids: tuple[str, ...] = ()
         if says:
             keys = (says,) if isinstance(says, str) else says
@@ -332,6 +365,9 @@ class Rule:
             where += f" (under nonstrict_trace, whose non-strict trace then fails at the call: {NONSTRICT_FAILS}{cite})"
         text = self.message.format(region=where, **fields)
         severity = None
+        gate = self.ctx.arm_gate(node) if region is not None and not region.gate else ""
+        if gate:
+            region = replace(region, gate=gate)  # type: ignore[arg-type]
         if self.stage is Stage.DYNAMO and says:
             # Escalate: Dynamo does not resume after a break in a loop, it runs the frame eagerly;
             # also when the loop is in a caller that inlined this function.
@@ -370,6 +406,31 @@ def _own_code(fn: FunctionInfo) -> FunctionInfo:
     content (the result depends on its bytes; this file is not checked again against it)."""
     content = getattr(fn.module.file, "content_module", None)  # only a shallow module has one
     return content.functions.get(fn.qualname, fn) if content is not None else fn
+
+
+def _arm_guards(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[Guard]]]:
+    """Every if/elif/else block of one function (nested defs excluded) with the settings guards
+    that decide whether it runs (project.guards_of, through the whole chain)."""
+    found: list[tuple[cst.BaseSuite, list[Guard]]] = []
+    elifs: set[int] = set()
+
+    class _Ifs(OwnCode):
+        def visit_If(self, node: cst.If) -> None:
+            if id(node) in elifs:
+                return
+            earlier: list[Guard] = []
+            branch: cst.If | cst.Else | None = node
+            while isinstance(branch, cst.If):
+                found.append((branch.body, [*earlier, *guards_of(branch.test, True)]))
+                earlier = [*earlier, *guards_of(branch.test, False)]
+                branch = branch.orelse
+                if isinstance(branch, cst.If):
+                    elifs.add(id(branch))
+            if isinstance(branch, cst.Else):
+                found.append((branch.body, earlier))
+
+    visit(function, _Ifs(function), trivia=False)
+    return found
 
 
 def _loop_calls(function: cst.FunctionDef) -> list[cst.Call]:

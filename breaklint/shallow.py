@@ -21,7 +21,7 @@ from .finding import Span
 from .lazy import LazyNode, real_node
 from .names import ImportTable
 from .project import (UNREADABLE, Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo,
-                      ModuleIndex)
+                      ModuleIndex, Parameter)
 from .source import ParsedFile
 from .summary import Bindings, CallArgs, ClassSummary, FunctionSummary, ModuleSummary
 
@@ -178,7 +178,8 @@ class ShallowModuleIndex(ModuleIndex):
 
     @property
     def content_module(self) -> ModuleIndex:
-        return self.file.content_module  # recorded as a read of its content (its bytes)
+        self._record("content")  # a cached result depends on the module's bytes
+        return self.file.content_module
 
     @property  # type: ignore[override]
     def disabled(self) -> dict[FunctionInfo, bool]:
@@ -212,8 +213,12 @@ class ShallowFunctionInfo(FunctionInfo):
         self.parent = parent
         self.nested = []
         self.global_names = set(summary.global_names)
+        self.call_guards = dict(summary.call_guards)
         self.ordinal = ordinal
-        self.header = FunctionHeader(summary.name, summary.self_name, frozenset(summary.params), summary.positional)
+        self.header = FunctionHeader(summary.name, summary.self_name, frozenset(summary.params), tuple(
+            Parameter(name, fragments(annotation) if annotation is not None else None,
+                      fragments(default) if default is not None else None, positional)
+            for name, annotation, default, positional in summary.signature))
         self._summary = summary
         self._fragments = fragments
         self._promote = promote
@@ -280,6 +285,9 @@ class ShallowClassInfo(ClassInfo):
         self.qualname = summary.qualname
         self.methods = {}
         self.attrs = fragments.bindings(summary.attrs)
+        for name, index, guards in summary.attr_guards:
+            found = self.attrs[name][index]
+            self.attrs[name][index] = Assigned(found.origin, found.iterated, guards)
         self.tensor_attrs = set(summary.tensor_attrs)
         self.ordinal = ordinal
         self._summary = summary

@@ -21,7 +21,25 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 5  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 6  # bump when the fields below change: cached summaries are then ignored
+
+
+@dataclass(frozen=True)
+class Guard:
+    """One test that decides whether a statement runs, kept when it reads a setting: `subject`
+    (a dotted chain such as `config.use_cache`) tested for truth (`op` "truthy") or compared
+    with a literal (`op` one of == != is `is not` in `not in`, `value` the literal, a tuple for
+    `in`). `holds`: the statement runs when the test is true (its `if` body) or false (`else`,
+    later `elif`s). Tests of other shapes are not kept: a guard never decides alone, it can only
+    show that a statement does not run under a default configuration (see configs.py)."""
+
+    subject: str
+    op: str
+    value: object
+    holds: bool
+
+
+Guards = tuple[Guard, ...]  # every guard of one statement, outermost `if` first
 
 
 @dataclass(frozen=True)
@@ -39,8 +57,11 @@ class FunctionSummary:
     global_names: tuple[str, ...]
     line: int  # where the def starts: its first decorator's `@`, else `def`
     decorators: tuple[Expr, ...]
-    positional: tuple[str, ...]  # the positional parameters in order (positional-only, then plain)
-    call_args: tuple[CallArgs, ...]  # the arguments of each call, as `calls` (() when none is followed)
+    call_args: tuple[CallArgs, ...] = ()  # the arguments of each call, as `calls` (() when none is followed)
+    call_guards: tuple[tuple[int, Guards], ...] = ()  # (index into calls, its guards), guarded calls only
+    # Each named parameter but `*args`/`**kwargs`, in order: (name, annotation, default,
+    # positional), the expressions None where absent.
+    signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,6 +71,7 @@ class ClassSummary:
     bases: tuple[Expr, ...]
     attrs: Bindings  # `self.X = ...` in its methods, `register_buffer("X", ...)` & co.
     tensor_attrs: tuple[str, ...]
+    attr_guards: tuple[tuple[str, int, Guards], ...] = ()  # (attr, index into its values, guards)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ import libcst as cst
 
 from breaklint.finding import Region
 from breaklint.names import dotted
-from breaklint.project import COMPILE_NAMES, FunctionInfo, ModuleIndex
+from breaklint.project import COMPILE_NAMES, Assigned, ClassInfo, FunctionInfo, ModuleIndex
+from breaklint.summary import Guard
 from breaklint.rule import FileContext
 from breaklint.walk import Visitor, visit
 
@@ -40,9 +41,45 @@ def bindings(ctx: FileContext, expr: cst.BaseExpression) -> Iterator[tuple[cst.B
     if isinstance(expr, cst.Attribute) and fn is not None:
         owner = ctx.project.self_class(expr.value, fn)
         if owner is not None:
-            for klass, value in ctx.project.attr_values(owner, expr.attr.value):
+            instance = _instance_class(ctx, owner)
+            values = ctx.project.attr_values(instance or owner, expr.attr.value)
+            if instance is not None:
+                values = _overridden(values, _use_guards(fn, expr))
+            for klass, value in values:
                 if not value.iterated:
                     yield value.expr, klass.module
+
+
+def _instance_class(ctx: FileContext, owner: ClassInfo) -> ClassInfo | None:
+    """The subclass whose instance runs this inherited method (Region.instance), if any."""
+    region = ctx.region
+    if region is None or not region.instance:
+        return None
+    module_name, _, qualname = region.instance.partition(":")
+    for module in ctx.project.by_name.get(module_name, []):
+        cls = module.classes.get(qualname)
+        if cls is not None and owner in ctx.project.mro(cls):
+            return cls
+    return None
+
+
+def _use_guards(fn: FunctionInfo, expr: cst.BaseExpression) -> set[Guard]:
+    """The settings tests the call of `expr` (a callee) runs under in `fn`."""
+    for index, call in enumerate(fn.calls):
+        if call.func is expr:
+            return set(fn.call_guards.get(index, ()))
+    return set()
+
+
+def _overridden(values: list[tuple[ClassInfo, Assigned]], use: set[Guard]) -> list[tuple[ClassInfo, Assigned]]:
+    """The most derived class's assignments of an attribute replace its bases' (its `__init__`
+    assigns after `super().__init__()`), where each runs whenever the use does: unguarded, or
+    under tests the use is under too (`if self.with_vertical:` around both)."""
+    if not values:
+        return values
+    first = values[0][0]
+    own = [(klass, value) for klass, value in values if klass is first]
+    return own if all(set(value.guards) <= use for _, value in own) else values
 
 
 def called_name(expr: cst.BaseExpression, module: ModuleIndex) -> str | None:

@@ -257,6 +257,59 @@ class _Marked(Rule):
                 self.report(node, confidence=Confidence.CERTAIN)
 
 
+def test_a_configuration_default_read_in_another_file_is_a_dependency(project: Path, rechecked: list[str]) -> None:
+    """model.py builds `Gated` only when `config.gated`: its `.item()` is `possible` while the
+    configuration class (config.py) defaults it to False. The regions read config.py's
+    parameter defaults; flipping the default makes it likely, through the cache as fresh."""
+    write(project, {
+        "config.py": """
+            class Config:
+                def __init__(self, gated=False):
+                    self.gated = gated
+            """,
+        "gated.py": """
+            import torch
+            from torch import nn
+
+            class Gated(nn.Module):
+                def forward(self, x):
+                    return x * x.sum().item()
+
+            class Plain(nn.Module):
+                def forward(self, x):
+                    return x
+            """,
+        "net.py": """
+            import torch
+            from torch import nn
+            from config import Config
+            from gated import Gated, Plain
+
+            class Net(nn.Module):
+                def __init__(self, config: Config):
+                    super().__init__()
+                    self.mix = Gated() if config.gated else Plain()
+
+                def forward(self, x):
+                    return self.mix(x)
+
+            fast = torch.compile(Net(Config()))
+            """,
+    })
+
+    def run(cached: bool) -> set[tuple[str, int, str]]:
+        config = Config(root=project, assume_forward_compiled=False)
+        result = Engine(config, RuleSet(config), cache=Cache(project / CACHE_DIR) if cached else None).check([project])
+        return {(f.path, f.span.start_line, f.confidence.value) for f in result.findings if f.path == "gated.py"}
+
+    assert run(True) == {("gated.py", 7, "possible")}
+    config_file = project / "config.py"
+    config_file.write_text(config_file.read_text().replace("gated=False", "gated=True"))
+    rechecked.clear()
+    assert run(True) == {("gated.py", 7, "likely")} == run(False)
+    assert "gated.py" in rechecked
+
+
 def test_reading_another_files_tree_ties_the_result_to_its_bytes(project: Path) -> None:
     write(project, {"layers.py": "import torch\n\ndef scale(x):\n    return x  # MARK\n"})
     cache = project / CACHE_DIR

@@ -631,3 +631,124 @@ def test_nonstrict_call_is_reported_only_where_dynamo_traces_it(tmp_path, check)
         """})
     found = {(f.code, f.span.start_line) for f in check([root], root=root).findings}
     assert found == {("BL101", 6), ("BL101", 21)}
+
+
+MIXERS = """
+    import torch
+    from torch import nn
+
+    class LSTMMixer(nn.Module):
+        def forward(self, x):
+            return x * x.sum().item()
+
+    class CellMixer(nn.Module):
+        def forward(self, x):
+            return x * 2
+
+    class Block(nn.Module):
+        def __init__(self, dim, rnn_layer=LSTMMixer):
+            super().__init__()
+            self.mixer = rnn_layer(dim)
+
+        def forward(self, x):
+            return self.mixer(x)
+
+    class Stage(nn.Module):
+        def __init__(self, dim, depth, rnn_layer=LSTMMixer):
+            super().__init__()
+            blocks = [Block(dim, rnn_layer=rnn_layer) for _ in range(depth)]
+            self.blocks = nn.Sequential(*blocks)
+
+        def forward(self, x):
+            return self.blocks(x)
+"""
+
+
+@pytest.mark.parametrize("built,reached", [
+    ("Stage(8, 2)", True),  # the defaults: LSTMMixer all the way down
+    ("Stage(8, 2, rnn_layer=LSTMMixer)", True),
+    ("Stage(8, 2, CellMixer)", False),  # a positional argument replaces the default
+    ("Stage(8, 2, rnn_layer=CellMixer)", False),
+])
+def test_a_class_passed_as_an_argument_is_the_submodule_built(tmp_path, check, built, reached) -> None:
+    """`self.mixer = rnn_layer(dim)`: the class comes from the parameter's default or from the
+    argument the builder passed (through a stage, into its blocks), not from both."""
+    root = project(tmp_path, {"m.py": MIXERS + f"\n    fast = torch.compile({built})\n"})
+    found = flagged(check([root], root=root, assume_forward_compiled=False))
+    assert found == ({("m.py", 7)} if reached else set())
+
+
+CONFIGURED = {
+    "configuration.py": """
+        class EncoderConfig:
+            def __init__(self, hidden=8, gated=False, impl="eager", **kwargs):
+                self.hidden = hidden
+                self.gated = gated
+                self.impl = impl
+                self.eps = kwargs.pop("eps", 1e-5)
+    """,
+    "model.py": f"""
+        import torch
+        from torch import nn
+        from configuration import EncoderConfig
+
+        def fused(x):
+            return {ITEM}
+
+        class Gated(nn.Module):
+            def forward(self, x):
+                return {ITEM}
+
+        class Plain(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                self.config = config
+
+            def forward(self, x):
+                if self.config.impl == "fused":
+                    return fused(x)
+                return x
+
+        class Net(nn.Module):
+            def __init__(self, config: EncoderConfig):
+                super().__init__()
+                self.mix = Gated() if config.gated else Plain(config)
+
+            def forward(self, x):
+                return self.mix(x)
+
+        fast = torch.compile(Net(EncoderConfig()))
+    """,
+}
+
+
+def test_code_only_a_setting_reaches_is_possible_and_says_which(tmp_path, check) -> None:
+    root = project(tmp_path, CONFIGURED)
+    findings = {f.span.start_line: f for f in check([root], root=root, assume_forward_compiled=False).findings}
+    assert set(findings) == {7, 11}
+    assert all(f.confidence.value == "possible" and f.severity.value == "info" for f in findings.values())
+    assert "only when `config.gated` is true; the default is False" in findings[11].message
+    assert "only when `self.config.impl == 'fused'`; the default is 'eager'" in findings[7].message
+
+
+@pytest.mark.parametrize("edit,likely", [
+    ("gated=False", set()),
+    ("gated=True", {11}),  # the default builds Gated: its break is a likely one again
+    ('impl="fused"', {7}),
+    ("self.gated = gated", set()),
+    ("self.gated = kwargs.pop('gated', False)", set()),
+    ("self.gated = make(gated)", {11}),  # not a stored default: reachable as before
+])
+def test_the_defaults_are_read_from_the_configuration_class(tmp_path, check, edit, likely) -> None:
+    files = dict(CONFIGURED)
+    text = files["configuration.py"]
+    if edit.startswith("self.gated"):
+        text = text.replace("self.gated = gated", edit)
+    else:
+        key = edit.split("=")[0]
+        text = text.replace(f"{key}={'False' if key == 'gated' else chr(34) + 'eager' + chr(34)}", edit)
+    files["configuration.py"] = text
+    root = project(tmp_path, files)
+    findings = check([root], root=root, assume_forward_compiled=False).findings
+    assert {f.span.start_line for f in findings if f.confidence.value != "possible"} == likely
+    assert {f.span.start_line for f in findings} == {7, 11}

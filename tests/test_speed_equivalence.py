@@ -207,8 +207,9 @@ def _normalized(summary) -> dict[str, object]:  # type: ignore[no-untyped-def]
         "imports": (sorted(summary.aliases), summary.local_defs),
         "functions": [(f.qualname, f.class_index, f.parent, f.self_name, f.params, [expr(c) for c in f.calls],
                        [expr(r) for r in f.refs], bindings(f.assigns), f.nested, f.global_names, f.line,
-                       [expr(d) for d in f.decorators]) for f in summary.functions],
-        "classes": [(c.qualname, [expr(b) for b in c.bases], bindings(c.attrs), c.tensor_attrs)
+                       [expr(d) for d in f.decorators], f.call_guards,
+                       [(n, expr(a), expr(d), p) for n, a, d, p in f.signature]) for f in summary.functions],
+        "classes": [(c.qualname, [expr(b) for b in c.bases], bindings(c.attrs), c.tensor_attrs, c.attr_guards)
                     for c in summary.classes],
         "assigns": bindings(summary.assigns),
         "sites": [(s.line, expr(s.target), s.function, s.scope, s.method_form) for s in summary.compile_sites],

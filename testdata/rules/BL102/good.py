@@ -125,3 +125,50 @@ def random_block_row_from_ints(x):
     num_blocks = x.shape[-1] // 2
     illegal = _excluded_blocks(2, num_blocks)
     return x + len(illegal)
+class MixerConfig:
+    """Settings stored from the constructor's defaults, as configuration classes do."""
+
+    def __init__(self, width=8, gated=False, norm_type="layer"):
+        self.width = width
+        self.gated = gated
+        self.norm_type = norm_type
+
+
+class GatedMixer(torch.nn.Module):
+    """Built only with `gated=True`, which the default configuration does not set."""
+
+    def forward(self, x):
+        if x.amax() > 0:  # possible: BL102
+            return x * torch.sigmoid(x)
+        return x
+
+
+def rms_norm(x):
+    # Stops on silent input: a Python `if` on a tensor, run only for norm_type="rms".
+    if x.abs().sum() == 0:  # possible: BL102
+        return x
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+
+
+class Mixer(torch.nn.Module):
+    def __init__(self, config: MixerConfig):
+        super().__init__()
+        self.config = config
+        self.mix = GatedMixer() if config.gated else torch.nn.Linear(config.width, config.width)
+
+    def _normalize(self, x):
+        if self.config.norm_type == "rms":
+            return rms_norm(x)  # the default norm_type is "layer"
+        elif self.config.norm_type == "layer":
+            x = torch.nn.functional.layer_norm(x, (self.config.width,))
+        else:
+            # Any other norm_type: rescale only large input, a Python `if` on a tensor in this arm.
+            if x.abs().amax() > 1:  # possible: BL102
+                x = x / x.abs().amax()
+        return x
+
+    def forward(self, x):
+        return self.mix(self._normalize(x))
+
+
+mixer = torch.compile(Mixer(MixerConfig()))
