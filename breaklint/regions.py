@@ -314,10 +314,11 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
             settings = defaults.settings(fn) if fn.call_guards else ()
             if settings:
                 region = regions[fn] = replace(region, settings=settings)
+            # Reached as a nested def or passed as a value (`map(pick, xs)`), even when also
+            # called: its callers are not all known.
+            otherwise.update([*fn.nested, *(t for ref in fn.refs for t in resolver.function_refs(ref, fn))])
             for callee, why, instance, call in resolver.edges(fn, defaults):
-                if call is None:
-                    otherwise.add(callee)
-                else:
+                if call is not None:
                     callers.setdefault(callee, set()).add(fn)
                     implicit = resolver.implicit(call.func, callee, fn)
                     if implicit is not None and pass_instances(project, resolver, call, fn, callee, implicit):
