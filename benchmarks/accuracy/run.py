@@ -19,7 +19,8 @@ when it did not; a runtime break site with no prediction is a miss. `possible` f
 (severity info: a call in a branch that only warns, logs or raises) are notes, not predictions:
 they count neither way and are listed on their own, with whether Dynamo broke there; a site
 that only a note covers is a miss. A graph break in a loop (GB7000) makes Dynamo skip its frame: it
-is a site, and a prediction later in that function is not observable (listed, not scored). Only breaks in the corpus' own files (or the testdata files)
+is a site, and a prediction later in a function whose frame Dynamo skipped at a site is not
+observable (listed, not scored). Only breaks in the corpus' own files (or the testdata files)
 count, and only findings in the regions the run compiles.
 """
 
@@ -191,13 +192,19 @@ def runtime_sites(cases: dict, inside: callable) -> dict[tuple[str, int], set[st
 
 
 def skipped_after_loop_breaks(cases: dict, inside: callable) -> dict[str, list[tuple[int, int]]]:  # type: ignore[valid-type]
-    """file -> (first, last) line spans Dynamo never traced: after a graph break in a loop it
-    skips the frame (GB7000), so the rest of that function, from the break on, is not observed
-    in the run that breaks there (its callees are: they are compiled as frames of their own)."""
+    """file -> (first, last) line spans Dynamo never traced: at a break it cannot resume from (a
+    break in a loop, GB7000; an RNN module, GB0014; ...) it skips the frame, so the rest of that
+    function, from the break on, is not observed in the run that breaks there (its callees are:
+    they are compiled as frames of their own). Only breaks that are sites (runtime_sites) count."""
     spans: dict[str, set[tuple[int, int]]] = defaultdict(set)
     for case in cases.values():
+        resumed = any(not e["frame_skipped"] for e in case["graph_breaks"])
+        in_loop = {(e["filename"], e["lineno"]) for e in case["graph_breaks"] if e["gb_id"] == LOOP_BREAK}
         for event in case["graph_breaks"]:
-            if event["gb_id"] == LOOP_BREAK and event["lineno"] and inside(event["filename"]):
+            where = (event["filename"], event["lineno"])
+            if not event["frame_skipped"] or event["gb_id"] == "GB0039" or (resumed and where not in in_loop):
+                continue
+            if event["lineno"] and inside(event["filename"]):
                 path = os.path.realpath(event["filename"])
                 end = _function_end(path, event["lineno"])
                 if end is not None:
@@ -327,8 +334,8 @@ def render(report: dict) -> str:
         "logs or raises under a test of Python values) are notes, not predictions: they count neither "
         "way, a site only a note covers is a miss, and they are listed below with whether Dynamo broke "
         "there. A break in a loop (Dynamo's GB7000) is a site even when its frame is skipped; a prediction "
-        "later in the same function is *not observable* (Dynamo skips the frame from the loop break on, "
-        "so the run that breaks there never reaches it): listed, not scored. "
+        "later in a function whose frame Dynamo skipped at a site (a break in a loop, an RNN module) is *not "
+        "observable* (the run that breaks there never reaches it): listed, not scored. "
         "testdata: the graph-break rules' bad/good files and the multi-file projects "
         f"({', '.join(td.get('projects', []))}) under testdata/projects/, {td.get('files', 0)} files, run "
         "as the ground-truth test runs them.",
@@ -373,8 +380,8 @@ def render(report: dict) -> str:
         lines += [f"- `{n['where']}` {', '.join(n['codes'])} ({'Dynamo broke here' if n['broke'] else 'no break in these runs'}): "
                   f"{n['message']}  \n  cause: {causes.get(n['where'], 'not reviewed yet')}" for n in s["possible"]] or ["none"]
         lines += ["", f"## {name}: not observable, not scored ({len(s.get('unobserved', []))})", ""]
-        lines += [f"- `{u['where']}` {', '.join(u['codes'])}: after the graph break in a loop at line {u['after_line']} of "
-                  f"the same function, from which Dynamo skips the frame (GB7000), so the run that breaks there never reaches this line: "
+        lines += [f"- `{u['where']}` {', '.join(u['codes'])}: after the break at line {u['after_line']} of the same "
+                  f"function, where Dynamo skips the frame, so the run that breaks there never reaches this line: "
                   f"{u['message']}" for u in s.get("unobserved", [])] or ["none"]
     return "\n".join(lines) + "\n"
 
