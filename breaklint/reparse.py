@@ -15,7 +15,9 @@ of it (tests/test_lsp_reparse.py holds both to the same tree on edits of real fi
   infers the same one wherever it has blocks;
 - blank and comment lines at either end are not indented: an indented one after a block would
   belong to that block's footer, which the stretch parsed alone cannot see;
-- no lone `\\r` line ends (libcst and `ast` would count lines differently from `str.split`).
+- no lone `\\r` line ends (libcst and `ast` would count lines differently from `str.split`), no
+  backslash continuation in the stretch, and no whitespace-only line of spaces or tabs at the
+  end of the file when the stretch reaches it (which block's footer it joins needs the whole).
 
 Also kept per statement: where each def starts and each compile site is (the pre-pass's lines,
 `ModuleSummary`), so that the stretch alone is summarised with `ast`, not the whole file.
@@ -95,6 +97,8 @@ def reparse(base: Parse, text: str, module: tuple[str, bool]) -> Parse | None:
     stretch = text[begin:end]
     if j < n and stretch and not stretch.endswith("\n"):
         return None
+    if "\\\n" in stretch or "\\\r" in stretch:
+        return None  # a backslash continuation: its indentation is read against the whole module's
     try:
         alone = cst.parse_module(stretch)
     except (cst.ParserSyntaxError, RecursionError, UnicodeError, ValueError):
@@ -122,6 +126,8 @@ def reparse(base: Parse, text: str, module: tuple[str, bool]) -> Parse | None:
             return None
         new_tree = tree.with_changes(body=[*tree.body[:i], *body, *tree.body[j:]])
     else:
+        if _indented_blank_tail(stretch):
+            return None  # which block's footer a whitespace-only line at the end joins needs it all
         new_tree = tree.with_changes(body=[*tree.body[:i], *body], footer=alone.footer,
                                      has_trailing_newline=alone.has_trailing_newline)
     new_starts = _spliced_starts(new_tree, text, starts, i, j, body, begin, len(text) - len(old))
@@ -129,6 +135,16 @@ def reparse(base: Parse, text: str, module: tuple[str, bool]) -> Parse | None:
         return None
     return Parse(text, new_tree, _spliced_lines(base, stretch, module, begin, starts[j] if j < n else len(old)),
                  new_starts, True)
+
+
+def _indented_blank_tail(text: str) -> bool:
+    """Whether the blank lines that end `text` hold one of spaces or tabs only (`"\\t"`)."""
+    for line in reversed(text.split("\n")):
+        if line.strip():
+            return False
+        if line.strip("\r"):
+            return True
+    return False
 
 
 def _spliced_starts(tree: cst.Module, text: str, starts: list[int], i: int, j: int, body: list[cst.BaseStatement],
