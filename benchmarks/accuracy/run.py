@@ -52,9 +52,10 @@ NOTE = "possible"  # the confidence of notes: not predictions (see the docstring
 _W2V = "transformers/models/wav2vec2/modeling_wav2vec2.py"
 _BIGBIRD = "transformers/models/big_bird/modeling_big_bird.py"
 _REFORMER = "transformers/models/reformer/modeling_reformer.py"
-_UNBUILT = ("in `Wav2Vec2EncoderStableLayerNorm`, the encoder this config does not build (`do_stable_layer_norm` is "
-            "False): `self.encoder = A(config) if flag else B(config)` makes both classes reachable for the linter")
-_FLEX = _UNBUILT + "; and only with `attn_implementation=\"flex_attention\"`, not the default"
+_UNBUILT = ("in `Wav2Vec2EncoderStableLayerNorm`, the encoder this config does not build: reported `possible`, only "
+            "when `config.do_stable_layer_norm` is true (the default is False, as here)")
+_FLEX = ("only with `attn_implementation=\"flex_attention\"`: reported `possible`, the default being 'sdpa' or "
+         "'eager'")
 _NUMPY_PLAN = ("BigBird builds its random block plan with NumPy inside `forward`; Dynamo traces NumPy as tensors "
                "(torch._numpy), so Python code on the results breaks ({}); the linter takes NumPy on Python values "
                "for untraced Python values and has no rule for this")
@@ -93,6 +94,9 @@ CAUSES = {
     f"{_REFORMER}:824": "a logger call in `_set_num_buckets`, which runs only when `config.num_buckets` is None (2 here)",
     f"{_W2V}:973": "`np.random.random()` in `Wav2Vec2Adapter.forward`: `self.adapter = Wav2Vec2Adapter(config) if "
                    "config.add_adapter else None` makes the adapter reachable for the linter; this config builds none",
+    "timm/models/sequencer.py:143": "the block's second LSTM (`self.rnn_h(h)`), after the first at line 135: Dynamo "
+                                    "resumes after 135 but gives up on the resumed frames at the recompile limit "
+                                    "(GB0039; 34 recompiles over the blocks' instances) before it traces 143",
     # misses
     "timm/models/sequencer.py:135": "`self.rnn_v(v)` in `RNN2dBase.forward`: each block receives its mixer class as a "
                                     "constructor argument (`rnn_layer=LSTM2d`), which the region analysis does not "
@@ -110,6 +114,13 @@ CAUSES = {
                          "Python values",
     f"{_REFORMER}:2101": "the NumPy-derived flag of line 2096 (`must_pad_to_match_chunk_length`), tested after that break",
     f"{_REFORMER}:2150": "the NumPy-derived flag of line 2096, tested again at the end of `forward`",
+    "transformers/models/longformer/modeling_longformer.py:965": "`attn_probs.narrow(-1, max_num_global_attn_indices, "
+        "...)` with global attention: the count is a 0-d tensor (`num_global_attn_indices.max()`) returned in a tuple by "
+        "the static helper `_get_global_attn_indices`; values are not followed through a callee's return",
+    "transformers/models/longformer/modeling_longformer.py:1017": "`assert list(t.size()) == [..., "
+        "max_num_global_attn_indices, ...]`: a list comparison with that tensor inside (GB6622); the same untracked "
+        "return value",
+    "transformers/models/longformer/modeling_longformer.py:1067": "as line 1017, for the global attention output",
     f"{_BIGBIRD}:1202": _NUMPY_PLAN.format("`int(np.sum(...))` of the plan, in a loop: GB7000 skips the frame"),
     f"{_W2V}:182": "`np.random.choice(np.arange(n), k, replace=False)` in `_compute_mask_indices` (SpecAugment time "
                    "masking in training), in a loop: Dynamo traces the NumPy calls as tensors and breaks on a "
@@ -155,7 +166,8 @@ def testdata_causes(paths: list[Path]) -> dict[str, str]:
     for path in paths:
         where = os.path.relpath(path, ROOT)
         for kind, prefix in (("miss", "known miss"), ("false-alarm", "known false alarm"),
-                             ("possible", "a `possible` note (a branch that only warns or raises)")):
+                             ("possible", "a `possible` note (a branch that only warns or raises, or code only a "
+                                          "non-default setting runs; configured_encoder's train.py runs those too)")):
             for (line, code), why in marker_reasons(path, kind).items():
                 causes[f"{where}:{line}"] = f"{prefix} ({code}){': ' + why if why else ''}"
     return causes
@@ -359,7 +371,8 @@ def render(report: dict) -> str:
                      for kind in ("hits", "false_alarms", "misses", "possible")}
             lines.append(f"| {name}: {part} | {count['hits'] + count['false_alarms']} | {count['hits'] + count['misses']} | "
                          f"{count['hits']} | {count['false_alarms']} | {count['misses']} | {count['possible']} |")
-    lines += ["", "## Models (eval forward under no_grad, train forward, train forward with another batch size)", "",
+    lines += ["", "## Models (eval forward under no_grad, train forward, train forward with another batch size; the text "
+              "and audio models also a train forward on a padded batch, on a fresh cache)", "",
               "| model | graphs | break sites | recompiles | error |", "|---|---|---|---|---|"]
     for name, model in report["models"].items():
         error = (model["error"] or "").splitlines()[-1:] if model["error"] else []
