@@ -20,7 +20,7 @@ from .summary import Guard
 from .source import ParsedFile
 from .values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion
-from .walk import OwnCode, visit
+from .walk import OwnCode, if_arms, visit
 
 DOCS_URL = "https://breaklint.dev/rules/{code}"
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
@@ -411,26 +411,8 @@ def _own_code(fn: FunctionInfo) -> FunctionInfo:
 def _arm_guards(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[Guard]]]:
     """Every if/elif/else block of one function (nested defs excluded) with the settings guards
     that decide whether it runs (project.guards_of, through the whole chain)."""
-    found: list[tuple[cst.BaseSuite, list[Guard]]] = []
-    elifs: set[int] = set()
-
-    class _Ifs(OwnCode):
-        def visit_If(self, node: cst.If) -> None:
-            if id(node) in elifs:
-                return
-            earlier: list[Guard] = []
-            branch: cst.If | cst.Else | None = node
-            while isinstance(branch, cst.If):
-                found.append((branch.body, [*earlier, *guards_of(branch.test, True)]))
-                earlier = [*earlier, *guards_of(branch.test, False)]
-                branch = branch.orelse
-                if isinstance(branch, cst.If):
-                    elifs.add(id(branch))
-            if isinstance(branch, cst.Else):
-                found.append((branch.body, earlier))
-
-    visit(function, _Ifs(function), trivia=False)
-    return found
+    return [(body, [guard for test, holds in tests for guard in guards_of(test, holds)])
+            for body, tests in if_arms(function)]
 
 
 def _loop_calls(function: cst.FunctionDef) -> list[cst.Call]:

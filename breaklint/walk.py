@@ -62,6 +62,32 @@ class OwnCode(Visitor):
         return False
 
 
+def if_arms(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]]:
+    """Every if/elif/else block of one function's own code, outer blocks first, each with the
+    tests of its chain that decide whether it runs: (test, True) for its own, (test, False) for
+    each earlier `if`/`elif` of the chain."""
+    found: list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]] = []
+    elifs: set[int] = set()  # `elif` Ifs, already recorded with the tests of their chain
+
+    class _Ifs(OwnCode):
+        def visit_If(self, node: cst.If) -> None:
+            if id(node) in elifs:
+                return
+            earlier: list[tuple[cst.BaseExpression, bool]] = []
+            branch: cst.If | cst.Else | None = node
+            while isinstance(branch, cst.If):
+                found.append((branch.body, [*earlier, (branch.test, True)]))
+                earlier = [*earlier, (branch.test, False)]
+                branch = branch.orelse
+                if isinstance(branch, cst.If):
+                    elifs.add(id(branch))
+            if isinstance(branch, cst.Else):
+                found.append((branch.body, earlier))
+
+    visit(function, _Ifs(function), trivia=False)
+    return found
+
+
 @lru_cache(maxsize=None)
 def child_fields(kind: type) -> tuple[str, ...]:
     """The fields of a node type that hold children, in libcst's visit order."""

@@ -16,7 +16,7 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Severity
 from breaklint.rule import FileContext, Rule
-from breaklint.walk import OwnCode, visit
+from breaklint.walk import if_arms
 
 Statement = "cst.BaseStatement | cst.BaseSmallStatement"  # annotations only: libcst loads on first use
 
@@ -62,27 +62,7 @@ def report_possible(rule: Rule, node: cst.CSTNode, test: str, says: str, **field
 def _branches(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[cst.BaseExpression]]]:
     """Every if/elif/else block of one function (nested defs excluded), with the tests that
     decide whether it runs, outer blocks first."""
-    found: list[tuple[cst.BaseSuite, list[cst.BaseExpression]]] = []
-
-    elifs: set[int] = set()  # `elif` Ifs, already recorded with the tests of their chain
-
-    class _Ifs(OwnCode):
-        def visit_If(self, node: cst.If) -> None:
-            if id(node) in elifs:
-                return
-            tests: list[cst.BaseExpression] = []
-            branch: cst.If | cst.Else | None = node
-            while isinstance(branch, cst.If):
-                tests = [*tests, branch.test]
-                found.append((branch.body, tests))
-                branch = branch.orelse
-                if isinstance(branch, cst.If):
-                    elifs.add(id(branch))
-            if isinstance(branch, cst.Else):
-                found.append((branch.body, tests))
-
-    visit(function, _Ifs(function), trivia=False)
-    return found
+    return [(body, [test for test, _ in tests]) for body, tests in if_arms(function)]
 
 
 def _statements(suite: cst.BaseSuite) -> list[Statement]:
