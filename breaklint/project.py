@@ -861,7 +861,7 @@ class ProjectIndex:
             if not bound and passed is not None:
                 owner = _parameter_owner(expr.value, scope)
                 if owner is not None:
-                    found.extend(Build(cls, expr, scope, module, guards) for cls in passed(owner, expr.value))
+                    found.extend(Build(cls, None, scope, module, guards) for cls in passed(owner, expr.value))
             return found
         if isinstance(expr, cst.Attribute):
             owner = self.self_class(expr.value, scope)
