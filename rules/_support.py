@@ -3,16 +3,34 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Callable, Iterator
 
 import libcst as cst
 
 from breaklint.finding import Region
 from breaklint.names import dotted
-from breaklint.project import COMPILE_NAMES, Assigned, ClassInfo, FunctionInfo, ModuleIndex
+from breaklint.project import COMPILE_NAMES, OPTIMIZE_NAMES, Assigned, ClassInfo, FunctionInfo, ModuleIndex
 from breaklint.summary import Guard
 from breaklint.rule import FileContext
 from breaklint.walk import Visitor, visit
+
+Resolve = Callable[["cst.BaseExpression"], "str | None"]  # a string: no libcst at import (deferred.py)
+
+
+def is_compile_call(expr: cst.BaseExpression, resolve: Resolve) -> bool:
+    """Whether a value is a compiled callable: `torch.compile(fn, ...)`, or
+    `torch.compile(**options)(fn)` / `torch._dynamo.optimize(...)(fn)`."""
+    if not isinstance(expr, cst.Call):
+        return False
+    if resolve(expr.func) in COMPILE_NAMES:
+        return True
+    return isinstance(expr.func, cst.Call) and resolve(expr.func.func) in COMPILE_NAMES | OPTIMIZE_NAMES
+
+
+def is_compile_decorator(expr: cst.BaseExpression, resolve: Resolve) -> bool:
+    """Whether a decorator compiles the function: `@torch.compile`, `@torch.compile(...)`,
+    `@torch._dynamo.optimize(...)`."""
+    return resolve(expr.func if isinstance(expr, cst.Call) else expr) in COMPILE_NAMES | OPTIMIZE_NAMES
 
 _SITE = re.compile(r".+:\d+")  # a compile call's location, `train.py:12` (not a config entry)
 

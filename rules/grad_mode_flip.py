@@ -4,8 +4,9 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Severity, Span, Stage
 from breaklint.names import dotted
-from breaklint.project import COMPILE_NAMES, OPTIMIZE_NAMES
 from breaklint.rule import FileContext, Rule
+
+from ._support import is_compile_call, is_compile_decorator
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                      "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
@@ -99,15 +100,6 @@ class GradModeFlip(Rule):
     def _resolve(self, expr: cst.BaseExpression) -> str | None:
         return self.ctx.module.imports.resolve(expr)
 
-    def _is_compile(self, expr: cst.BaseExpression) -> bool:
-        if isinstance(expr, cst.Call):
-            name = self._resolve(expr.func)
-            if name in COMPILE_NAMES:
-                return True
-            if isinstance(expr.func, cst.Call):  # torch.compile(**options)(fn)
-                return self._resolve(expr.func.func) in COMPILE_NAMES | OPTIMIZE_NAMES
-        return False
-
     def _switches_off(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Call):
             name = self._resolve(expr.func)
@@ -119,7 +111,7 @@ class GradModeFlip(Rule):
 
     # --- file-scope hooks: names bound to compiled callables, every call with its grad mode ---
     def file_visit_Assign(self, node: cst.Assign) -> None:
-        if self._is_compile(node.value):
+        if is_compile_call(node.value, self._resolve):
             for target in node.targets:
                 name = dotted(target.target)
                 if name is not None:
@@ -127,8 +119,7 @@ class GradModeFlip(Rule):
 
     def file_visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorators = [d.decorator for d in node.decorators]
-        if any(self._resolve(d.func if isinstance(d, cst.Call) else d) in COMPILE_NAMES | OPTIMIZE_NAMES
-               for d in decorators):
+        if any(is_compile_decorator(d, self._resolve) for d in decorators):
             self.compiled.add(node.name.value)
         off = any(self._switches_off(d) for d in decorators)
         self.pushed.append(off)

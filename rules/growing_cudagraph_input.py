@@ -7,8 +7,9 @@ import libcst as cst
 from breaklint.finding import Confidence, Span, Stage
 from breaklint.names import dotted
 from breaklint.patterns import CUDAGRAPH_MODES, compile_mode
-from breaklint.project import COMPILE_NAMES
 from breaklint.rule import FileContext, Rule
+
+from ._support import is_compile_call, is_compile_decorator
 
 # Calls that make a tensor longer when it is one of their inputs: `x = torch.cat([x, y])`.
 CONCATS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack",
@@ -106,8 +107,7 @@ class GrowingCudagraphInput(Rule):
     # --- what is compiled with CUDA graphs -----------------------------------------------
     def file_visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        if (isinstance(value, cst.Call) and self._resolve(value.func) in COMPILE_NAMES
-                and compile_mode(value) in CUDAGRAPH_MODES):
+        if is_compile_call(value, self._resolve) and compile_mode(value) in CUDAGRAPH_MODES:
             self.compiled.update(name for t in node.targets if (name := dotted(t.target)) is not None)
         if self.loops and isinstance(value, cst.Call) and self._resolve(value.func) in CONCATS and value.args:
             parts = value.args[0].value
@@ -121,8 +121,7 @@ class GrowingCudagraphInput(Rule):
     def file_visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         for decorator in node.decorators:
             call = decorator.decorator
-            if (isinstance(call, cst.Call) and self._resolve(call.func) in COMPILE_NAMES
-                    and compile_mode(call) in CUDAGRAPH_MODES):
+            if is_compile_decorator(call, self._resolve) and compile_mode(call) in CUDAGRAPH_MODES:
                 self.compiled.add(node.name.value)
 
     # --- loops and the calls in them -----------------------------------------------------
