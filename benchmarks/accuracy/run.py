@@ -56,11 +56,7 @@ _UNBUILT = ("in `Wav2Vec2EncoderStableLayerNorm`, the encoder this config does n
             "when `config.do_stable_layer_norm` is true (the default is False, as here)")
 _FLEX = ("only with `attn_implementation=\"flex_attention\"`: reported `possible`, the default being 'sdpa' or "
          "'eager'")
-_NUMPY_PLAN = ("BigBird builds its random block plan with NumPy inside `forward`; Dynamo traces NumPy as tensors "
-               "(torch._numpy), so Python code on the results breaks ({}); the linter takes NumPy on Python values "
-               "for untraced Python values and has no rule for this")
 _LONGFORMER = "transformers/models/longformer/modeling_longformer.py"
-_CALLEE_VALUES = "is a parameter of a callee, and values are not followed into callees (unknown values are not reported)"
 CAUSES = {
     # notes: a branch that only warns or raises, which none of these calls takes
     "diffusers/models/attention.py:963": "only when `cross_attention_kwargs` carries `scale` (a deprecated argument); "
@@ -72,66 +68,32 @@ CAUSES = {
     "timm/layers/pos_embed.py:57": "only with `verbose=True` when a position embedding is resampled; branch not taken",
     "transformers/modeling_utils.py:1572": "only when the deprecated `device` argument is passed; branch not taken",
     "transformers/modeling_utils.py:1621": "only when the deprecated `device` argument is passed; branch not taken",
-    # false alarms
-    "transformers/integrations/flex_attention.py:144": _FLEX,
-    "transformers/integrations/flex_attention.py:146": _FLEX,
+    # notes: code only a non-default setting runs
     "transformers/utils/import_utils.py:62": _FLEX + " (a package-version check on the way)",
     "transformers/utils/import_utils.py:82": _FLEX + " (a package-version check on the way)",
     "transformers/utils/import_utils.py:92": _FLEX + " (a package-version check on the way)",
     f"{_W2V}:823": _UNBUILT,
     f"{_W2V}:831": _UNBUILT,
+    f"{_W2V}:973": "`np.random.random()` in `Wav2Vec2Adapter.forward`: reported `possible`, only when "
+                   "`config.add_adapter` is true (the default is False, as here)",
+    # not observable (listed without a cause) and false alarms
     f"{_W2V}:735": "a real tensor test (`if skip_the_layer:`, LayerDrop) in the loop that line 728 breaks: a break in a "
                    "loop makes Dynamo skip the whole frame, so it never reaches 735 (not observable while 728 breaks)",
-    f"{_W2V}:163": "`.tolist()` of the attention mask, only when an `attention_mask` is passed; these calls pass none",
     f"{_BIGBIRD}:1912": "only for inputs too short for block-sparse attention (<= 18 tokens with this config; these have "
                         "32); the branch also switches the attention type, so it is not a warning-only branch",
-    f"{_LONGFORMER}:890": "a real `.nonzero()` in `_get_global_attn_indices`, called only under `if is_global_attn:` (a "
-                          "Python bool from the `.item()` of line 1243); these inputs have no global attention",
-    f"{_LONGFORMER}:898": "as for line 890: only with global attention, which these inputs do not have",
-    f"{_LONGFORMER}:901": "as for line 890: only with global attention, which these inputs do not have",
     f"{_REFORMER}:744": "`torch.manual_seed(self.hash_seed)` only when `config.hash_seed` is set (None in this config)",
-    f"{_REFORMER}:769": "`.item()` of the attention mask, only when an `attention_mask` is passed; these calls pass none",
     f"{_REFORMER}:824": "a logger call in `_set_num_buckets`, which runs only when `config.num_buckets` is None (2 here)",
-    f"{_W2V}:973": "`np.random.random()` in `Wav2Vec2Adapter.forward`: `self.adapter = Wav2Vec2Adapter(config) if "
-                   "config.add_adapter else None` makes the adapter reachable for the linter; this config builds none",
     "timm/models/sequencer.py:143": "the block's second LSTM (`self.rnn_h(h)`), after the first at line 135: Dynamo "
                                     "resumes after 135 but gives up on the resumed frames at the recompile limit "
                                     "(GB0039; 34 recompiles over the blocks' instances) before it traces 143",
     # misses
-    "timm/models/sequencer.py:135": "`self.rnn_v(v)` in `RNN2dBase.forward`: each block receives its mixer class as a "
-                                    "constructor argument (`rnn_layer=LSTM2d`), which the region analysis does not "
-                                    "follow, and the base class assigns an identity to `rnn_v` (LSTM2d, the LSTM)",
-    f"{_REFORMER}:292": "`position_ids.max().item()` in `AxialPositionEmbeddings.forward`: `position_ids` " + _CALLEE_VALUES,
-    f"{_W2V}:423": "`hidden_states.requires_grad = True` in `Wav2Vec2FeatureEncoder.forward`: the tensor comes from "
-                   "`input_values`, which " + _CALLEE_VALUES,
-    f"{_REFORMER}:1548": "`torch.manual_seed` (BL107 knows it) in the layers that `_ReversibleFunction.apply` runs: the "
-                         "region analysis does not follow a custom autograd.Function's `apply` into its `forward`; "
-                         "Dynamo reports the break at the `apply` call",
-    f"{_REFORMER}:1565": "`torch.manual_seed` in `_init_feed_forward_seed`, reached only through "
-                         "`_ReversibleFunction.apply` (as for line 1548)",
-    f"{_REFORMER}:2096": "`np.lcm` of two config ints is traced as a 0-d tensor (torch._numpy), so "
-                         "`input_shape[-1] % lcm != 0` is a tensor test; the linter takes NumPy on Python values for "
-                         "Python values",
-    f"{_REFORMER}:2101": "the NumPy-derived flag of line 2096 (`must_pad_to_match_chunk_length`), tested after that break",
-    f"{_REFORMER}:2150": "the NumPy-derived flag of line 2096, tested again at the end of `forward`",
-    "transformers/models/longformer/modeling_longformer.py:965": "`attn_probs.narrow(-1, max_num_global_attn_indices, "
+    f"{_LONGFORMER}:965": "`attn_probs.narrow(-1, max_num_global_attn_indices, "
         "...)` with global attention: the count is a 0-d tensor (`num_global_attn_indices.max()`) returned in a tuple by "
         "the static helper `_get_global_attn_indices`; values are not followed through a callee's return",
-    "transformers/models/longformer/modeling_longformer.py:1017": "`assert list(t.size()) == [..., "
+    f"{_LONGFORMER}:1017": "`assert list(t.size()) == [..., "
         "max_num_global_attn_indices, ...]`: a list comparison with that tensor inside (GB6622); the same untracked "
         "return value",
-    "transformers/models/longformer/modeling_longformer.py:1067": "as line 1017, for the global attention output",
-    f"{_BIGBIRD}:1202": _NUMPY_PLAN.format("`int(np.sum(...))` of the plan, in a loop: GB7000 skips the frame"),
-    f"{_W2V}:182": "`np.random.choice(np.arange(n), k, replace=False)` in `_compute_mask_indices` (SpecAugment time "
-                   "masking in training), in a loop: Dynamo traces the NumPy calls as tensors and breaks on a "
-                   "data-dependent operator, then skips the frame (GB7000)",
-    f"{_BIGBIRD}:1144": _NUMPY_PLAN.format("`np.sum` of a Python list used as an array shape"),
-    f"{_BIGBIRD}:1256": _NUMPY_PLAN.format("a NumPy scalar read back as a Python number"),
-    f"{_BIGBIRD}:1258": "`np.random.permutation` has no torch._numpy equivalent and BL103 does not list the `np.random` "
-                        "functions (the array it permutes is made from Python ints)",
-    f"{_BIGBIRD}:1265": _NUMPY_PLAN.format("`range()` over NumPy ints"),
-    f"{_BIGBIRD}:1272": _NUMPY_PLAN.format("an `if` on a NumPy int"),
-    f"{_BIGBIRD}:1277": _NUMPY_PLAN.format("`range()` over a NumPy int"),
+    f"{_LONGFORMER}:1067": "as line 1017, for the global attention output",
 }
 
 
