@@ -50,8 +50,9 @@ def test_testdata_causes_come_from_the_markers(tmp_path: Path) -> None:
     assert where.startswith("testdata/projects/detection/tinydet/hooks.py:") and cause.startswith("known miss (BL108)")
 
 
-def _event(path: Path, line: int, gb_id: str, skipped: bool) -> dict:
-    return {"filename": str(path), "lineno": line, "gb_id": gb_id, "gb_type": gb_id, "frame_skipped": skipped}
+def _event(path: Path, line: int, gb_id: str, skipped: bool, rest_skipped: bool = False) -> dict:
+    return {"filename": str(path), "lineno": line, "gb_id": gb_id, "gb_type": gb_id, "frame_skipped": skipped,
+            "rest_skipped": rest_skipped}
 
 
 def test_a_loop_break_is_a_site_and_hides_the_rest_of_its_function(tmp_path: Path) -> None:
@@ -65,7 +66,7 @@ def test_a_loop_break_is_a_site_and_hides_the_rest_of_its_function(tmp_path: Pat
     inside = lambda f: True  # noqa: E731
     sites = run.runtime_sites(cases, inside)
     assert sorted(sites) == [(where, 3), (where, 11)]
-    hidden = run.skipped_after_loop_breaks(cases, inside)
+    hidden = run.untraced_after_breaks(cases, inside)
     assert hidden == {where: [(4, 7)]}
     findings = [_finding(3, "BL102", "certain"), _finding(5, "BL102", "certain"), _finding(12, "BL102", "certain")]
     scored = run.score(findings, sites, tmp_path, hidden)
@@ -79,3 +80,22 @@ def test_a_skip_after_a_resumed_break_outside_a_loop_is_not_a_site(tmp_path: Pat
     cases = {"c": {"graph_breaks": [_event(tmp_path / "a.py", 2, "GB0015", False),
                                     _event(tmp_path / "a.py", 4, "GB0015", True)]}}
     assert sorted(line for _, line in run.runtime_sites(cases, lambda f: True)) == [2]
+
+
+def test_a_break_dynamo_cannot_resume_from_hides_the_rest_of_its_function(tmp_path: Path) -> None:
+    # timm's LSTM2d: Dynamo compiles up to the first LSTM (GB0014, "cannot resume from") and runs
+    # the rest of forward eagerly, so the second LSTM (line 3) is never traced; h (line 6) is.
+    source = tmp_path / "a.py"
+    source.write_text("def f(x):\n    v = rnn(x)\n    h = rnn(x)\n    return v, h\n\n\ndef h(x):\n"
+                      "    return rnn(x)\n", encoding="utf-8")
+    where = os.path.realpath(source)
+    cases = {"c": {"graph_breaks": [_event(source, 2, "GB0014", False, rest_skipped=True),
+                                    _event(source, 8, "GB0014", False)]}}
+    inside = lambda f: True  # noqa: E731
+    sites = run.runtime_sites(cases, inside)
+    assert sorted(sites) == [(where, 2), (where, 8)]  # resumed or not, each is a site
+    hidden = run.untraced_after_breaks(cases, inside)
+    assert hidden == {where: [(3, 4)]}
+    scored = run.score([_finding(line, "BL111", "certain") for line in (2, 3, 8)], sites, tmp_path, hidden)
+    assert (scored["findings"], scored["true_positives"], scored["false_alarms"]) == (2, 2, [])
+    assert [u["where"] for u in scored["unobserved"]] == ["a.py:3"]

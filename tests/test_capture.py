@@ -109,6 +109,36 @@ def test_break_in_loop_reports_the_original_break(x: Any) -> None:
     assert all(gb.frame_skipped for gb in cap.graph_breaks)
 
 
+class TwoRecurrent(torch.nn.Module):
+    """timm's LSTM2d, cut down: an LSTM over each axis of a (B, H, W, C) map."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rnn_v = torch.nn.LSTM(8, 4, batch_first=True, bidirectional=True)
+        self.rnn_h = torch.nn.LSTM(8, 4, batch_first=True, bidirectional=True)
+
+    def forward(self, x):
+        B, H, W, C = x.shape
+        v = x.permute(0, 2, 1, 3).reshape(-1, H, C)
+        v, _ = self.rnn_v(v)  # BREAK
+        h, _ = self.rnn_h(x.reshape(-1, W, C))  # UNTRACED
+        return v.reshape(B, W, H, -1).permute(0, 2, 1, 3) + h.reshape(B, H, W, -1)
+
+
+def test_break_it_cannot_resume_from_skips_the_rest(x: Any) -> None:
+    # An RNN module (GB0014): Dynamo compiles up to it and runs the rest of forward eagerly,
+    # so the second LSTM is never traced and logs nothing.
+    cap = _run(TwoRecurrent(), (torch.randn(2, 3, 3, 8),))
+    [gb] = cap.graph_breaks
+    assert (gb.lineno, gb.gb_id) == (_line(TwoRecurrent.forward, "# BREAK"), "GB0014")
+    assert (gb.rest_skipped, gb.frame_skipped) == (True, False)
+
+
+def test_resumed_break_does_not_skip_the_rest(x: Any) -> None:
+    [gb] = _run(item_break, (x,)).graph_breaks
+    assert not gb.rest_skipped
+
+
 def test_break_before_first_op(x: Any) -> None:
     cap = _run(break_first, (x,))
     [gb] = cap.graph_breaks

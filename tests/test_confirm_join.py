@@ -72,3 +72,17 @@ def test_partitioned_op_confirms_and_says_so(tmp_path: Path) -> None:
         (CONFIRMED, "op kept out of CUDA graphs (graph partition): cpu ops (DeviceCopy)")]
     assert [(f.code, f.span.start_line) for f in result.runtime_only] == [("BL590", 6)]
     assert "CUDA graphs re-recorded" in result.runtime_only[0].message
+
+
+def test_evidence_says_when_dynamo_stopped_tracing_the_function(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    base = {"kind": "graph_break", "stage": "dynamo", "filename": str(path), "lineno": 6,
+            "gb_type": "Attempted to wrap RNN, GRU, or LSTM", "gb_id": "GB0014"}
+    said = {}
+    for name, flags in (("resumed", {}), ("rest", {"rest_skipped": True}), ("frame", {"frame_skipped": True})):
+        [judged] = join([finding("BL101", 6)], [{**base, **flags}], {str(path): {6}}, tmp_path).judged
+        said[name] = judged.evidence
+    assert said["resumed"] == 'graph break in dynamo: "Attempted to wrap RNN, GRU, or LSTM" (GB0014)'
+    assert said["rest"].endswith("; Dynamo cannot resume after it: the rest of the function runs eagerly")
+    assert said["frame"].endswith("; Dynamo gave up on the whole frame, which runs eagerly")

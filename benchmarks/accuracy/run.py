@@ -19,8 +19,9 @@ when it did not; a runtime break site with no prediction is a miss. `possible` f
 (severity info: a call in a branch that only warns, logs or raises) are notes, not predictions:
 they count neither way and are listed on their own, with whether Dynamo broke there; a site
 that only a note covers is a miss. A graph break in a loop (GB7000) makes Dynamo skip its frame: it
-is a site, and a prediction later in a function whose frame Dynamo skipped at a site is not
-observable (listed, not scored). Only breaks in the corpus' own files (or the testdata files)
+is a site, and a prediction later in a function whose frame Dynamo skipped at a site, or whose
+rest it ran eagerly after a break it cannot resume from (Dynamo's "cannot resume from" record), is
+not observable (listed, not scored). Only breaks in the corpus' own files (or the testdata files)
 count, and only findings in the regions the run compiles.
 """
 
@@ -83,9 +84,6 @@ CAUSES = {
                         "32); the branch also switches the attention type, so it is not a warning-only branch",
     f"{_REFORMER}:744": "`torch.manual_seed(self.hash_seed)` only when `config.hash_seed` is set (None in this config)",
     f"{_REFORMER}:824": "a logger call in `_set_num_buckets`, which runs only when `config.num_buckets` is None (2 here)",
-    "timm/models/sequencer.py:143": "the block's second LSTM (`self.rnn_h(h)`), after the first at line 135: Dynamo "
-                                    "resumes after 135 but gives up on the resumed frames at the recompile limit "
-                                    "(GB0039; 34 recompiles over the blocks' instances) before it traces 143",
     # misses
     f"{_LONGFORMER}:965": "`attn_probs.narrow(-1, max_num_global_attn_indices, "
         "...)` with global attention: the count is a 0-d tensor (`num_global_attn_indices.max()`) returned in a tuple by "
@@ -165,18 +163,21 @@ def runtime_sites(cases: dict, inside: callable) -> dict[tuple[str, int], set[st
     return sites
 
 
-def skipped_after_loop_breaks(cases: dict, inside: callable) -> dict[str, list[tuple[int, int]]]:  # type: ignore[valid-type]
+def untraced_after_breaks(cases: dict, inside: callable) -> dict[str, list[tuple[int, int]]]:  # type: ignore[valid-type]
     """file -> (first, last) line spans Dynamo never traced: at a break it cannot resume from (a
-    break in a loop, GB7000; an RNN module, GB0014; ...) it skips the frame, so the rest of that
-    function, from the break on, is not observed in the run that breaks there (its callees are:
-    they are compiled as frames of their own). Only breaks that are sites (runtime_sites) count."""
+    break in a loop, GB7000; an RNN module, GB0014; ...) it skips the frame, or compiles up to the
+    break and runs the rest of the function eagerly ("cannot resume from", `rest_skipped`), so the
+    rest of that function, from the break on, is not observed in the run that breaks there (its
+    callees are: they are compiled as frames of their own). Only breaks that are sites
+    (runtime_sites) count."""
     spans: dict[str, set[tuple[int, int]]] = defaultdict(set)
     for case in cases.values():
         resumed = any(not e["frame_skipped"] for e in case["graph_breaks"])
         in_loop = {(e["filename"], e["lineno"]) for e in case["graph_breaks"] if e["gb_id"] == LOOP_BREAK}
         for event in case["graph_breaks"]:
             where = (event["filename"], event["lineno"])
-            if not event["frame_skipped"] or event["gb_id"] == "GB0039" or (resumed and where not in in_loop):
+            frame_skip = event["frame_skipped"] and event["gb_id"] != "GB0039" and (not resumed or where in in_loop)
+            if not (frame_skip or event.get("rest_skipped")):
                 continue
             if event["lineno"] and inside(event["filename"]):
                 path = os.path.realpath(event["filename"])
@@ -257,7 +258,7 @@ def main() -> None:
                        if f.get("region") and f["region"]["site"].startswith("config")]
     in_corpus = lambda f: os.path.realpath(f).startswith(str(site))  # noqa: E731
     corpus = score(corpus_findings, runtime_sites(corpus_runs, in_corpus), site,
-                   skipped_after_loop_breaks(corpus_runs, in_corpus))
+                   untraced_after_breaks(corpus_runs, in_corpus))
 
     # The project's own testdata (graph-break rules and projects), through the ground-truth runner.
     testdata_runs, targets, scored = run_testdata(work / "testdata.json")
@@ -265,7 +266,7 @@ def main() -> None:
     roots = {str(f) for f in scored}
     in_testdata = lambda f: os.path.realpath(f) in roots  # noqa: E731
     testdata = score(breaklint(targets, ROOT, None), runtime_sites(testdata_cases, in_testdata), ROOT,
-                     skipped_after_loop_breaks(testdata_cases, in_testdata))
+                     untraced_after_breaks(testdata_cases, in_testdata))
     testdata["projects"] = [p.name for p in project_dirs()]
     testdata["files"] = len(scored)
     testdata["causes"] = testdata_causes(scored)
@@ -308,8 +309,9 @@ def render(report: dict) -> str:
         "logs or raises under a test of Python values) are notes, not predictions: they count neither "
         "way, a site only a note covers is a miss, and they are listed below with whether Dynamo broke "
         "there. A break in a loop (Dynamo's GB7000) is a site even when its frame is skipped; a prediction "
-        "later in a function whose frame Dynamo skipped at a site (a break in a loop, an RNN module) is *not "
-        "observable* (the run that breaks there never reaches it): listed, not scored. "
+        "later in a function whose frame Dynamo skipped at a site (a break in a loop, an RNN module), or "
+        "whose rest it ran eagerly after a break it cannot resume from, is *not observable* (the run "
+        "that breaks there never traces it): listed, not scored. "
         "testdata: the graph-break rules' bad/good files and the multi-file projects "
         f"({', '.join(td.get('projects', []))}) under testdata/projects/, {td.get('files', 0)} files, run "
         "as the ground-truth test runs them.",
@@ -356,7 +358,8 @@ def render(report: dict) -> str:
                   f"{n['message']}  \n  cause: {causes.get(n['where'], 'not reviewed yet')}" for n in s["possible"]] or ["none"]
         lines += ["", f"## {name}: not observable, not scored ({len(s.get('unobserved', []))})", ""]
         lines += [f"- `{u['where']}` {', '.join(u['codes'])}: after the break at line {u['after_line']} of the same "
-                  f"function, where Dynamo skips the frame, so the run that breaks there never reaches this line: "
+                  f"function, where Dynamo stops tracing it (it skips the frame, or cannot resume and runs the rest "
+                  f"eagerly), so the run that breaks there never traces this line: "
                   f"{u['message']}" for u in s.get("unobserved", [])] or ["none"]
     return "\n".join(lines) + "\n"
 

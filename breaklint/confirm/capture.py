@@ -55,6 +55,9 @@ class GraphBreak:
     frames: tuple[tuple[str, int], ...] = ()  # user stack, outermost first; () if not logged
     # Dynamo gave up on the whole frame and ran it eagerly (e.g. GB7000 "graph break in loop").
     frame_skipped: bool = False
+    # Dynamo could not resume after this break (an RNN module, a break in a `try`): it compiled up
+    # to the last resumable point and ran the rest of the function eagerly, untraced.
+    rest_skipped: bool = False
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,7 @@ _STACK_MARKERS = ("User code traceback:", "from user code:", "from user code at:
 _SKIPPED = re.compile(
     r"Skipping the function|skip tracing the frame|frame skipped:|Graph break: skip:"
 )
+_REST_SKIPPED = "Encountered graph break that we cannot resume from"  # symbolic_convert.py (2.13)
 _RECOMPILE_HEADER = re.compile(
     r"\s*Recompiling function (?P<fn>\S+) in (?P<file>.+):(?P<line>\d+)\s*$", re.M
 )
@@ -256,14 +260,16 @@ def parse_graph_break(message: str, exc: BaseException | None = None,
             gb_type = first.removeprefix("Unsupported: ")  # 2.6 prefixes the exception type
         blocks = [(gb_type, reason)]
 
-    skipped = bool(_SKIPPED.search(message.split("\nUser code traceback:")[0]))
+    head = message.split("\nUser code traceback:")[0]
+    skipped = bool(_SKIPPED.search(head))
+    rest_skipped = _REST_SKIPPED in head
     events: list[GraphBreak] = []
     for gb_type, block in blocks:
         # The registry first; the doc link Dynamo prints carries the id too (and the
         # only one if this torch's registry file is missing).
         url = _GB_URL.search(block)
         gb_id = lookup_gb_id(gb_type, registry) or (f"GB{url.group(1)}" if url else None)
-        events.append(GraphBreak(filename, lineno, gb_type, gb_id, reason, frames, skipped))
+        events.append(GraphBreak(filename, lineno, gb_type, gb_id, reason, frames, skipped, rest_skipped))
     return events
 
 

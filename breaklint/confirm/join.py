@@ -93,7 +93,9 @@ def describe(event: dict[str, Any]) -> str:
     kind, stage = event["kind"], event["stage"]
     if kind == "graph_break":
         gb = f" ({event['gb_id']})" if event.get("gb_id") else ""
-        skipped = "; Dynamo gave up on the whole frame, which runs eagerly" if event.get("frame_skipped") else ""
+        skipped = ("; Dynamo gave up on the whole frame, which runs eagerly" if event.get("frame_skipped") else
+                   "; Dynamo cannot resume after it: the rest of the function runs eagerly"
+                   if event.get("rest_skipped") else "")
         return f'graph break in {stage}: "{event["gb_type"]}"{gb}{skipped}'
     if kind == "recompile":
         reasons = "; ".join(event.get("reasons") or []) or "a guard failed"
