@@ -210,6 +210,7 @@ class _FileRegions:
 
     regions: tuple[tuple[int, Region], ...]
     has_region: bool
+    errors: tuple[tuple[str, str], ...] = ()  # (message, traceback): internal errors in its regions (BL005)
 
 
 @dataclass(frozen=True)
@@ -278,8 +279,8 @@ class Engine:
                 parsed.append(result)
         modules = [build_module_index(p) for p in parsed]
         project = ProjectIndex(modules)
-        entries = find_entry_points(project, config.assume_forward_compiled, config.entry_points)
-        regions = compute_regions(project, entries)
+        regions, errors = self._regions(project, modules)
+        findings.extend(errors)
         for module in modules:
             findings.extend(self._check_module(module, project, regions))
         return findings, len(files)
@@ -288,10 +289,22 @@ class Engine:
     def check_indexed(self, modules: Sequence[ModuleIndex], targets: Sequence[ModuleIndex]) -> list[Finding]:
         """Findings for `targets` only, with compiled regions computed over all of `modules`."""
         project = ProjectIndex(modules)
-        entries = find_entry_points(project, self.config.assume_forward_compiled, self.config.entry_points)
-        regions = compute_regions(project, entries)
-        findings = [f for module in targets for f in self._check_module(module, project, regions)]
+        regions, findings = self._regions(project, targets)
+        findings += [f for module in targets for f in self._check_module(module, project, regions)]
         return sorted(findings, key=lambda f: f.sort_key)
+
+    def _regions(self, project: ProjectIndex, targets: Sequence[ModuleIndex]) -> tuple[dict[FunctionInfo, Region], list[Finding]]:
+        """The compiled regions over `project`, and a BL005 in `targets` for each function
+        whose calls could not be followed."""
+        entries = find_entry_points(project, self.config.assume_forward_compiled, self.config.entry_points)
+        errors: dict[Path, list[tuple[str, str]]] = {}
+        regions = compute_regions(project, entries, _region_errors(errors))
+        return regions, [self._region_error(module.file.display, error)
+                         for module in targets for error in errors.get(module.file.path, ())]
+
+    def _region_error(self, path: str, error: tuple[str, str]) -> Finding:
+        message, details = error
+        return self.rules.meta("BL005").make_finding(path, Span(1, 1, 1, 1), message, details=details)
 
     def _check_module(self, module: ModuleIndex, project: ProjectIndex,
                       regions: dict[FunctionInfo, object]) -> list[Finding]:
@@ -373,6 +386,21 @@ class Engine:
         rule = self.rules.meta(problem.code)
         span = Span(problem.line, problem.col, problem.line, problem.col)
         return rule.make_finding(path, span, problem.message, details=problem.details)
+
+
+def _internal(doing: str, error: Exception) -> str:
+    return f"internal error {doing}: {type(error).__name__}: {error}"
+
+
+def _region_errors(errors: dict[Path, list[tuple[str, str]]]) -> Callable[[FunctionInfo, Exception], None]:
+    """compute_regions' on_error: one (message, traceback) per function, in the file that defines it."""
+    def record(fn: FunctionInfo, error: Exception) -> None:
+        why = (_internal(f"while following the calls of `{fn.qualname}`", error)
+               + "; what only it calls is not checked as compiled code")
+        known = errors.setdefault(fn.module.file.path, [])
+        if all(why != seen for seen, _ in known):  # a function walked again fails again
+            known.append((why, "".join(traceback.format_exception(error))))
+    return record
 
 
 def _absolute(path: Path) -> Path:
@@ -484,6 +512,9 @@ class _Run:
             else:
                 indexed.append(index)
         self.regions = self._compute_regions(indexed)
+        for index in indexed:
+            findings.extend(self.engine._region_error(self.sources[index].display, error)
+                            for error in self.regions[index].errors)
         deep, shallow = [], []
         for index in indexed:
             if not self.rules.for_file(self.sources[index].display):
@@ -617,20 +648,27 @@ class _Run:
         self.reads.clear()
         self.deep_reads.clear()
         self.recording = True
+        errors: dict[Path, list[tuple[str, str]]] = {}
+        found: dict[Path, list[tuple[int, Region]]] = {}
+        winners: set[Path] = set()
         try:
             entries = find_entry_points(project, config.assume_forward_compiled, config.entry_points,
                                         project.select(lambda name, path: path in candidates))
-            found: dict[Path, list[tuple[int, Region]]] = {}
-            winners: set[Path] = set()
-            for fn, region in compute_regions(project, entries).items():
+            for fn, region in compute_regions(project, entries, _region_errors(errors)).items():
                 path = fn.module.file.path
                 found.setdefault(path, []).append((fn.ordinal, region))
                 if fn.module.functions.get(fn.qualname) is fn:
                     winners.add(path)
+        except Exception as error:  # no regions at all: say so where the entry points may be, and go on
+            found.clear()
+            why = _internal("while finding the compiled regions", error) + "; no file was checked as compiled code"
+            for path in candidates:
+                errors.setdefault(path, []).append((why, "".join(traceback.format_exception(error))))
         finally:
             self.recording = False
-        by_path = {str(path): _FileRegions(tuple(sorted(items, key=lambda item: item[0])), path in winners)
-                   for path, items in found.items()}
+        by_path = {str(path): _FileRegions(tuple(sorted(found.get(path, ()), key=lambda item: item[0])),
+                                           path in winners, tuple(errors.get(path, ())))
+                   for path in {*found, *errors}}
         if self.cache is not None:
             deps = {*(project.asked - looked_up), *(_DEEP + str(path) for path in self.deep_reads),
                     *(f"{_READ}{path}\0{what}" for path, what in self.reads)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 
@@ -267,7 +267,8 @@ def configured_functions(project: ProjectIndex, spec: str) -> list[FunctionInfo]
     return [module.functions[qualname] for module in project.select(wanted) if qualname in module.functions]
 
 
-def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[FunctionInfo, Region]:
+def compute_regions(project: ProjectIndex, entries: list[EntryPoint],
+                    on_error: Callable[[FunctionInfo, Exception], None] | None = None) -> dict[FunctionInfo, Region]:
     """Breadth-first from the entry points, so each function gets its shortest call chain.
 
     Explicit compile sites are walked first: a `forward` reached from `torch.compile(model)`
@@ -277,7 +278,10 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
 
     Module instances passed as arguments are followed into the callee's parameters (`apply(h,
     self.layers)` and then `for layer in layers: layer(h)`): a function whose parameters were
-    passed new classes is walked again, until nothing new is learnt (the sets only grow)."""
+    passed new classes is walked again, until nothing new is learnt (the sets only grow).
+
+    With `on_error`, a function whose calls cannot be resolved (an internal error) is reported
+    to it and keeps its region; only what nothing else reaches is left out. Without, it raises."""
     arguments: dict[tuple[FunctionInfo, str], list[ClassInfo]] = {}
     resolver = CallResolver(project, arguments)
     defaults = Defaults(project)
@@ -310,27 +314,32 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint]) -> dict[Fu
                     queue.append(callee)
                 continue
             fn = queue.popleft()
-            region = regions[fn]
-            settings = defaults.settings(fn) if fn.call_guards else ()
-            if settings:
-                region = regions[fn] = replace(region, settings=settings)
-            # Reached as a nested def or passed as a value (`map(pick, xs)`), even when also
-            # called: its callers are not all known.
-            otherwise.update([*fn.nested, *(t for ref in fn.refs for t in resolver.function_refs(ref, fn))])
-            for callee, why, instance, call in resolver.edges(fn, defaults):
-                if call is not None:
-                    callers.setdefault(callee, set()).add(fn)
-                    implicit = resolver.implicit(call.func, callee, fn)
-                    if implicit is not None and pass_instances(project, resolver, call, fn, callee, implicit):
-                        if callee in regions and callee not in queue:
-                            queue.append(callee)  # walk it again: its calls may reach more now
-                if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
-                    continue
-                if why:
-                    later.append((region, callee, why, instance))
-                    continue
-                regions[callee] = _callee_region(region, callee, "", instance)
-                queue.append(callee)
+            try:
+                region = regions[fn]
+                settings = defaults.settings(fn) if fn.call_guards else ()
+                if settings:
+                    region = regions[fn] = replace(region, settings=settings)
+                # Reached as a nested def or passed as a value (`map(pick, xs)`), even when also
+                # called: its callers are not all known.
+                otherwise.update([*fn.nested, *(t for ref in fn.refs for t in resolver.function_refs(ref, fn))])
+                for callee, why, instance, call in resolver.edges(fn, defaults):
+                    if call is not None:
+                        callers.setdefault(callee, set()).add(fn)
+                        implicit = resolver.implicit(call.func, callee, fn)
+                        if implicit is not None and pass_instances(project, resolver, call, fn, callee, implicit):
+                            if callee in regions and callee not in queue:
+                                queue.append(callee)  # walk it again: its calls may reach more now
+                    if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
+                        continue
+                    if why:
+                        later.append((region, callee, why, instance))
+                        continue
+                    regions[callee] = _callee_region(region, callee, "", instance)
+                    queue.append(callee)
+            except Exception as error:  # one function's calls unknown; the rest of the project is still walked
+                if on_error is None:
+                    raise
+                on_error(fn, error)
     # A disabled function itself is never traced, even when it is also an entry; with
     # recursive=False its callees still are (they get frames of their own), so it was walked.
     for fn in [fn for fn in regions if _disabled(fn, recursive_only=False)]:

@@ -110,3 +110,48 @@ def test_exit_code_two_on_internal_error(tree: Path) -> None:
     assert result.returncode == 2
     assert "BL005" in result.stdout and "RuntimeError: boom" in result.stdout
     assert "Traceback" in result.stdout  # --verbose shows it
+
+
+CALLER = ("import torch\n\n\ndef helper(x):\n    return x.sum().item()\n\n\n@torch.compile\n"
+          "def encode(x):\n    y = x.tolist()\n    return helper(x)\n")
+
+
+@pytest.mark.parametrize("shortcut", [True, False])
+def test_an_error_following_calls_is_contained(tree: Path, monkeypatch: pytest.MonkeyPatch, shortcut: bool) -> None:
+    """An exception while following one function's calls (region computation) becomes a BL005 in
+    its file; the function keeps its own findings, and the other files are still checked."""
+    from breaklint.config import Config
+    from breaklint.engine import Engine
+    from breaklint.registry import RuleSet
+    from breaklint.regions import CallResolver
+
+    (tree / "caller.py").write_text(CALLER, encoding="utf-8")
+    original = CallResolver.edges
+
+    def explode_in_encode(self, fn, defaults):  # type: ignore[no-untyped-def]
+        if fn.qualname == "encode":
+            raise RuntimeError("boom")
+        return original(self, fn, defaults)
+
+    monkeypatch.setattr(CallResolver, "edges", explode_in_encode)
+    config = Config(root=tree)
+    result = Engine(config, RuleSet(config), shortcut=shortcut).check([tree])
+    found = by_path(result)
+    assert found["good.py"] == [("BL101", 5, 12)]
+    assert found["caller.py"] == [("BL005", 1, 1), ("BL101", 10, 9)]  # encode's own .tolist(); helper is not reached
+    [error] = [f for f in result.findings if f.code == "BL005"]
+    assert "while following the calls of `encode`: RuntimeError: boom" in error.message
+    assert "Traceback" in error.details
+
+
+def test_an_error_finding_entry_points_is_contained(tree: Path, check, monkeypatch: pytest.MonkeyPatch) -> None:
+    import breaklint.engine
+
+    def explode(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(breaklint.engine, "find_entry_points", explode)
+    (tree / "broken.py").write_text("def f(x:\n", encoding="utf-8")
+    found = by_path(check([tree], root=tree))
+    assert found["good.py"] == [("BL005", 1, 1)]  # where the entry points were looked for
+    assert [code for code, _, _ in found["broken.py"]] == ["BL001"]  # the other files' own problems still
