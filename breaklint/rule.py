@@ -19,7 +19,7 @@ from .regions import CallResolver, pass_instances
 from .summary import Guard
 from .source import ParsedFile
 from .values import FunctionValues, Value, UNKNOWN
-from .versions import TorchVersion
+from .versions import TorchVersion, Versions
 from .walk import OwnCode, if_arms, visit
 
 DOCS_URL = "https://breaklint.dev/rules/{code}"
@@ -282,20 +282,12 @@ class Rule:
 
     @classmethod
     def applies_to(cls, version: TorchVersion) -> bool:
-        low, high = cls.torch_versions
-        return (low is None or version >= TorchVersion.parse(low)) and (
-            high is None or version <= TorchVersion.parse(high)
-        )
+        return version in Versions(*cls.torch_versions)
 
     @classmethod
     def versions(cls) -> str:
         """`2.9+`, `2.8-2.12` or `all`: the torch versions in which the pattern hurts."""
-        low, high = cls.torch_versions
-        if low and high:
-            return f"{low}-{high}"
-        if low:
-            return f"{low}+"
-        return f"<={high}" if high else "all"
+        return str(Versions(*cls.torch_versions))
 
     @classmethod
     def docs(cls) -> str:

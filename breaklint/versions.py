@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from importlib import metadata
+from typing import Mapping
 
 # The newest torch whose behaviour the catalog was checked against.
 NEWEST_KNOWN = "2.13"
@@ -36,3 +37,45 @@ def installed_torch() -> TorchVersion | None:
 
 def default_target() -> TorchVersion:
     return installed_torch() or TorchVersion.parse(NEWEST_KNOWN)
+
+
+@dataclass(frozen=True)
+class Versions:
+    """An inclusive range of torch versions ("major.minor"; None: open): where one pattern breaks,
+    or where Dynamo gives one id for it. Written `<=2.11`, `2.12+`, `2.8-2.12` or `all`."""
+
+    low: str | None = None
+    high: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> "Versions":
+        text = text.strip()
+        if text == "all":
+            return cls()
+        if text.startswith("<="):
+            return cls(high=str(TorchVersion.parse(text[2:])))
+        if text.endswith("+"):
+            return cls(low=str(TorchVersion.parse(text[:-1])))
+        low, sep, high = text.partition("-")
+        if not sep:
+            raise ValueError(f"not a torch version range: {text!r} (expected e.g. '<=2.11' or '2.12+')")
+        return cls(str(TorchVersion.parse(low)), str(TorchVersion.parse(high)))
+
+    def __contains__(self, version: object) -> bool:
+        if not isinstance(version, TorchVersion):
+            return False
+        return (self.low is None or version >= TorchVersion.parse(self.low)) and (
+            self.high is None or version <= TorchVersion.parse(self.high))
+
+    def __str__(self) -> str:
+        if self.low and self.high:
+            return f"{self.low}-{self.high}"
+        if self.low:
+            return f"{self.low}+"
+        return f"<={self.high}" if self.high else "all"
+
+
+def pick(table: Mapping[str, Versions], target: TorchVersion) -> tuple[str, ...]:
+    """The keys of `table` whose versions hold the target: Dynamo's id(s) for one pattern, by
+    torch version (more than one where the boundary is not known)."""
+    return tuple(key for key, versions in table.items() if target in versions)

@@ -7,7 +7,7 @@ from breaklint.numpy_api import NUMPY_SIZE_FUNCTIONS, SIZE_METHODS, TORCH_SIZE_F
 from breaklint.patterns import method_call
 from breaklint.rule import FileContext
 from breaklint.values import Kind, Value
-from breaklint.versions import TorchVersion
+from breaklint.versions import TorchVersion, Versions, pick
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
 from ._support import compile_option, config_enabled, config_patch_block
@@ -19,6 +19,9 @@ SCALAR_BUILTINS = frozenset({"int", "float", "bool", "complex"})  # all go throu
 # value for it (GB0033), or an integer one made from Python numbers has no `__index__` (GB0208).
 NUMPY_SAYS = ("GB0033",)
 NUMPY_CAST_SAYS = ("GB0033", "GB0208")
+# A Python list indexed by a tensor, by torch version: 2.11 refuses the index itself (GB0070,
+# even for a 0-d tensor), 2.13 calls .item() on it (GB0124). 2.12 not measured: either.
+LIST_INDEX_SAYS = {"GB0070": Versions(high="2.12"), "GB0124": Versions(low="2.12")}
 NUMPY = "a NumPy value, which Dynamo traces as a tensor"
 # From 2.10, fullgraph=True implies capture_scalar_outputs (torch/__init__.py, "opts into
 # unbacked semantics"; shared/reference/dynamo-observability.md 1.3).
@@ -80,6 +83,11 @@ class TensorToScalar(NonstrictCallSites):
     (GB0208) for an integer made from Python numbers used as an index or slice bound.
     At the call of a `nonstrict_trace` function whose body does this: `Unsupported output type for
     nonstrict_trace-ed function` (GB0251).
+
+    ## Versions
+    A Python list indexed by a tensor breaks in every version; torch 2.11 refuses the index
+    itself, `Indexing list with non-scalar tensor` (GB0070, even for a 0-d tensor), where 2.13
+    says GB0124. For 2.12, not measured, the finding quotes both.
     """
 
     code = "BL101"
@@ -99,6 +107,7 @@ class TensorToScalar(NonstrictCallSites):
         "GB0033": "Data dependent operator",
         "GB0059": "Failed to trace builtin operator",
         "GB0208": "torch.* op returned non-Tensor",
+        "GB0070": "Indexing list with non-scalar tensor",
         **NONSTRICT_SAYS,
     }
     bad = (
@@ -205,7 +214,8 @@ class TensorToScalar(NonstrictCallSites):
                         self.report(node, confidence=_confidence(index), says=_index_says(index),
                                     what=f"a Python list indexed by {NUMPY},")
                     else:
-                        self.report(node, confidence=_confidence(index), says="GB0124",
+                        self.report(node, confidence=_confidence(index),
+                                    says=pick(LIST_INDEX_SAYS, self.ctx.target_torch),
                                     what="a Python list indexed by a tensor")
                     return
             elif base.tensorish:

@@ -4,7 +4,7 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Stage
 from breaklint.rule import Rule
-from breaklint.versions import TorchVersion
+from breaklint.versions import TorchVersion, Versions
 
 from ._cold_paths import diagnostic_branch, report_possible
 from .python_side_effect import PythonSideEffect
@@ -12,7 +12,10 @@ from .python_side_effect import PythonSideEffect
 # Read from real runs on torch 2.13 (testdata/rules/BL109). `id()`, `locals()`, `eval()`,
 # `inspect.signature()`, `getattr(x, name)` and f-strings of tensors do not break (`id()` of a
 # tensor recompiles instead: BL203).
-BUILTINS = {"globals": "GB0059", "exec": "GB0059"}
+BUILTINS = {"globals": "GB0059", "exec": "GB0059", "locals": "GB0059"}
+# Builtins that break only in some torch versions: `locals()` broke on 2.11 (GB0059) and is
+# traced on 2.13 (pytorch#178819, opened 2026-03-30, after the 2.11 branch cut; 2.12 not measured).
+BREAKS_IN = {"locals": Versions(high="2.11")}
 FRAME_CALLS = {"inspect.stack": "GB0007", "inspect.currentframe": "GB0007", "sys._getframe": "GB0007",
                "sys.getsizeof": "GB0007", "inspect.getouterframes": "GB0007"}
 TENSOR_TEXT = {"str": "GB0059", "repr": "GB0569"}
@@ -23,8 +26,9 @@ BUILD_CLASS_SINCE = TorchVersion(2, 13)
 class UnsupportedBuiltin(Rule):
     """## What it does
     Finds Python introspection that Dynamo cannot trace in a compiled region: `globals()`,
-    `exec(...)`, `str(tensor)`/`repr(tensor)`, `inspect.stack()`/`inspect.currentframe()`,
-    `sys._getframe()`, `sys.getsizeof()`, and a `class` statement inside the region.
+    `exec(...)`, `locals()` (torch 2.11 and older), `str(tensor)`/`repr(tensor)`,
+    `inspect.stack()`/`inspect.currentframe()`, `sys._getframe()`, `sys.getsizeof()`, and a
+    `class` statement inside the region.
 
     ## Why is this bad?
     Dynamo models a fixed set of builtins. These ones need the real interpreter state (frames,
@@ -42,10 +46,16 @@ class UnsupportedBuiltin(Rule):
     only when the error is raised: it is reported as a `possible` break with severity `info`.
 
     ## Dynamo says
-    `Failed to trace builtin operator` (GB0059) for `globals`, `exec` and `str(tensor)`;
-    `repr() on tensor` (GB0569, 2.13); `Attempted to call function marked as skipped` (GB0007)
-    for `inspect`/`sys` frame functions; `Invalid call to __build_class__` (GB8977, 2.13;
+    `Failed to trace builtin operator` (GB0059) for `globals`, `exec`, `locals` (2.11) and
+    `str(tensor)`; `repr() on tensor` (GB0569, 2.13); `Attempted to call function marked as
+    skipped` (GB0007) for `inspect`/`sys` frame functions; `Invalid call to __build_class__` (GB8977, 2.13;
     `LOAD_BUILD_CLASS bytecode not supported`, GB0075, before) for a class statement.
+
+    ## Versions
+    `locals()` breaks on torch 2.11 (GB0059) and is traced on 2.13, so it is reported for a
+    `target-torch` of 2.11 or older. The change to trace it (pytorch#178819, "Trace
+    locals()/vars() as ConstDictVariable snapshot") was opened in March 2026, after the 2.11
+    branch cut; 2.12 was not measured, and is judged like 2.13.
     """
 
     code = "BL109"
@@ -69,6 +79,8 @@ class UnsupportedBuiltin(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.ctx.resolve(node.func) or ""
         if isinstance(node.func, cst.Name) and resolved in BUILTINS:
+            if self.ctx.target_torch not in BREAKS_IN.get(resolved, Versions()):
+                return
             self.report(node, confidence=Confidence.CERTAIN, says=BUILTINS[resolved], what=f"`{resolved}()`")
         elif resolved in FRAME_CALLS:
             test = diagnostic_branch(self.ctx, node, self._writes_output)

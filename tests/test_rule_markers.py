@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from testdata import ROOT, TESTDATA, expected_markers, markers, project_dirs, project_files, rule_files
+from testdata import (ROOT, TESTDATA, expected_markers, marker_conditions, marker_reasons, markers, project_dirs,
+                      project_files, rule_files)
 
 from breaklint.finding import Confidence, Severity
 from breaklint.registry import all_rules
@@ -54,8 +55,8 @@ def test_every_rule_has_bad_and_good_testdata() -> None:
         assert (folder / "bad.py").is_file(), rule.code
         assert (folder / "good.py").is_file(), rule.code
         assert any(code == rule.code for _, code in expected_markers(folder / "bad.py")), rule.code
-        assert not expected_markers(folder / "good.py"), rule.code
-        assert not markers(folder / "good.py", "miss") | markers(folder / "good.py", "false-alarm"), rule.code
+        assert not marker_conditions(folder / "good.py", "expect"), rule.code  # in no torch version
+        assert not marker_conditions(folder / "good.py", "miss") | marker_conditions(folder / "good.py", "false-alarm"), rule.code
 
 
 def test_testdata_folders_name_real_rules() -> None:
@@ -66,7 +67,7 @@ def test_testdata_folders_name_real_rules() -> None:
 # --- behaviour the markers cannot show: versions, severity, escape hatches ----------------------
 
 from breaklint.finding import Severity  # noqa: E402
-from breaklint.versions import TorchVersion  # noqa: E402
+from breaklint.versions import TorchVersion, Versions, pick  # noqa: E402
 
 ITEM_IN_LOOP = (
     "import torch\n\n@torch.compile\ndef f(x):\n    total = 0.0\n    for row in x:\n"
@@ -260,3 +261,70 @@ def test_only_branches_that_just_warn_or_raise_under_python_tests_are_possible(c
     assert found[(10, "BL106")].severity is Severity.INFO and "`scale is not None`" in found[(10, "BL106")].message
     assert found[(24, "BL106")].severity is Severity.WARNING
     assert (19, "BL102") in found
+
+
+@pytest.mark.parametrize("torch", ["2.11", "2.13"])
+@pytest.mark.parametrize("path", rule_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_findings_match_markers_for_each_measured_torch(path: Path, torch: str, check) -> None:
+    """The markers of both measured versions (torch 2.11 on the GPU machine, 2.13 CPU here):
+    the findings for a `target-torch` are the markers that hold for it."""
+    target = TorchVersion.parse(torch)
+    found = {(f.span.start_line, f.code) for f in check([path], target_torch=target).findings}
+    assert found == expected_markers_for(path, target)
+
+
+def expected_markers_for(path: Path, target: TorchVersion) -> set[tuple[int, str]]:
+    return markers(path, "expect", target) | markers(path, "possible", target) | markers(path, "false-alarm", target)
+
+
+def _by_line(check, path: Path, **settings) -> dict[int, object]:  # type: ignore[no-untyped-def]
+    return {f.span.start_line: f for f in check([path], **settings).findings}
+
+
+def test_patterns_that_break_only_up_to_torch_2_11_are_reported_only_there(check) -> None:
+    """`locals()` and a deep copy of a dict broke on torch 2.11 and are traced on 2.13."""
+    cases = [(TESTDATA / "BL109" / "bad.py", "return x * len(locals())", "GB0059"),
+             (TESTDATA / "BL116" / "bad.py", "options = copy.deepcopy(DEFAULTS)", "GB0179")]
+    for path, text, gb_id in cases:
+        line = next(n for n, row in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in row)
+        old = _by_line(check, path, target_torch=TorchVersion(2, 11))
+        assert old[line].gb_ids == (gb_id,), old[line].message  # type: ignore[attr-defined]
+        assert line not in _by_line(check, path, target_torch=TorchVersion(2, 12))
+        assert line not in _by_line(check, path, target_torch=TorchVersion(2, 13))
+
+
+def test_messages_quote_the_id_the_target_torch_gives_for_the_pattern(check) -> None:
+    """Dynamo names one pattern differently in 2.11 and 2.13; 2.12 (not measured) quotes both."""
+    cases = [(TESTDATA / "BL116" / "bad.py", "saved = copy.deepcopy(x)", "GB0179", "GB4198"),
+             (TESTDATA / "BL101" / "bad.py", "return x * SCALES[i]", "GB0070", "GB0124"),
+             (TESTDATA / "BL302" / "bad.py", "self.proj.register_forward_hook(", "GB0059", "GB0467")]
+    for path, text, old_id, new_id in cases:
+        line = next(n for n, row in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in row)
+        old = _by_line(check, path, target_torch=TorchVersion(2, 11))[line]
+        new = _by_line(check, path, target_torch=TorchVersion(2, 13))[line]
+        assert old.gb_ids == (old_id,) and new_id not in old.message, old.message  # type: ignore[attr-defined]
+        assert new.gb_ids == (new_id,) and old_id not in new.message, new.message  # type: ignore[attr-defined]
+    between = _by_line(check, TESTDATA / "BL302" / "bad.py", target_torch=TorchVersion(2, 12))[line]
+    assert '"Failed to trace builtin operator" (GB0059) or "setattr() on unsupported type"' in between.message  # type: ignore[attr-defined]
+
+
+def test_version_conditions_on_markers(tmp_path: Path) -> None:
+    path = tmp_path / "bad.py"
+    path.write_text(
+        "x = 1  # expect: BL109 (torch<=2.11)\ny = 2  # expect: BL116 (torch 2.12+: traced before)\n"
+        "z = 3  # expect: BL101 (torch 2.8-2.12)\nw = 4  # miss: BL108 (a hook)\n",
+        encoding="utf-8",
+    )
+    assert markers(path, "expect", TorchVersion(2, 11)) == {(1, "BL109"), (3, "BL101")}
+    assert markers(path, "expect", TorchVersion(2, 13)) == {(2, "BL116")}
+    assert marker_reasons(path, "expect", TorchVersion(2, 13)) == {(2, "BL116"): "traced before"}
+    assert marker_reasons(path, "miss", TorchVersion(2, 13)) == {(4, "BL108"): "a hook"}
+    assert str(marker_conditions(path, "expect")[(1, "BL109")][0]) == "<=2.11"
+
+
+def test_version_ranges() -> None:
+    assert [str(Versions.parse(t)) for t in ("<=2.11", "2.12+", "2.8-2.12", "all")] == ["<=2.11", "2.12+", "2.8-2.12", "all"]
+    assert TorchVersion(2, 11) in Versions(high="2.11") and TorchVersion(2, 12) not in Versions(high="2.11")
+    assert pick({"GB0070": Versions(high="2.12"), "GB0124": Versions(low="2.12")}, TorchVersion(2, 12)) == ("GB0070", "GB0124")
+    with pytest.raises(ValueError):
+        Versions.parse("2.11")

@@ -6,12 +6,19 @@
 `# miss: BLxxx (why)` the compiler breaks here and the linter does not see it yet: a known miss,
     which the markers test holds to (it turns red when the linter learns it);
 `# false-alarm: BLxxx (why)` the linter flags this line and the compiler does nothing here.
+
+A marker may hold only in some torch versions: `# expect: BL109 (torch<=2.11)`, `(torch 2.12+)`,
+`(torch 2.8-2.12)`, a reason after a colon (`(torch<=2.11: why)`). In the other versions the line
+has no marker: the linter (run with `target-torch` = the installed torch) must not flag it, and
+in a bad.py Dynamo must not break there.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from breaklint.versions import TorchVersion, Versions, default_target
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata" / "rules"
@@ -20,6 +27,7 @@ _CODES = r"(?P<codes>BL\d{3}(?:\s*,\s*BL\d{3})*)(?:\s*\((?P<why>.*)\)\s*$)?"
 MARKER = re.compile(r"#\s*expect:\s*" + _CODES)
 KINDS = ("expect", "possible", "miss", "false-alarm")
 _KIND_MARKERS = {kind: re.compile(rf"#\s*{kind}:\s*" + _CODES) for kind in KINDS}
+_CONDITION = re.compile(r"^torch\s*(?P<versions><=\s*\d+\.\d+|\d+\.\d+\+|\d+\.\d+-\d+\.\d+)\s*(?::\s*(?P<why>.*))?$")
 
 
 def rule_files() -> list[Path]:
@@ -31,19 +39,32 @@ def expected_markers(path: Path) -> set[tuple[int, str]]:
     return markers(path, "expect")
 
 
-def markers(path: Path, kind: str) -> set[tuple[int, str]]:
-    """(line, code) for every `# KIND: BLxxx` comment in the file (KIND one of KINDS)."""
-    return set(marker_reasons(path, kind))
+def markers(path: Path, kind: str, torch: TorchVersion | None = None) -> set[tuple[int, str]]:
+    """(line, code) for every `# KIND: BLxxx` comment in the file (KIND one of KINDS) that holds
+    for `torch` (default: the installed torch, the linter's default `target-torch`)."""
+    return set(marker_reasons(path, kind, torch))
 
 
-def marker_reasons(path: Path, kind: str) -> dict[tuple[int, str], str]:
-    """(line, code) -> the reason written in parentheses after the codes ("" when none)."""
+def marker_reasons(path: Path, kind: str, torch: TorchVersion | None = None) -> dict[tuple[int, str], str]:
+    """(line, code) -> the reason written in parentheses after the codes ("" when none), for
+    the markers that hold for `torch` (default: the installed torch)."""
+    target = torch or default_target()
+    return {key: why for key, (versions, why) in marker_conditions(path, kind).items() if target in versions}
+
+
+def marker_conditions(path: Path, kind: str) -> dict[tuple[int, str], tuple[Versions, str]]:
+    """(line, code) -> (the torch versions the marker holds for, its reason), every version's."""
     pattern = _KIND_MARKERS[kind]
-    found: dict[tuple[int, str], str] = {}
+    found: dict[tuple[int, str], tuple[Versions, str]] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         for match in pattern.finditer(line):
+            why = (match.group("why") or "").strip()
+            versions, condition = Versions(), _CONDITION.match(why)
+            if condition is not None:
+                versions = Versions.parse(condition.group("versions").replace(" ", ""))
+                why = (condition.group("why") or "").strip()
             for code in match.group("codes").split(","):
-                found[(number, code.strip())] = (match.group("why") or "").strip()
+                found[(number, code.strip())] = (versions, why)
     return found
 
 

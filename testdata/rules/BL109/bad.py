@@ -42,6 +42,11 @@ def runs_code(x):
 
 
 @torch.compile
+def counts_locals(x):
+    return x * len(locals())  # expect: BL109 (torch<=2.11)
+
+
+@torch.compile
 def local_class(x):
     class Config:  # expect: BL109
         scale = 2.0

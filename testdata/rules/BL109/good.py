@@ -32,11 +32,6 @@ def reads_signature(x):
 
 
 @torch.compile
-def identity_free(x):
-    return x * len(locals())
-
-
-@torch.compile
 def validates(x, mode="sum"):
     # The frame is only inspected to word an error that valid calls never raise: `possible`.
     if mode not in ("sum", "mean"):

@@ -1,13 +1,9 @@
-"""BL116 negatives: clone, and deep copies of plain containers."""
-import copy
-
+"""BL116 negatives: clone instead of a copy (a deep copy of a plain dict: bad.py, torch<=2.11)."""
 import torch
 
-DEFAULTS = {"scale": 2.0}
+SCALE = 2.0
 
 
 @torch.compile
 def cloned(x):
-    options = copy.deepcopy(DEFAULTS)
-    return x.clone() * options["scale"] + x.detach().clone()
-
+    return x.clone() * SCALE + x.detach().clone()
