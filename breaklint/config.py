@@ -30,6 +30,9 @@ class Config:
     assume_forward_compiled: bool = True
     entry_points: tuple[str, ...] = ()
     target_torch: TorchVersion = field(default_factory=default_target)
+    # The Python the checked code runs on: breaklint's own (Dynamo reads its bytecode; the cache
+    # salt holds it too). Not a TOML key: tests set it to judge another Python's bytecode.
+    target_python: tuple[int, int] = field(default_factory=lambda: (sys.version_info.major, sys.version_info.minor))
     scope: str = "compiled"
     root: Path = field(default_factory=Path.cwd)  # per-file-ignores and excludes are relative to it
     source: Path | None = None  # the file the settings came from

@@ -333,6 +333,7 @@ class Engine:
                 file=file, module=module, project=project, regions=regions,  # type: ignore[arg-type]
                 functions_by_node=functions, target_torch=self.config.target_torch,
                 scope_all=self.config.scope == "all", emit=raw.append,
+                target_python=self.config.target_python,
             )
 
             def internal_error(rule: Rule | type[Rule] | None, error: BaseException) -> None:
@@ -819,7 +820,7 @@ class _Run:
         config, source = self.config, self.sources[index]
         return _digest("findings", self.facts[index].digest, source.display, str(source.path), config.select,
                        config.ignore, sorted(config.per_file_ignores.items()), str(config.target_torch),
-                       config.scope, self.regions[index])
+                       str(config.target_python), config.scope, self.regions[index])
 
     def _unused_suppressions(self, index: int) -> list[Finding]:
         source = self.sources[index]

@@ -38,6 +38,8 @@ GB_ID_SINCE_OVERRIDES = {
 # A graph break in a for/while loop makes Dynamo give up on the whole frame (registered as GB7000
 # "graph break in loop" from 2.11; earlier versions skip the frame as well, without an id).
 GB_IN_LOOP = ("GB7000", "graph break in loop")
+# The break Dynamo makes at a conditional jump itself (a test on a tensor's value).
+JUMP_BREAK = "GB0170"
 # What Dynamo says at the call of a nonstrict_trace function whose body it cannot trace
 # non-strictly (torch 2.13), before it breaks again inside the body.
 NONSTRICT_FAILS = '"Unsupported output type for nonstrict_trace-ed function"'
@@ -56,11 +58,15 @@ class FileContext:
     target_torch: TorchVersion
     scope_all: bool
     emit: Callable[[Finding], None]
+    # The Python whose bytecode Dynamo reads (Config.target_python): it decides whether a
+    # `while` test's own break is one in the loop (in_while_test).
+    target_python: tuple[int, int] = (3, 12)
     function_stack: list[FunctionInfo] = field(default_factory=list)
     _values: dict[FunctionInfo, FunctionValues] = field(default_factory=dict)
     _computing: set[FunctionInfo] = field(default_factory=set)
     _flow: NumpyFlow | None = None
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
+    _while_tests: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
     _arms: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int], list[Guard]]]] = field(default_factory=dict)
     # Lines where one rule already reported a break that several rules see (a nonstrict_trace
@@ -139,6 +145,23 @@ class FileContext:
         span = self.file.span(node)
         start = (span.start_line, span.start_col)
         return any(low <= start < high for low, high in self._loops[fn])
+
+    def in_while_test(self, node: cst.CSTNode, jump: bool) -> bool:
+        """Whether a break at `node`, in the test of a `while` loop of its own function, is a break
+        in the loop: the test runs again at the end of every pass, and Dynamo gives up on the
+        frame (GB7000) when a jump back follows the breaking instruction (its backedge check,
+        `maybe_has_backedge`, scans the instructions after it). A call in the test always has
+        the jump back after it. The test's own data-dependent jump (`jump`, GB0170) has it only
+        from Python 3.12 (`POP_JUMP_IF_FALSE; JUMP_BACKWARD`); on 3.11 that jump is the backward
+        one itself (`POP_JUMP_BACKWARD_IF_TRUE`), and Dynamo resumes after it instead."""
+        fn = self.function
+        if fn is None or (jump and self.target_python < (3, 12)):
+            return False
+        if fn not in self._while_tests:
+            self._while_tests[fn] = [self._bounds(test) for test in _while_tests(fn.node)]
+        span = self.file.span(node)
+        start = (span.start_line, span.start_col)
+        return any(low <= start < high for low, high in self._while_tests[fn])
 
     def arm_gate(self, node: cst.CSTNode) -> str:
         """Why the default configuration never runs `node` ("" when it may): it sits in an arm of
@@ -368,6 +391,9 @@ class Rule:
             if self.ctx.in_loop(node):
                 text += f"; inside a loop, so Dynamo skips the whole function{cite}"
                 severity = Severity.ERROR
+            elif self.ctx.in_while_test(node, jump=JUMP_BREAK in ((says,) if isinstance(says, str) else says)):
+                text += f"; in a `while` test, which runs again at the end of every pass, so Dynamo runs the loop and the rest of the function uncompiled{cite}"
+                severity = Severity.ERROR
             else:
                 caller = self.ctx.looping_caller()
                 if caller is not None:
@@ -426,6 +452,18 @@ def _loop_calls(function: cst.FunctionDef) -> list[cst.Call]:
 
     for body in _loop_bodies(function):
         visit(body, _Calls(), trivia=False)
+    return found
+
+
+def _while_tests(function: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """The tests of the while loops of one function, nested defs and lambdas excluded."""
+    found: list[cst.BaseExpression] = []
+
+    class _Tests(OwnCode):
+        def visit_While(self, node: cst.While) -> None:
+            found.append(node.test)
+
+    visit(function, _Tests(function), trivia=False)
     return found
 
 

@@ -57,6 +57,15 @@ class DataDependentBranch(NonstrictCallSites):
     `Data-dependent branching` (GB0170).
     At the call of a `nonstrict_trace` function whose body does this: `Unsupported output type for
     nonstrict_trace-ed function` (GB0251).
+
+    ## Versions
+    A `while` test on a tensor breaks each time it runs; whether Dynamo then gives up on the loop
+    depends on the Python, not on torch. From Python 3.12 the test at the end of each pass is
+    followed by a jump back (`POP_JUMP_IF_FALSE; JUMP_BACKWARD`), so Dynamo sees a break in a
+    loop and runs the loop and the rest of the function uncompiled ("graph break in loop",
+    GB7000, seen with torch 2.11 on Python 3.12): the finding is an error. On Python 3.11 the
+    test's jump is the backward jump itself, and Dynamo resumes after it (no GB7000, torch 2.13
+    on Python 3.11): a warning. breaklint judges the Python it runs on.
     """
 
     code = "BL102"

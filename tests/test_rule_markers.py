@@ -308,6 +308,21 @@ def test_messages_quote_the_id_the_target_torch_gives_for_the_pattern(check) -> 
     assert '"Failed to trace builtin operator" (GB0059) or "setattr() on unsupported type"' in between.message  # type: ignore[attr-defined]
 
 
+def test_a_break_in_a_while_test_is_a_break_in_the_loop_by_python_version(check) -> None:
+    """The test's own data-dependent jump is a break in the loop from Python 3.12 (GB7000 with
+    torch 2.11 on 3.12, none with 2.13 on 3.11); a call in the test is one on either Python."""
+    branch = TESTDATA / "BL102" / "bad.py"
+    line = next(n for n, row in enumerate(branch.read_text(encoding="utf-8").splitlines(), 1) if "while x.abs().sum() < 1000" in row)
+    new = _by_line(check, branch, target_python=(3, 12))[line]
+    assert new.severity is Severity.ERROR and "in a `while` test" in new.message and "GB7000" in new.message  # type: ignore[attr-defined]
+    old = _by_line(check, branch, target_python=(3, 11))[line]
+    assert old.severity is Severity.WARNING and "GB7000" not in old.message  # type: ignore[attr-defined]
+    item = TESTDATA / "BL101" / "bad.py"
+    line = next(n for n, row in enumerate(item.read_text(encoding="utf-8").splitlines(), 1) if "while x.abs().sum().item()" in row)
+    for python in ((3, 11), (3, 12)):
+        assert _by_line(check, item, target_python=python)[line].severity is Severity.ERROR  # type: ignore[attr-defined]
+
+
 def test_version_conditions_on_markers(tmp_path: Path) -> None:
     path = tmp_path / "bad.py"
     path.write_text(

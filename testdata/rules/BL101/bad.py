@@ -128,6 +128,14 @@ class Stack(torch.nn.Module):
 stack = torch.compile(Stack())
 
 
+@torch.compile
+def grow_until(x, limit=1000.0):
+    # The test runs again at the end of every pass: its break is one in the loop (GB7000).
+    while x.abs().sum().item() < limit:  # expect: BL101
+        x = x * 2
+    return x
+
+
 @torch._dynamo.nonstrict_trace
 def _scaled_outside_dynamo(x):
     # Dynamo does not trace this body, it runs it non-strictly; the scalar makes that fail,
