@@ -6,11 +6,12 @@ config.do_stable_layer_norm else B(config)`, or an `if/elif` chain on
 configuration; the linter judges the configuration class's defaults. A settings test
 (summary.Guard) on `<config>.<attr>` is decided when `<config>` is known to hold an instance of a
 project class that is not a module (its parameter's annotation, the argument its constructor got
-on the way the region walk came, or a `config_class = ...` in the class body) and that class
-stores a literal default in `self.<attr>` (its `__init__` parameter's default, `kwargs.pop("x",
-default)`, or a class-level default of a dataclass-style config). What the default does not run is
-reported as a `possible` break with the setting that enables it (finding.Region.gate), never
-dropped; anything not known keeps today's answer.
+on the way the region walk came, or a `config_class = X` / `config: X` in the class body) and
+that class stores a literal default in `self.<attr>` (its `__init__` parameter's default,
+`kwargs.pop("x", default)`, or a class-level default of a dataclass-style config). A module's
+`self.seed` is that setting when its one assignment, in `__init__`, copies it (`self.seed =
+config.seed`). What the default does not run is reported as a `possible` break with the setting
+that enables it (finding.Region.gate), never dropped; anything not known keeps today's answer.
 
 Annotations and parameter defaults come from the index (FunctionHeader.signature, in the
 summary); a class body is read as content (ModuleIndex.content_module): a cached result then
@@ -23,6 +24,7 @@ from typing import Iterable
 
 import libcst as cst
 
+from .names import dotted
 from .project import Build, ClassInfo, FunctionInfo, ModuleIndex, Parameter, ProjectIndex, _literal, _NO_LITERAL
 from .summary import Guard, Guards
 
@@ -96,10 +98,45 @@ class Defaults:
         return tuple(found)
 
     def values(self, subject: str, scope: FunctionInfo) -> tuple[object, ...] | None:
-        """The values `subject` (`config.x`, `self.config.x`) may hold by default, or None."""
+        """The values `subject` (`config.x`, `self.config.x`, or `self.x` copied from one of
+        those in `__init__`) may hold by default, or None."""
         *base, attr = subject.split(".")
+        if len(base) == 1:
+            copied = self._copied_setting(base[0], attr, scope)
+            if copied is not None:
+                return self.values(*copied)
         cls = self._config_class(base, scope)
         return self.attr_defaults(cls, attr) if cls is not None else None
+
+    def _copied_setting(self, base: str, attr: str, scope: FunctionInfo) -> tuple[str, FunctionInfo] | None:
+        """`self.<attr>`, when its one assignment is `self.<attr> = config.y` (or `self.config.y`)
+        at the top of `__init__`: that setting, read in `__init__`. An attribute any other
+        statement assigns (`_set_num_buckets` in Reformer), in this class, a base or a subclass the
+        walk built, is the module's own state."""
+        fn: FunctionInfo | None = scope
+        while fn is not None and fn.class_info is None:
+            fn = fn.parent  # a closure reads its method's `self`
+        if fn is None or base != fn.self_name:
+            return None
+        cls = fn.class_info
+        assert cls is not None
+        assigned = self.project.attr_values(cls, attr)
+        if len(assigned) != 1:
+            return None
+        owner, value = assigned[0]
+        if any(cls in self.project.mro(built) and len(self.project.attr_values(built, attr)) != 1
+               for built in self.builds):
+            return None
+        init = owner.methods.get("__init__")
+        source = dotted(value.expr)
+        if init is None or source is None or init.self_name is None:
+            return None
+        root, *rest = source.split(".")
+        is_setting = (root in init.header.params and root != init.self_name and len(rest) == 1) or \
+            (root == init.self_name and len(rest) == 2)
+        if not is_setting or not _stored_in_init(owner, init, attr, value.expr):
+            return None
+        return source, init
 
     # --- which class the configuration object is ---------------------------------------------
     def _config_class(self, base: list[str], scope: FunctionInfo) -> ClassInfo | None:
@@ -139,7 +176,8 @@ class Defaults:
 
     def param_class(self, fn: FunctionInfo, name: str, depth: int) -> ClassInfo | None:
         """The class a parameter holds: its annotation; for an `__init__`, the arguments of the
-        builds the walk followed, or the class body's `config_class = X` (transformers)."""
+        builds the walk followed, or the class body's `config_class = X` or `config: X`
+        (transformers)."""
         if depth > _MAX_DEPTH:
             return None
         param = _param(fn, name)
@@ -156,6 +194,8 @@ class Defaults:
             if self.project.method(cls, "__init__") is not fn:
                 continue
             for build in builds:
+                if build.call is None:
+                    continue  # an instance passed down as an argument: its build is noted too (pass_instances)
                 held = self._argument_class(build, fn, name, depth)
                 if held is None:
                     return None
@@ -163,7 +203,9 @@ class Defaults:
         if len(classes) == 1:
             return classes.pop()
         for klass in self.project.mro(owner):
-            declared = _class_level(klass, "config_class")
+            # transformers <4.56 names the class, `config_class = X`; later ones annotate what
+            # PreTrainedModel.__init__ stores the parameter in, `config: X`.
+            declared = _class_level(klass, "config_class") or _class_level(klass, name, annotation=True)
             if declared is not None:
                 return self.project.resolve_class(declared, _content(klass.module))
         return None
@@ -259,8 +301,32 @@ def _argument(call: cst.Call, init: FunctionInfo, name: str) -> cst.BaseExpressi
     return plain[index].value if index < len(plain) else None
 
 
-def _class_level(klass: ClassInfo, name: str) -> cst.BaseExpression | None:
-    """`name = value` or `name: T = value` in the class body (as content), else None."""
+def _stored_in_init(klass: ClassInfo, init: FunctionInfo, attr: str, expr: cst.BaseExpression) -> bool:
+    """Whether `__init__` (read as content) stores `self.<attr> = <expr>` in a statement of its
+    own body, outside any `if`/loop/`try`: the value every instance holds."""
+    node = _content(klass.module).defined_classes[klass.ordinal].node
+    want = dotted(expr)
+    for statement in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+        if not (isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__"):
+            continue
+        if not isinstance(statement.body, cst.IndentedBlock):
+            return False
+        for line in statement.body.body:
+            if not isinstance(line, cst.SimpleStatementLine):
+                continue
+            for small in line.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target = small.targets[0].target
+                    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                            and target.value.value == init.self_name and target.attr.value == attr \
+                            and dotted(small.value) == want:
+                        return True
+    return False
+
+
+def _class_level(klass: ClassInfo, name: str, annotation: bool = False) -> cst.BaseExpression | None:
+    """`name = value` or `name: T = value` in the class body (as content), else None; with
+    `annotation`, the `T` of a bare `name: T`."""
     node = _content(klass.module).defined_classes[klass.ordinal].node
     if not isinstance(node.body, cst.IndentedBlock):
         return None
@@ -272,8 +338,8 @@ def _class_level(klass: ClassInfo, name: str) -> cst.BaseExpression | None:
                     isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name:
                 return small.value
             if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
-                    and small.target.value == name and small.value is not None:
-                return small.value
+                    and small.target.value == name and (small.value is None) == annotation:
+                return small.annotation.annotation if annotation else small.value
     return None
 
 

@@ -326,9 +326,10 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint],
                     if call is not None:
                         callers.setdefault(callee, set()).add(fn)
                         implicit = resolver.implicit(call.func, callee, fn)
-                        if implicit is not None and pass_instances(project, resolver, call, fn, callee, implicit):
-                            if callee in regions and callee not in queue:
-                                queue.append(callee)  # walk it again: its calls may reach more now
+                        grew = implicit is not None and pass_instances(project, resolver, call, fn, callee,
+                                                                       implicit, defaults.note)
+                        if grew and callee in regions and callee not in queue:
+                            queue.append(callee)  # walk it again: its calls may reach more now
                     if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
                         continue
                     if why:
@@ -352,16 +353,22 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint],
 
 
 def pass_instances(project: ProjectIndex, resolver: CallResolver, call: cst.Call, caller: FunctionInfo,
-                   callee: FunctionInfo, implicit: int) -> bool:
+                   callee: FunctionInfo, implicit: int, note: Callable[[Build], None] | None = None) -> bool:
     """Record the module classes that `call` passes to `callee`'s parameters (Name/Attribute
-    arguments, as the summaries keep them); whether any parameter got a new one."""
+    arguments, as the summaries keep them); whether any parameter got a new one. `note` is told
+    how each passed instance was built (configs.Defaults.note): in the callee it is a Build with
+    no call, and its `__init__`'s arguments are read from this one."""
     grew = False
     for name, expr in bind(call, callee.header, implicit).args.items():
         if not isinstance(expr, (cst.Name, cst.Attribute)):
             continue
-        classes = project.instance_classes(expr, caller, caller.module, params=resolver.passed_classes)
-        if not classes:
+        builds = project.instance_builds(expr, caller, caller.module, passed=resolver.passed_classes)
+        if not builds:
             continue
+        if note is not None:
+            for build in builds:
+                note(build)
+        classes = list(dict.fromkeys(build.cls for build in builds))
         known = resolver.arguments.setdefault((callee, name), [])  # type: ignore[union-attr]
         for cls in classes:
             if cls not in known:

@@ -16,6 +16,7 @@ from .numpy_flow import NumpyFlow, uses_numpy
 from .patterns import value_while_compiling
 from .project import FunctionInfo, ModuleIndex, ProjectIndex, guards_of
 from .regions import CallResolver, pass_instances
+from .returns import ReturnFlow
 from .summary import Guard
 from .source import ParsedFile
 from .values import FunctionValues, Value, UNKNOWN
@@ -33,7 +34,7 @@ GB_ID_SINCE_OVERRIDES = {
     "GB0291": TorchVersion(2, 10),
     "GB7000": TorchVersion(2, 11), "GB9186": TorchVersion(2, 11), "GB0467": TorchVersion(2, 13),
     "GB0569": TorchVersion(2, 13), "GB4198": TorchVersion(2, 13), "GB4841": TorchVersion(2, 13),
-    "GB8977": TorchVersion(2, 13), "GB8985": TorchVersion(2, 13),
+    "GB8977": TorchVersion(2, 13), "GB8985": TorchVersion(2, 13), "GB6622": TorchVersion(2, 13),
 }
 # A graph break in a for/while loop makes Dynamo give up on the whole frame (registered as GB7000
 # "graph break in loop" from 2.11; earlier versions skip the frame as well, without an id).
@@ -65,6 +66,7 @@ class FileContext:
     _values: dict[FunctionInfo, FunctionValues] = field(default_factory=dict)
     _computing: set[FunctionInfo] = field(default_factory=set)
     _flow: NumpyFlow | None = None
+    _returns: ReturnFlow | None = None
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _while_tests: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
@@ -112,7 +114,7 @@ class FileContext:
 
     def _make_values(self, fn: FunctionInfo, entry: bool) -> FunctionValues:
         if fn.module is not self.module:
-            return FunctionValues(fn, self.project, entry=entry)
+            return FunctionValues(fn, self.project, entry=entry, returns=self._return_flow())
         region = self.regions.get(fn)
         entry = region.path == (fn.qualname,) if region else self.scope_all
         passed: dict[str, Value] = {}
@@ -122,7 +124,14 @@ class FileContext:
                 flags = {c: is_entry for c, is_entry in callers}
                 passed = passed_values(fn, [c for c, _ in callers], CallResolver(self.project),
                                        lambda caller: self.function_values(caller, flags[caller]))
-        return FunctionValues(fn, self.project, entry=entry, arguments=passed, flow=self._numpy_flow())
+        return FunctionValues(fn, self.project, entry=entry, arguments=passed, flow=self._numpy_flow(),
+                              returns=self._return_flow())
+
+    def _return_flow(self) -> ReturnFlow:
+        """What calls of the tree's functions return (returns.py), one cache per file."""
+        if self._returns is None:
+            self._returns = ReturnFlow(self.project)
+        return self._returns
 
     def _numpy_flow(self) -> NumpyFlow | None:
         """NumPy values across this file's calls, built once per file that imports NumPy."""

@@ -3,7 +3,8 @@
 A branch only breaks the graph when it tests a tensor, so rules ask here before they report.
 One forward pass per function in source order; the last binding seen wins (good enough for
 the straight-line code that forward methods are made of). Unknown never becomes a tensor; a
-helper's parameters hold what its callers pass (breaklint/arguments.py).
+helper's parameters hold what its callers pass (breaklint/arguments.py), and a call of a
+project function gives what its returns give (breaklint/returns.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .walk import visit
 
 if TYPE_CHECKING:
     from .numpy_flow import NumpyFlow
+    from .returns import ReturnFlow
 
 
 class Kind(enum.Enum):
@@ -159,10 +161,13 @@ class FunctionValues:
     """Values of every expression in one function (and the functions nested in it)."""
 
     def __init__(self, fn: FunctionInfo, project: ProjectIndex, entry: bool = False,
-                 arguments: Mapping[str, Value] | None = None, flow: NumpyFlow | None = None) -> None:
+                 arguments: Mapping[str, Value] | None = None, flow: NumpyFlow | None = None,
+                 returns: ReturnFlow | None = None) -> None:
         self.fn = fn
         # NumPy values across calls within this file (breaklint/numpy_flow.py), when it uses NumPy.
         self.flow = flow
+        # What calls of the tree's functions return (breaklint/returns.py).
+        self.returns = returns
         # The arguments of an entry point are what torch.compile is called with: tensors, most
         # likely. A helper's arguments are what its callers in the region pass (`arguments`,
         # from breaklint/arguments.py), else they only count as tensors with evidence in its body.
@@ -177,6 +182,9 @@ class FunctionValues:
         self._owner: ClassInfo | None = None
         self._self_names: set[str] = set()
         self._depth = 0  # of nested _eval calls
+        self._scope = fn  # the function (or nested def) whose code is being evaluated
+        # Calls whose callee returns a tuple display on every path: the value of each element.
+        self._elements: dict[cst.Call, tuple[Value, ...]] = {}
         self._run_function(fn.node, {}, fn)
 
     def of(self, node: cst.BaseExpression) -> Value:
@@ -202,10 +210,15 @@ class FunctionValues:
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             if param.default is not None:
                 self._eval(param.default, dict(outer))
-        if isinstance(node, cst.Lambda):
-            self._eval(node.body, env)
-        else:
-            self._run_block(node.body, env)
+        scope = self._scope
+        self._scope = info or scope
+        try:
+            if isinstance(node, cst.Lambda):
+                self._eval(node.body, env)
+            else:
+                self._run_block(node.body, env)
+        finally:
+            self._scope = scope
 
     def _param_value(self, param: cst.Param, owner: cst.FunctionDef | cst.Lambda, outermost: bool) -> Value:
         if param.annotation is not None:
@@ -330,12 +343,16 @@ class FunctionValues:
             elements = [e.value for e in target.elements]
             sources = self._parallel_elements(source, len(elements)) if iterated else None
             literal = source.elements if isinstance(source, (cst.Tuple, cst.List)) and not iterated else None
+            returned = self._elements.get(source) if isinstance(source, cst.Call) and not iterated else None
+            starred = any(isinstance(e, cst.StarredElement) for e in elements)
             for i, element in enumerate(elements):
                 inner = element.value if isinstance(element, cst.StarredElement) else element
                 if sources is not None:
                     self._bind(inner, sources[i], env)
                 elif literal is not None and len(literal) == len(elements):
                     self._bind(inner, self.of(literal[i].value), env)
+                elif returned is not None and len(returned) == len(elements) and not starred:
+                    self._bind(inner, returned[i], env)  # `a, b = helper(x)`: its return's elements
                 else:
                     self._bind(inner, self._element_of(value, None, env), env)
         elif isinstance(target, cst.StarredElement):
@@ -525,6 +542,12 @@ class FunctionValues:
 
     def _subscript(self, node: cst.Subscript, env: dict[str, Value]) -> Value:
         base = self._eval(node.value, env)
+        returned = self._elements.get(node.value) if isinstance(node.value, cst.Call) else None
+        if returned is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            self._eval(node.slice[0].slice.value, env)
+            position = _literal_int(node.slice[0].slice.value)
+            if position is not None and -len(returned) <= position < len(returned):
+                return returned[position]  # `helper(x)[0]`: that element of its return
         indices = []
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
@@ -546,8 +569,8 @@ class FunctionValues:
         args = [self._eval(arg.value, env) for arg in node.args]
         func = node.func
         if isinstance(func, cst.Attribute) and _is_self(func.value, self._self_names):
-            # self.sub(x) runs a submodule (a tensor, most likely); self.helper(x) is unknown.
-            return MAYBE if self._eval(func, env).kind is Kind.MODULE else UNKNOWN
+            # self.sub(x) runs a submodule (a tensor, most likely); self.helper(x) what it returns.
+            return MAYBE if self._eval(func, env).kind is Kind.MODULE else self._returned(node)
         if isinstance(func, cst.Attribute):
             receiver = self._eval(func.value, env)
             method = func.attr.value
@@ -563,7 +586,17 @@ class FunctionValues:
         if name is None or name.partition(".")[0] in env:
             return UNKNOWN  # a local callable or a method of a local object
         qualified = self.fn.module.imports.resolve_dotted(name)
-        return self._function_result(qualified, node, args)
+        result = self._function_result(qualified, node, args)
+        return self._returned(node) if result.kind is Kind.UNKNOWN else result
+
+    def _returned(self, node: cst.Call) -> Value:
+        """What the call gives when it runs a function of the tree (breaklint/returns.py)."""
+        found = self.returns.of_call(node, self._scope) if self.returns is not None else None
+        if found is None:
+            return UNKNOWN
+        if found.elements is not None:
+            self._elements[node] = found.elements
+        return found.value
 
     def _tensor_method(self, receiver: Value, method: str, args: list[Value]) -> Value:
         if method == "size":
@@ -672,6 +705,16 @@ _TORCH_DTYPE_NAMES = frozenset(
 
 def _is_self(expr: cst.BaseExpression, self_names: set[str]) -> bool:
     return isinstance(expr, cst.Name) and expr.value in self_names
+
+
+def _literal_int(expr: cst.BaseExpression) -> int | None:
+    """The value of an integer literal (`0`, `-1`), else None."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _literal_int(expr.expression)
+        return -inner if inner is not None else None
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    return None
 
 
 def _is_literal(expr: cst.BaseExpression) -> bool:

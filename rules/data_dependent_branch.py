@@ -6,6 +6,7 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Stage
 from breaklint.rule import FileContext
+from breaklint.values import Kind, Value
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
 
@@ -25,11 +26,19 @@ def truth_tested(expr: cst.BaseExpression,
         yield expr
 
 
+def _operator(operator: cst.BaseCompOp) -> str:
+    """How a comparison operator is spelled (`==`, `!=`, `<`, ...)."""
+    return {"Equal": "==", "NotEqual": "!=", "LessThan": "<", "LessThanEqual": "<=", "GreaterThan": ">",
+            "GreaterThanEqual": ">="}.get(type(operator).__name__, "==")
+
+
 class DataDependentBranch(NonstrictCallSites):
     """## What it does
     Finds Python control flow that depends on a tensor's values inside a compiled region: `if`,
     `elif`, `while`, a conditional expression, `and`/`or`/`not` on a tensor, and comprehension
-    filters.
+    filters. Also a list or tuple compared with one that holds a tensor: `assert list(t.size())
+    == [batch, n, seq_len]` with a tensor `n` (a count returned by a helper), `if x.shape !=
+    (b, n):` — Python compares element by element and needs each `==` as a bool.
 
     ## Why is this bad?
     Dynamo traces one path through the code. When the path depends on data it cannot know at
@@ -54,7 +63,8 @@ class DataDependentBranch(NonstrictCallSites):
     When the branch is rare and the break is measured to be cheap, or the code is not compiled.
 
     ## Dynamo says
-    `Data-dependent branching` (GB0170).
+    `Data-dependent branching` (GB0170); `list_richcompare_nonconst` (GB6622, torch 2.13) for a
+    list or tuple comparison with a tensor element.
     At the call of a `nonstrict_trace` function whose body does this: `Unsupported output type for
     nonstrict_trace-ed function` (GB0251).
 
@@ -77,7 +87,7 @@ class DataDependentBranch(NonstrictCallSites):
         "select with torch.where(cond, a, b), use torch.cond for real control flow, or branch outside the "
         "compiled code; for NumPy on Python values, compute with Python ints and math (math.lcm) instead"
     )
-    dynamo_says = {"GB0170": "Data-dependent branching", **NONSTRICT_SAYS}
+    dynamo_says = {"GB0170": "Data-dependent branching", "GB6622": "list_richcompare_nonconst", **NONSTRICT_SAYS}
     bad = (
         "import torch\n\n@torch.compile\ndef f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n",
         "import torch\n\n@torch.compile\ndef f(x):\n    return x if x.max() > 0 else -x\n",
@@ -112,6 +122,43 @@ class DataDependentBranch(NonstrictCallSites):
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not) and node not in self._tests:
             self._check_test(node.expression, node, "not")
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        left = node.left
+        for target in node.comparisons:
+            right = target.comparator
+            if not isinstance(target.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                held = self._tensor_in_sequence(left, right) or self._tensor_in_sequence(right, left)
+                if held is not None:
+                    value, kind = held
+                    confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
+                    self.report(node, confidence=confidence, says="GB6622", statement=_operator(target.operator),
+                                subject=f"a {kind} holding a tensor")
+                    return  # Dynamo breaks at the first one
+            left = right
+
+    def _tensor_in_sequence(self, display: cst.BaseExpression, other: cst.BaseExpression
+                            ) -> tuple[Value, str] | None:
+        """A list/tuple display with a tensor element, compared with a sequence of its kind (a
+        display of the same length, `list(...)` / `tuple(...)`, a shape): each element pair is
+        compared as a bool, and a tensor's `==` has no bool while tracing (GB6622)."""
+        if not isinstance(display, (cst.List, cst.Tuple)) or any(
+                isinstance(e, cst.StarredElement) for e in display.elements):
+            return None
+        kind = "list" if isinstance(display, cst.List) else "tuple"
+        if isinstance(other, (cst.List, cst.Tuple)):
+            if type(other) is not type(display) or len(other.elements) != len(display.elements):
+                return None
+        elif isinstance(other, cst.Call) and isinstance(other.func, cst.Name):
+            if self.ctx.resolve(other.func) != kind:
+                return None
+        elif not (kind == "tuple" and self.ctx.value(other).kind is Kind.SHAPE):
+            return None
+        for element in display.elements:
+            value = self.ctx.value(element.value)
+            if value.tensorish and not value.numpy:
+                return value, kind
+        return None
 
     def _check_test(self, test: cst.BaseExpression, anchor: cst.CSTNode, statement: str) -> None:
         self._mark(test)

@@ -33,7 +33,8 @@ class TensorToScalar(NonstrictCallSites):
     Finds a tensor turned into a Python number or list inside a compiled region: `t.item()`,
     `t.tolist()`, `int(t)`, `float(t)`, `bool(t)`, and the implicit `t.__index__()` of
     `range(t)`, a Python list indexed by a tensor (`scales[i]`) and a slice with tensor bounds
-    (`x[:n]`).
+    (`x[:n]`); and a tensor as the start of `x.narrow(dim, start, length)` (a count computed
+    with `mask.sum(dim=1).max()`), which Dynamo has to read as a Python int.
 
     The same for NumPy values: in a region Dynamo traces NumPy as tensors (torch._numpy), also
     NumPy called on plain Python values (`np.sum(counts)`, `np.arange(n)`, an element of
@@ -78,7 +79,8 @@ class TensorToScalar(NonstrictCallSites):
     `Unsupported Tensor.item() call with capture_scalar_outputs=False` (GB0124) for `.item()`,
     `int()`, `float()`, `bool()`, list indexing and tensor slice bounds; `Tensor.tolist() with
     non-integer tensor` (GB0109) or `Data dependent operator` (GB0033, integer tensors) for
-    `.tolist()`; `Failed to trace builtin operator` (GB0059) for `range(tensor)`.
+    `.tolist()`; `Failed to trace builtin operator` (GB0059) for `range(tensor)`; `Data dependent
+    operator` (GB0033) for a tensor start of `narrow()`.
     For NumPy values: `Data dependent operator` (GB0033); `torch.* op returned non-Tensor`
     (GB0208) for an integer made from Python numbers used as an index or slice bound.
     At the call of a `nonstrict_trace` function whose body does this: `Unsupported output type for
@@ -147,6 +149,7 @@ class TensorToScalar(NonstrictCallSites):
     def visit_Call(self, node: cst.Call) -> None:
         if self._patched:
             return
+        self._narrow_start(node)
         receiver = method_call(node, METHOD_SAYS)
         if receiver is not None:
             value = self.ctx.value(receiver)
@@ -180,6 +183,31 @@ class TensorToScalar(NonstrictCallSites):
                     self.report(node, confidence=_confidence(value), says=NUMPY_CAST_SAYS, what=f"`{builtin}()` of {NUMPY},")
             elif not self._scalars_captured():
                 self.report(node, confidence=_confidence(value), says="GB0124", what=f"`{builtin}(tensor)`")
+
+    def _narrow_start(self, node: cst.Call) -> None:
+        """`x.narrow(dim, start, length)` / `torch.narrow(x, dim, start, length)` with a tensor
+        start: Dynamo reads it as a Python int (GB0033). A tensor length is not reported: it is
+        only read when the tensor is made in the same graph (a count that crossed a break into a
+        graph's inputs is traced, Longformer's `narrow(-1, 0, max_num_global_attn_indices)`)."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "narrow" and not (
+                self.ctx.resolve(func) or "").startswith("torch."):
+            receiver, position = self.ctx.value(func.value), 1
+        elif self.ctx.resolve(func) == "torch.narrow":
+            first = next((a for a in node.args if a.keyword is None and not a.star), None)
+            receiver, position = (self.ctx.value(first.value) if first else Value(Kind.UNKNOWN)), 2
+        else:
+            return
+        if not receiver.tensorish or self._scalars_captured():
+            return
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        start = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "start"),
+                     positional[position].value if len(positional) > position else None)
+        value = self.ctx.value(start) if start is not None else Value(Kind.UNKNOWN)
+        if value.tensorish and not value.numpy and not value.boolean:
+            certain = receiver.is_tensor and value.is_tensor
+            self.report(node, confidence=Confidence.CERTAIN if certain else Confidence.LIKELY, says="GB0033",
+                        what="a tensor as the start of `narrow()`")
 
     def _numpy_sizes(self, node: cst.Call) -> None:
         """An array-valued NumPy value passed as a size (`np.zeros((n, a))`, `x.reshape(-1, a)`)

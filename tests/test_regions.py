@@ -752,3 +752,91 @@ def test_the_defaults_are_read_from_the_configuration_class(tmp_path, check, edi
     findings = check([root], root=root, assume_forward_compiled=False).findings
     assert {f.span.start_line for f in findings if f.confidence.value != "possible"} == likely
     assert {f.span.start_line for f in findings} == {7, 11}
+
+
+SEEDED = {
+    "configuration.py": """
+        class HashConfig:
+            def __init__(self, hidden=8, seed=None):
+                self.hidden = hidden
+                self.seed = seed
+    """,
+    "model.py": f"""
+        import torch
+        from torch import nn
+        from configuration import HashConfig
+
+        class Hashing(nn.Module):
+            def __init__(self, config, layer_idx=None):
+                super().__init__()
+                self.config = config
+                self.seed = config.seed
+                self.layer_idx = layer_idx
+
+            def forward(self, x):
+                if self.seed is not None:
+                    return {ITEM}
+                return x
+
+        class Reseeded(Hashing):
+            def __init__(self, config, layer_idx=None):
+                super().__init__(config, layer_idx)
+                self.seed = 0
+
+        def run_layers(x, layers):
+            for layer in layers:
+                x = layer(x)
+            return x
+
+        class Encoder(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                self.layers = nn.ModuleList([Hashing(config, i) for i in range(2)])
+
+            def forward(self, x):
+                return run_layers(x, self.layers)
+
+        class PreTrained(nn.Module):
+            config: HashConfig
+
+        class Model(PreTrained):
+            def __init__(self, config):
+                super().__init__()
+                self.encoder = Encoder(config)
+
+            def forward(self, x):
+                return self.encoder(x)
+    """,
+}
+
+
+@pytest.mark.parametrize("edit,possible", [
+    ("", True),  # the layers reached through a helper's parameter, built from an unannotated `config`
+    ("self.seed = self.config.seed", True),
+    ("self.seed = int(config.seed)", False),  # not a copy of the setting
+    ("self.seed = config.seed\n        if layer_idx:\n            self.seed = None", False),  # assigned twice
+    ("if layer_idx is not None:\n            self.seed = config.seed", False),  # not every instance holds it
+    ("def reseed(self, seed):\n        self.seed = seed", False),  # the module's own state
+    ("Reseeded(config, i)", False),  # the class built assigns it again
+    ("config: int", False),  # the class annotation names no configuration class
+])
+def test_an_attribute_copied_from_the_configuration_is_its_setting(tmp_path, check, edit, possible) -> None:
+    """`self.seed = config.seed` in `__init__`, and nowhere else in the classes built: a test
+    of `self.seed` is judged by the configuration's default, found back through the builders
+    and the class-level `config: HashConfig` of the top model, which the region is entered at."""
+    text = textwrap.dedent(SEEDED["model.py"])
+    if edit.startswith("def "):
+        text = text.replace("    def forward(self, x):\n        if self.seed", f"    {edit}\n\n    def forward(self, x):\n"
+                            "        if self.seed", 1)
+    elif edit.startswith("Reseeded"):
+        text = text.replace("Hashing(config, i)", edit)
+    elif edit.startswith("config:"):
+        text = text.replace("config: HashConfig", edit)
+    elif edit:
+        text = text.replace("self.seed = config.seed", edit)
+    root = project(tmp_path, {**SEEDED, "model.py": text})
+    result = check([root], root=root, assume_forward_compiled=False, entry_points=("model:Model.forward",))
+    [finding] = [f for f in result.findings if f.code == "BL101"]
+    assert (finding.confidence.value == "possible") == possible, finding.message
+    if possible:
+        assert "only when `self.seed is not None`; the default is None" in finding.message

@@ -83,7 +83,6 @@ CAUSES = {
     f"{_BIGBIRD}:1912": "only for inputs too short for block-sparse attention (<= 18 tokens with this config; these have "
                         "32); the branch also switches the attention type, so it is not a warning-only branch",
     f"{_REFORMER}:744": "`torch.manual_seed(self.hash_seed)` only when `config.hash_seed` is set (None in this config)",
-    f"{_REFORMER}:824": "a logger call in `_set_num_buckets`, which runs only when `config.num_buckets` is None (2 here)",
     # misses
     f"{_LONGFORMER}:965": "`attn_probs.narrow(-1, max_num_global_attn_indices, "
         "...)` with global attention: the count is a 0-d tensor (`num_global_attn_indices.max()`) returned in a tuple by "

@@ -215,3 +215,43 @@ def norm_by_blocks(x):
 @torch.compile
 def flatten_blocks(x):
     return x.reshape(-1, np.prod([2, 4]))  # expect: BL101
+
+
+class GlobalLocalAttention(torch.nn.Module):
+    """Longformer-style: a static helper counts the global tokens and hands the count back in a
+    tuple; the caller unpacks it and narrows the probabilities past the global columns."""
+
+    def __init__(self):
+        super().__init__()
+        self.scores = torch.nn.Linear(8, 8)
+
+    @staticmethod
+    def _get_global_attn_indices(is_index_global_attn):
+        num_global_attn_indices = is_index_global_attn.long().sum(dim=1)
+        max_num_global_attn_indices = num_global_attn_indices.max()
+        return max_num_global_attn_indices, num_global_attn_indices
+
+    def _local_attn_probs(self, attn_probs, max_num_global_attn_indices):
+        return attn_probs.narrow(  # expect: BL101
+            -1, max_num_global_attn_indices, attn_probs.size(-1) - max_num_global_attn_indices
+        )
+
+    def forward(self, hidden_states):
+        is_index_global_attn = hidden_states > 1.0
+        max_num_global_attn_indices, _ = self._get_global_attn_indices(is_index_global_attn)
+        attn_probs = self.scores(hidden_states).softmax(dim=-1)
+        return self._local_attn_probs(attn_probs, max_num_global_attn_indices)
+
+
+global_local_attention = torch.compile(GlobalLocalAttention())
+
+
+def _longest_prefix(mask):
+    lengths = mask.long().sum(dim=-1)
+    return lengths.max(), lengths
+
+
+@torch.compile
+def drop_longest_prefix(x):
+    start = _longest_prefix(x > 1.0)[0]
+    return torch.narrow(x, 1, start, 8 - start)  # expect: BL101

@@ -184,3 +184,42 @@ class PlannedBlocks(torch.nn.Module):
 
 
 planned_blocks = torch.compile(PlannedBlocks())
+
+
+class StaticGlobalAttention(torch.nn.Module):
+    """The same layout as a Longformer layer, with the global count a Python int (from the
+    shape) handed back in the helper's tuple: `narrow` gets an int, nothing is read back."""
+
+    def __init__(self):
+        super().__init__()
+        self.scores = torch.nn.Linear(8, 8)
+
+    @staticmethod
+    def _get_global_attn_indices(hidden_states):
+        num_global = hidden_states.shape[-1] // 4
+        is_index_global_attn = hidden_states[:, :num_global] > 1.0
+        return num_global, is_index_global_attn
+
+    def _split_sizes(self, attn_probs):
+        return attn_probs.sum(dim=-1), attn_probs.size(-1) // 2
+
+    def forward(self, hidden_states):
+        num_global, is_index_global_attn = self._get_global_attn_indices(hidden_states)
+        attn_probs = self.scores(hidden_states).softmax(dim=-1)
+        local = attn_probs.narrow(-1, num_global, attn_probs.size(-1) - num_global)
+        totals, half = self._split_sizes(attn_probs)
+        right = attn_probs.narrow(-1, half, half)
+        return local.sum() + right.sum() + totals.sum() + is_index_global_attn.float().sum()
+
+
+static_global_attention = torch.compile(StaticGlobalAttention())
+
+
+def _prefix_length(x):
+    return x.shape[-1] // 2, x.sum(dim=-1)
+
+
+@torch.compile
+def drop_fixed_prefix(x):
+    start = _prefix_length(x)[0]
+    return torch.narrow(x, 1, start, x.shape[1] - start)

@@ -123,3 +123,32 @@ def random_block_row(x):
 def plan_has_random_blocks(x):
     num_rand_blocks = np.sum([0, 2])
     return x * 2 if num_rand_blocks > 0 else x  # expect: BL102
+
+
+class GlobalAttentionOutput(torch.nn.Module):
+    """Longformer-style size checks: the longest sequence is counted by a static helper and
+    handed back in a tuple, then checked in a list (and a tuple) against the output's size."""
+
+    def __init__(self):
+        super().__init__()
+        self.value = torch.nn.Linear(8, 8)
+
+    @staticmethod
+    def _get_lengths(attention_mask):
+        lengths = attention_mask.long().sum(dim=-1)
+        return lengths.max(), lengths
+
+    def forward(self, hidden_states):
+        attention_mask = hidden_states != 0
+        max_length, lengths = self._get_lengths(attention_mask)
+        attn_output = self.value(hidden_states)
+        assert list(attn_output.size()) == [  # expect: BL102
+            hidden_states.shape[0],
+            max_length,
+        ], f"attn_output should be of size ({hidden_states.shape[0]}, {max_length}), but is {attn_output.size()}"
+        if attn_output.shape != (hidden_states.shape[0], max_length):  # expect: BL102
+            raise ValueError("attn_output has the wrong shape")
+        return attn_output * lengths.unsqueeze(-1)
+
+
+global_attention_output = torch.compile(GlobalAttentionOutput())

@@ -172,3 +172,28 @@ class Mixer(torch.nn.Module):
 
 
 mixer = torch.compile(Mixer(MixerConfig()))
+
+
+class StaticAttentionOutput(torch.nn.Module):
+    """The same size checks against an int from the shape, handed back in the helper's tuple:
+    the list comparison is decided while tracing (a guard), no break."""
+
+    def __init__(self):
+        super().__init__()
+        self.value = torch.nn.Linear(8, 8)
+
+    @staticmethod
+    def _get_lengths(hidden_states):
+        lengths = (hidden_states != 0).long().sum(dim=-1)
+        return hidden_states.shape[-1], lengths
+
+    def forward(self, hidden_states):
+        max_length, lengths = self._get_lengths(hidden_states)
+        attn_output = self.value(hidden_states)
+        assert list(attn_output.size()) == [hidden_states.shape[0], max_length], "wrong size"
+        if attn_output.shape != (hidden_states.shape[0], max_length):
+            raise ValueError("attn_output has the wrong shape")
+        return attn_output * lengths.unsqueeze(-1)
+
+
+static_attention_output = torch.compile(StaticAttentionOutput())

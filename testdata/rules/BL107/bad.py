@@ -61,3 +61,31 @@ def masked_span_starts(x):
     # wav2vec2-style SpecAugment: torch._numpy's choice tests its probabilities in Python.
     starts = np.random.choice(np.arange(6), 2, replace=False)  # expect: BL107
     return x + torch.from_numpy(starts).sum()
+
+
+class NoiseConfig:
+    def __init__(self, hidden_size=8, noise_seed=None):
+        self.hidden_size = hidden_size
+        self.noise_seed = noise_seed
+
+
+class SeededNoise(nn.Module):
+    """`noise_seed` comes from the configuration, but `set_seed` can change it after construction:
+    a module attribute, not a setting, so the default configuration does not decide the test."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.noise_seed = config.noise_seed
+
+    def set_seed(self, seed):
+        self.noise_seed = seed
+
+    def forward(self, x):
+        if self.noise_seed is not None:
+            torch.manual_seed(self.noise_seed)  # expect: BL107
+        return x + 0.1 * torch.randn_like(x)
+
+
+noise = SeededNoise(NoiseConfig())
+noise.set_seed(0)  # a reproducible run, after the model is built
+seeded_noise = torch.compile(noise)

@@ -5,6 +5,7 @@ import time
 
 import numpy as np
 import torch
+from torch import nn
 
 
 @torch.compile
@@ -39,3 +40,72 @@ def train_step(x):
 def torch_span_starts(x):
     starts = torch.randperm(6)[:2]
     return x + starts.sum() + torch.from_numpy(np.random.randint(0, 6, size=2)).sum()
+
+
+class HashingConfig:
+    """A Reformer-style configuration: `hash_seed` is for tests only, None for training."""
+
+    def __init__(self, hidden_size=8, num_layers=2, num_buckets=4, hash_seed=None):
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.num_buckets = num_buckets
+        self.hash_seed = hash_seed
+
+
+class HashedSelfAttention(nn.Module):
+    def __init__(self, config, layer_idx=None):
+        super().__init__()
+        self.num_buckets = config.num_buckets
+        self.hash_seed = config.hash_seed
+        self.layer_idx = layer_idx
+        self.query_key = nn.Linear(config.hidden_size, config.hidden_size, bias=False)
+
+    def _hash_vectors(self, vectors):
+        if self.hash_seed is not None:
+            # for determinism: only a configuration that sets `hash_seed` reseeds in the region
+            torch.manual_seed(self.hash_seed)  # possible: BL107
+        rotations = torch.randn(vectors.shape[-1], self.num_buckets // 2, dtype=vectors.dtype)
+        rotated = vectors @ rotations
+        return torch.cat([rotated, -rotated], dim=-1).argmax(dim=-1)
+
+    def forward(self, hidden_states):
+        query_key = self.query_key(hidden_states)
+        buckets = self._hash_vectors(query_key.detach())
+        return query_key * (1 + buckets.unsqueeze(-1).to(query_key.dtype))
+
+
+class HashedAttentionLayer(nn.Module):
+    def __init__(self, config, layer_id=0):
+        super().__init__()
+        self.attention = HashedSelfAttention(config, layer_idx=layer_id)
+        self.norm = nn.LayerNorm(config.hidden_size)
+
+    def forward(self, hidden_states):
+        return self.norm(hidden_states + self.attention(hidden_states))
+
+
+def run_layers(hidden_states, layers):
+    for layer in layers:
+        hidden_states = layer(hidden_states)
+    return hidden_states
+
+
+class HashedEncoder(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.layers = nn.ModuleList([HashedAttentionLayer(config, i) for i in range(config.num_layers)])
+
+    def forward(self, hidden_states):
+        return run_layers(hidden_states, self.layers)
+
+
+class HashedModel(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.encoder = HashedEncoder(config)
+
+    def forward(self, hidden_states):
+        return self.encoder(hidden_states)
+
+
+hashed = torch.compile(HashedModel(HashingConfig()))

@@ -1,5 +1,6 @@
-"""Attention masks, one builder per attention implementation."""
+"""Masks: the attention masks, one builder per attention implementation, and SpecAugment's time mask."""
 import torch
+from torch import nn
 
 
 def additive_mask(mask, dtype):
@@ -13,3 +14,19 @@ def block_mask(mask, block=4):
     if mask.all():  # possible: BL102
         return None
     return mask[:, None, :, None] * mask[:, None, None, :] if padded == 0 else mask[:, None, None, :]
+
+
+class TimeMasking(nn.Module):
+    """SpecAugment-style: zeroes random time steps. `mask_seed` (tests only; None by default)
+    makes the masks reproducible."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.mask_prob = config.mask_time_prob
+        self.mask_seed = config.mask_seed
+
+    def forward(self, hidden_states):
+        if self.mask_seed is not None:
+            torch.manual_seed(self.mask_seed)  # possible: BL107
+        keep = torch.rand(hidden_states.shape[:2], device=hidden_states.device) >= self.mask_prob
+        return hidden_states * keep.unsqueeze(-1).to(hidden_states.dtype)

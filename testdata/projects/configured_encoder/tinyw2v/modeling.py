@@ -3,7 +3,7 @@ import torch
 from torch import nn
 
 from .configuration import TinyW2VConfig
-from .masks import additive_mask, block_mask
+from .masks import TimeMasking, additive_mask, block_mask
 
 
 class EncoderLayer(nn.Module):
@@ -23,6 +23,7 @@ class Encoder(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.config = config
+        self.time_masking = TimeMasking(config)
         self.layer_norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.layers = nn.ModuleList([EncoderLayer(config) for _ in range(config.num_layers)])
 
@@ -38,7 +39,7 @@ class Encoder(nn.Module):
 
     def forward(self, hidden_states, attention_mask):
         attention_mask = self._update_mask(attention_mask, hidden_states)
-        hidden_states = self.layer_norm(hidden_states)
+        hidden_states = self.layer_norm(self.time_masking(hidden_states))
         # Skip the stack for silent input: a Python `if` on a tensor, in the encoder that is built.
         if hidden_states.abs().amax() == 0:  # expect: BL102
             return hidden_states

@@ -1,0 +1,3 @@
+from .model import LongDocumentClassifier
+
+__all__ = ["LongDocumentClassifier"]
