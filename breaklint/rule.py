@@ -401,7 +401,8 @@ class Rule:
                 text += f"; inside a loop, so Dynamo skips the whole function{cite}"
                 severity = Severity.ERROR
             elif self.ctx.in_while_test(node, jump=JUMP_BREAK in ((says,) if isinstance(says, str) else says)):
-                text += f"; in a `while` test, which runs again at the end of every pass, so Dynamo runs the loop and the rest of the function uncompiled{cite}"
+                text += ("; in a `while` test, which runs again at the end of every pass, so Dynamo runs the"
+                         f" loop and the rest of the function uncompiled{cite}")
                 severity = Severity.ERROR
             else:
                 caller = self.ctx.looping_caller()
