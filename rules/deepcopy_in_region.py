@@ -7,7 +7,7 @@ from breaklint.rule import Rule
 from breaklint.versions import Versions, pick
 
 # Up to torch 2.11 Dynamo refuses every `copy.deepcopy` call, whatever it copies (GB0179). The
-# change that inlines copy.deepcopy (pytorch#177484, March 2026, after the 2.11 branch cut)
+# pull request that inlines copy.deepcopy (pytorch#177484, March 2026, after the 2.11 branch cut)
 # traces plain containers and breaks at a tensor's `__deepcopy__` (GB4198). 2.12 was not
 # measured: it is judged like 2.13.
 EVERY_DEEPCOPY_BREAKS = Versions(high="2.11")
@@ -42,9 +42,9 @@ class DeepcopyInRegion(Rule):
     Up to torch 2.11 Dynamo refuses every `copy.deepcopy` call, whatever it copies: a dict of
     options breaks as a tensor does (GB0179, measured on 2.11). Torch 2.13 inlines
     `copy.deepcopy`: plain containers are traced, a tensor breaks at its `__deepcopy__`
-    (GB4198). The change (pytorch#177484, "Support id() on containers and copy.deepcopy
-    tracing") was made in March 2026, after the 2.11 branch cut; 2.12 was not measured, and is
-    judged like 2.13.
+    (GB4198). The pull request that does it (pytorch#177484, "Support id() on containers and
+    copy.deepcopy tracing") dates from March 2026, after the 2.11 branch cut; 2.12 was not
+    measured, and is judged like 2.13.
     """
 
     code = "BL116"

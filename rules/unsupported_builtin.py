@@ -53,8 +53,8 @@ class UnsupportedBuiltin(Rule):
 
     ## Versions
     `locals()` breaks on torch 2.11 (GB0059) and is traced on 2.13, so it is reported for a
-    `target-torch` of 2.11 or older. The change to trace it (pytorch#178819, "Trace
-    locals()/vars() as ConstDictVariable snapshot") was opened in March 2026, after the 2.11
+    `target-torch` of 2.11 or older. The pull request that traces it (pytorch#178819, "Trace
+    locals()/vars() as ConstDictVariable snapshot") dates from March 2026, after the 2.11
     branch cut; 2.12 was not measured, and is judged like 2.13.
     """
 
