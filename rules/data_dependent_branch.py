@@ -7,8 +7,13 @@ import libcst as cst
 from breaklint.finding import Confidence, Stage
 from breaklint.rule import FileContext
 from breaklint.values import Kind, Value
+from breaklint.versions import Versions, pick
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
+
+# A list or tuple compared with one holding a tensor: torch 2.13 names it (GB6622, new in its
+# registry); 2.11 breaks at the tensor's bool (GB0170, measured), and so, by the registry, 2.12.
+SEQUENCE_COMPARE_SAYS = {"GB0170": Versions(high="2.12"), "GB6622": Versions(low="2.13")}
 
 
 def truth_tested(expr: cst.BaseExpression,
@@ -64,7 +69,9 @@ class DataDependentBranch(NonstrictCallSites):
 
     ## Dynamo says
     `Data-dependent branching` (GB0170); `list_richcompare_nonconst` (GB6622, torch 2.13) for a
-    list or tuple comparison with a tensor element.
+    list or tuple comparison with a tensor element (GB0170 on torch 2.11, measured; Dynamo 2.11
+    cannot resume after such an `assert` spread over several lines, and runs the rest of the
+    function eagerly).
     At the call of a `nonstrict_trace` function whose body does this: `Unsupported output type for
     nonstrict_trace-ed function` (GB0251).
 
@@ -132,7 +139,8 @@ class DataDependentBranch(NonstrictCallSites):
                 if held is not None:
                     value, kind = held
                     confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
-                    self.report(node, confidence=confidence, says="GB6622", statement=_operator(target.operator),
+                    self.report(node, confidence=confidence, says=pick(SEQUENCE_COMPARE_SAYS, self.ctx.target_torch),
+                                statement=_operator(target.operator),
                                 subject=f"a {kind} holding a tensor")
                     return  # Dynamo breaks at the first one
             left = right

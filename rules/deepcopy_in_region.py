@@ -12,6 +12,9 @@ from breaklint.versions import Versions, pick
 # measured: it is judged like 2.13.
 EVERY_DEEPCOPY_BREAKS = Versions(high="2.11")
 DEEPCOPY_SAYS = {"GB0179": Versions(high="2.11"), "GB4198": Versions(low="2.12")}
+# `copy.copy(tensor)`: torch 2.11 calls the skipped `copy.copy` (GB0007), 2.13 traces into
+# `Tensor.__reduce_ex__` (GB0208); 2.12 not measured, judged like 2.13.
+COPY_SAYS = {"GB0007": Versions(high="2.11"), "GB0208": Versions(low="2.12")}
 
 
 class DeepcopyInRegion(Rule):
@@ -36,7 +39,8 @@ class DeepcopyInRegion(Rule):
     ## Dynamo says
     `Attempted to copy.deepcopy a tensor` (GB4198, 2.13) for `copy.deepcopy`; `torch.* op
     returned non-Tensor` (GB0208) for `copy.copy` of a tensor. Torch 2.11: `copy.deepcopy()`
-    (GB0179) for every `copy.deepcopy`.
+    (GB0179) for every `copy.deepcopy`, and `Attempted to call function marked as skipped`
+    (GB0007) for `copy.copy` of a tensor.
 
     ## Versions
     Up to torch 2.11 Dynamo refuses every `copy.deepcopy` call, whatever it copies: a dict of
@@ -44,7 +48,8 @@ class DeepcopyInRegion(Rule):
     `copy.deepcopy`: plain containers are traced, a tensor breaks at its `__deepcopy__`
     (GB4198). The pull request that does it (pytorch#177484, "Support id() on containers and
     copy.deepcopy tracing") dates from March 2026, after the 2.11 branch cut; 2.12 was not
-    measured, and is judged like 2.13.
+    measured, and is judged like 2.13. `copy.copy` of a tensor breaks in both, under another
+    id on 2.11 (GB0007: `copy.copy` is a function Dynamo skips there).
     """
 
     code = "BL116"
@@ -56,6 +61,7 @@ class DeepcopyInRegion(Rule):
         "GB4198": "Attempted to copy.deepcopy a tensor",
         "GB0208": "torch.* op returned non-Tensor",
         "GB0179": "copy.deepcopy()",
+        "GB0007": "Attempted to call function marked as skipped",
     }
     bad = ("import copy\nimport torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    return copy.deepcopy(x) * 2\n",)
     good = ("import torch\n\n@torch.compile\ndef f(x: torch.Tensor):\n    return x.clone() * 2\n",)
@@ -68,7 +74,7 @@ class DeepcopyInRegion(Rule):
         target = self.ctx.target_torch
         if value.tensorish:
             confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
-            says = pick(DEEPCOPY_SAYS, target) if resolved == "copy.deepcopy" else ("GB0208",)
+            says = pick(DEEPCOPY_SAYS if resolved == "copy.deepcopy" else COPY_SAYS, target)
             self.report(node, confidence=confidence, says=says, function=f"{resolved}()", what="a tensor")
         elif resolved == "copy.deepcopy" and target in EVERY_DEEPCOPY_BREAKS:
             self.report(node, confidence=Confidence.CERTAIN, says="GB0179", function=f"{resolved}()",

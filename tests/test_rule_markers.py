@@ -302,14 +302,17 @@ def test_messages_quote_the_id_the_target_torch_gives_for_the_pattern(check) -> 
     """Dynamo names one pattern differently in 2.11 and 2.13; 2.12 (not measured) quotes both."""
     cases = [(TESTDATA / "BL116" / "bad.py", "saved = copy.deepcopy(x)", "GB0179", "GB4198"),
              (TESTDATA / "BL101" / "bad.py", "return x * SCALES[i]", "GB0070", "GB0124"),
-             (TESTDATA / "BL302" / "bad.py", "self.proj.register_forward_hook(", "GB0059", "GB0467")]
+             (TESTDATA / "BL302" / "bad.py", "self.proj.register_forward_hook(", "GB0059", "GB0467"),
+             (TESTDATA / "BL116" / "bad.py", "alias = copy.copy(x)", "GB0007", "GB0208"),
+             (TESTDATA / "BL102" / "bad.py", "if attn_output.shape != (", "GB0170", "GB6622")]
     for path, text, old_id, new_id in cases:
         line = _line_of(path, text)
         old = _by_line(check, path, target_torch=TorchVersion(2, 11))[line]
         new = _by_line(check, path, target_torch=TorchVersion(2, 13))[line]
         assert old.gb_ids == (old_id,) and new_id not in old.message, old.message  # type: ignore[attr-defined]
         assert new.gb_ids == (new_id,) and old_id not in new.message, new.message  # type: ignore[attr-defined]
-    between = _by_line(check, TESTDATA / "BL302" / "bad.py", target_torch=TorchVersion(2, 12))[line]
+    hooks = TESTDATA / "BL302" / "bad.py"
+    between = _by_line(check, hooks, target_torch=TorchVersion(2, 12))[_line_of(hooks, "self.proj.register_forward_hook(")]
     both = '"Failed to trace builtin operator" (GB0059) or "setattr() on unsupported type"'
     assert both in between.message  # type: ignore[attr-defined]
 

@@ -127,7 +127,7 @@ def plan_has_random_blocks(x):
 
 class GlobalAttentionOutput(torch.nn.Module):
     """Longformer-style size checks: the longest sequence is counted by a static helper and
-    handed back in a tuple, then checked in a list (and a tuple) against the output's size."""
+    handed back in a tuple, then checked in a list against the output's size."""
 
     def __init__(self):
         super().__init__()
@@ -146,9 +146,20 @@ class GlobalAttentionOutput(torch.nn.Module):
             hidden_states.shape[0],
             max_length,
         ], f"attn_output should be of size ({hidden_states.shape[0]}, {max_length}), but is {attn_output.size()}"
+        return attn_output * lengths.unsqueeze(-1)
+
+
+class CheckedGlobalAttentionOutput(GlobalAttentionOutput):
+    """The same count checked against the shape as a tuple. A forward of its own: torch 2.11
+    cannot resume after the multi-line assert above, and runs the rest of that forward eagerly."""
+
+    def forward(self, hidden_states):
+        max_length, lengths = self._get_lengths(hidden_states != 0)
+        attn_output = self.value(hidden_states)
         if attn_output.shape != (hidden_states.shape[0], max_length):  # expect: BL102
             raise ValueError("attn_output has the wrong shape")
         return attn_output * lengths.unsqueeze(-1)
 
 
 global_attention_output = torch.compile(GlobalAttentionOutput())
+checked_global_attention_output = torch.compile(CheckedGlobalAttentionOutput())
