@@ -304,7 +304,7 @@ def test_messages_quote_the_id_the_target_torch_gives_for_the_pattern(check) -> 
              (TESTDATA / "BL101" / "bad.py", "return x * SCALES[i]", "GB0070", "GB0124"),
              (TESTDATA / "BL302" / "bad.py", "self.proj.register_forward_hook(", "GB0059", "GB0467"),
              (TESTDATA / "BL116" / "bad.py", "alias = copy.copy(x)", "GB0007", "GB0208"),
-             (TESTDATA / "BL102" / "bad.py", "if attn_output.shape != (", "GB0170", "GB6622")]
+             (TESTDATA / "BL102" / "bad.py", "if attn_output.shape != (attn_output", "GB0170", "GB6622")]
     for path, text, old_id, new_id in cases:
         line = _line_of(path, text)
         old = _by_line(check, path, target_torch=TorchVersion(2, 11))[line]

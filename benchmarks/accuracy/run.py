@@ -82,6 +82,10 @@ CAUSES = {
                    "loop makes Dynamo skip the whole frame, so it never reaches 735 (not observable while 728 breaks)",
     f"{_BIGBIRD}:1912": "only for inputs too short for block-sparse attention (<= 18 tokens with this config; these have "
                         "32); the branch also switches the attention type, so it is not a warning-only branch",
+    f"{_REFORMER}:1009": "`.nonzero()` in `_get_relevant_hid_states_and_buckets`, which only cached generation runs "
+                         "(`past_buckets_states` passed, one token at a time): these calls pass no cache. The value is "
+                         "a tensor (`_stable_argsort` returns `torch.argsort(...)`, followed through the return), and "
+                         "Dynamo would break there on that path",
     f"{_REFORMER}:744": "`torch.manual_seed(self.hash_seed)` only when `config.hash_seed` is set (None in this config)",
     # misses
     f"{_LONGFORMER}:965": "`attn_probs.narrow(-1, max_num_global_attn_indices, "

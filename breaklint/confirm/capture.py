@@ -422,6 +422,7 @@ class _Sink(logging.Filter):
 _SINK = _Sink()
 _saved: list[tuple[logging.Logger, int]] = []
 _added_artifacts: set[str] = set()
+_patched: list[object] = []  # duplicate checkers told to keep every stack (_keep_duplicate_stacks)
 
 
 def _artifact_loggers() -> list[logging.Logger]:
@@ -458,6 +459,18 @@ def _install() -> None:
     limit_logger = logging.getLogger(_LIMIT_LOGGER)
     _saved.append((limit_logger, limit_logger.level))
     limit_logger.addFilter(_SINK)
+    _keep_duplicate_stacks()
+
+
+def _keep_duplicate_stacks() -> None:
+    """Dynamo logs a break it has logged before without its user stack. Torch 2.11 keys that
+    on the innermost frame only, so the same break in a polyfill (a tuple comparison) reached
+    from a second user line loses that line; 2.13 keys it on the whole chain. While we listen,
+    every break keeps its stack."""
+    checker = getattr(importlib.import_module("torch._dynamo.utils"), "graph_break_dup_warning_checker", None)
+    if checker is not None and "add" not in vars(checker):
+        checker.add = lambda key: True  # an instance attribute, removed again by _uninstall
+        _patched.append(checker)
 
 
 def _uninstall() -> None:
@@ -469,6 +482,9 @@ def _uninstall() -> None:
     _saved.clear()
     _internal.log_state.artifact_names.difference_update(_added_artifacts)
     _added_artifacts.clear()
+    for checker in _patched:
+        del checker.add
+    _patched.clear()
 
 
 def _counters() -> tuple[int, int]:

@@ -149,17 +149,19 @@ class GlobalAttentionOutput(torch.nn.Module):
         return attn_output * lengths.unsqueeze(-1)
 
 
-class CheckedGlobalAttentionOutput(GlobalAttentionOutput):
-    """The same count checked against the shape as a tuple. A forward of its own: torch 2.11
-    cannot resume after the multi-line assert above, and runs the rest of that forward eagerly."""
+def _get_lengths(attention_mask):
+    lengths = attention_mask.long().sum(dim=-1)
+    return lengths.max(), lengths
 
-    def forward(self, hidden_states):
-        max_length, lengths = self._get_lengths(hidden_states != 0)
-        attn_output = self.value(hidden_states)
-        if attn_output.shape != (hidden_states.shape[0], max_length):  # expect: BL102
-            raise ValueError("attn_output has the wrong shape")
-        return attn_output * lengths.unsqueeze(-1)
+
+@torch.compile
+def checked_output(attn_output):
+    """The same count checked against the shape as a tuple (a function of its own: torch 2.11
+    cannot resume after the multi-line assert above, and runs the rest of that forward eagerly)."""
+    max_length, lengths = _get_lengths(attn_output != 0)
+    if attn_output.shape != (attn_output.shape[0], max_length):  # expect: BL102
+        raise ValueError("attn_output has the wrong shape")
+    return attn_output * lengths.unsqueeze(-1)
 
 
 global_attention_output = torch.compile(GlobalAttentionOutput())
-checked_global_attention_output = torch.compile(CheckedGlobalAttentionOutput())
