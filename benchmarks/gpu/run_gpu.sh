@@ -31,5 +31,8 @@ breaklint confirm examples/tinygpt examples/clean testdata/confirm_targets \
 echo "confirm exit code: $?"
 python3 benchmarks/gpu/summarize.py "$OUT/confirm.json" "$OUT/versions.txt" > "$OUT/results.md"
 cat "$OUT/results.md"
-pytest -q -p no:cacheprovider -p no:logging tests/test_capture.py tests/test_ground_truth.py > "$OUT/dynamo_tests.log" 2>&1
+# xdist (-n) where the machine has it: the ground truth is many short Dynamo runs.
+XDIST=$(python3 -c "import xdist" 2>/dev/null && echo "-n 12")
+pytest -q -p no:cacheprovider -p no:logging $XDIST -rf tests/test_capture.py tests/test_ground_truth.py \
+    tests/test_rule_markers.py > "$OUT/dynamo_tests.log" 2>&1
 tail -n 3 "$OUT/dynamo_tests.log"
