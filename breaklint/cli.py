@@ -16,7 +16,7 @@ from .deferred import defer
 
 defer("libcst")  # a warm check answers from the cache: see deferred.py
 
-from .config import Config, ConfigError, find_pyproject, load_config
+from .config import Config, ConfigError, find_pyproject, load_config, python_version
 from .engine import CheckResult, Engine
 from .finding import Severity
 from .registry import RuleSet, all_rules, find_rule
@@ -60,6 +60,7 @@ def cli() -> None:
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
               help="A pyproject.toml (or a TOML file holding the [tool.breaklint] keys at top level).")
 @click.option("--target-torch", default=None, help="Judge for this torch version, e.g. 2.11.")
+@click.option("--target-python", default=None, help="Judge for the bytecode of this Python, e.g. 3.12.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too.")
 @click.option("--statistics", is_flag=True, help="Print a count of findings per rule.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
@@ -70,7 +71,7 @@ def cli() -> None:
 def check(
     paths: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ...], output_format: str,
     output_file: Path | None, exit_zero: bool, scope: str | None, config_path: Path | None,
-    target_torch: str | None, force_exclude: bool, statistics: bool, quiet: bool, verbose: bool,
+    target_torch: str | None, target_python: str | None, force_exclude: bool, statistics: bool, quiet: bool, verbose: bool,
     jobs: int | None, no_cache: bool,
 ) -> None:
     """Check PATHS (default: the current directory)."""
@@ -80,8 +81,10 @@ def check(
     try:
         config = _load(config_path, paths)
         target = TorchVersion.parse(target_torch) if target_torch else None
+        python = python_version(target_python) if target_python else None
         config = config.with_overrides(
-            select=_split_codes(select), ignore=_split_codes(ignore), scope=scope, target_torch=target
+            select=_split_codes(select), ignore=_split_codes(ignore), scope=scope, target_torch=target,
+            target_python=python,
         )
         rules = RuleSet(config)
     except (ConfigError, ValueError) as error:

@@ -30,8 +30,8 @@ class Config:
     assume_forward_compiled: bool = True
     entry_points: tuple[str, ...] = ()
     target_torch: TorchVersion = field(default_factory=default_target)
-    # The Python the checked code runs on: breaklint's own (Dynamo reads its bytecode; the cache
-    # salt holds it too). Not a TOML key: tests set it to judge another Python's bytecode.
+    # The Python the checked code runs on (Dynamo reads its bytecode): `target-python`, else
+    # breaklint's own.
     target_python: tuple[int, int] = field(default_factory=lambda: (sys.version_info.major, sys.version_info.minor))
     scope: str = "compiled"
     root: Path = field(default_factory=Path.cwd)  # per-file-ignores and excludes are relative to it
@@ -51,6 +51,23 @@ def _bool(value: object, where: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{where}: expected true or false, got {value!r}")
     return value
+
+
+def python_version(text: str) -> tuple[int, int]:
+    """`"3.12"` -> (3, 12); ValueError for anything else."""
+    match = re.fullmatch(r"\s*3\.(\d+)\s*", text)
+    if match is None:
+        raise ValueError(f"not a Python version: {text!r} (expected e.g. '3.12')")
+    return 3, int(match.group(1))
+
+
+def _python(value: object, where: str) -> tuple[int, int]:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: expected a version string such as \"3.12\", got {value!r}")
+    try:
+        return python_version(value)
+    except ValueError as error:
+        raise ConfigError(f"{where}: {error}") from None
 
 
 def _version(value: object, where: str) -> TorchVersion:
@@ -131,6 +148,7 @@ _KEYS: dict[str, tuple[str, Callable[[object, str], object]]] = {
     "assume-forward-compiled": ("assume_forward_compiled", _bool),
     "entry-points": ("entry_points", _entry_points),
     "target-torch": ("target_torch", _version),
+    "target-python": ("target_python", _python),
     "scope": ("scope", _scope),
 }
 

@@ -65,6 +65,20 @@ def test_target_torch_changes_the_cited_ids(project: Path) -> None:
         assert "Unsupported Tensor.item()" in result.findings[0].message
 
 
+def test_target_python_decides_a_while_test_escalation(project: Path) -> None:
+    # Python 3.12 re-tests a `while` condition with a forward jump and a jump back after it,
+    # which Dynamo reads as a break in the loop (GB7000); 3.11's backward conditional jump is not.
+    (project / "src" / "loop.py").write_text(
+        "import torch\n\n@torch.compile\ndef f(x):\n    while x.abs().sum() < 10:\n        x = x * 2\n    return x\n")
+    said = {}
+    for python in ("3.11", "3.12"):
+        (project / "pyproject.toml").write_text(f'[tool.breaklint]\ntarget-python = "{python}"\n')
+        config = load_config(project / "pyproject.toml")
+        [finding] = Engine(config, RuleSet(config)).check([project / "src" / "loop.py"]).findings
+        said[python] = finding.message
+    assert "GB7000" in said["3.12"] and "GB7000" not in said["3.11"]
+
+
 def test_excluded_file_named_explicitly_is_checked_unless_force_exclude(project: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.breaklint]\nexclude = ["gen"]\n')
     config = load_config(project / "pyproject.toml")
@@ -87,6 +101,7 @@ def test_found_by_walking_up(project: Path) -> None:
     ('assume-forward-compiled = "yes"', "assume-forward-compiled: expected true or false"),
     ('target-torch = "latest"', "target-torch: not a torch version"),
     ("target-torch = 2.13", "target-torch: expected a version string"),
+    ('target-python = "2.7"', "target-python: not a Python version"),
     ('scope = "some"', "scope: expected \"compiled\" or \"all\""),
     ('per-file-ignores = ["x"]', "per-file-ignores: expected a table"),
     ("select = [", "invalid TOML"),
