@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from breaklint import engine as engine_module
-from breaklint.cache import CACHE_DIR, Cache
-from breaklint.config import Config
-from breaklint.engine import CheckResult, Engine
-from breaklint.registry import RuleSet
+from breaklint.cache import CACHE_DIR
+from breaklint.engine import CheckResult
+from testdata import check_tree as run, write_tree as write
 from breaklint.values import MAYBE, PYTHON, SHAPE_INT, TENSOR, UNKNOWN, Kind, Value, join
 
 MASK = Value(Kind.TENSOR, True)
@@ -31,19 +30,6 @@ PICK = """
 @pytest.fixture(autouse=True)
 def _in_project(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return root
-
-
-def run(root: Path, cache: Path | None = None, shortcut: bool = True) -> CheckResult:
-    config = Config(root=root, assume_forward_compiled=False)
-    return Engine(config, RuleSet(config), cache=Cache(cache) if cache else None, shortcut=shortcut).check([root])
 
 
 def found(result: CheckResult, code: str = "BL104") -> set[tuple[str, int, str]]:

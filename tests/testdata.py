@@ -75,3 +75,25 @@ def project_dirs() -> list[Path]:
 
 def project_files(project: Path) -> list[Path]:
     return sorted(project.rglob("*.py"))
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """A project of `files` (relative path -> dedented source) under root."""
+    import textwrap
+
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def check_tree(root: Path, cache: Path | None = None, shortcut: bool = True):  # type: ignore[no-untyped-def]
+    """`breaklint check root` with only explicit compile sites as entries (a CheckResult)."""
+    from breaklint.cache import Cache
+    from breaklint.config import Config
+    from breaklint.engine import Engine
+    from breaklint.registry import RuleSet
+
+    config = Config(root=root, assume_forward_compiled=False)
+    return Engine(config, RuleSet(config), cache=Cache(cache) if cache else None, shortcut=shortcut).check([root])
