@@ -20,3 +20,19 @@ def run_check(paths: list[Path], root: Path | None = None, **settings: object) -
 @pytest.fixture
 def check():
     return run_check
+
+
+@pytest.fixture
+def rechecked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the rules ran on (libcst and all), in this process."""
+    from breaklint import engine as engine_module
+
+    seen: list[str] = []
+    original = engine_module._Run.check_file
+
+    def spy(run, index):  # type: ignore[no-untyped-def]
+        seen.append(run.sources[index].display)
+        return original(run, index)
+
+    monkeypatch.setattr(engine_module._Run, "check_file", spy)
+    return seen

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from breaklint import engine as engine_module
 from breaklint.cache import CACHE_DIR
 from breaklint.engine import CheckResult
 from testdata import check_tree as run, write_tree as write
@@ -200,18 +199,12 @@ def test_a_guess_is_not_passed_on(tmp_path: Path) -> None:
     assert both(root) == set()
 
 
-def test_editing_only_the_caller_changes_the_callees_finding_in_a_warm_run(tmp_path: Path, monkeypatch) -> None:
+def test_editing_only_the_caller_changes_the_callees_finding_in_a_warm_run(tmp_path: Path, monkeypatch,
+                                                                          rechecked: list[str]) -> None:
     root = write(tmp_path / "proj", model("return pick(torch.randn(4))"))
     monkeypatch.chdir(root)
     cache = root / CACHE_DIR
-    seen: list[str] = []
-    original = engine_module._Run.check_file
-
-    def spy(run_, index):  # type: ignore[no-untyped-def]
-        seen.append(run_.sources[index].display)
-        return original(run_, index)
-
-    monkeypatch.setattr(engine_module._Run, "check_file", spy)
+    seen = rechecked
     assert found(run(root, cache)) == {("helpers.py", 5, "certain")}
     seen.clear()
     assert found(run(root, cache)) == {("helpers.py", 5, "certain")} and seen == []  # warm: all cached

@@ -84,20 +84,6 @@ def project(tmp_path: Path, monkeypatch) -> Path:
     return root
 
 
-@pytest.fixture
-def rechecked(monkeypatch) -> list[str]:
-    """The files the rules ran on (libcst and all), in this process."""
-    seen: list[str] = []
-    original = engine_module._Run.check_file
-
-    def spy(run, index):  # type: ignore[no-untyped-def]
-        seen.append(run.sources[index].display)
-        return original(run, index)
-
-    monkeypatch.setattr(engine_module._Run, "check_file", spy)
-    return seen
-
-
 def codes(result: CheckResult) -> list[tuple[str, int, str]]:
     return [(f.path, f.span.start_line, f.code) for f in result.findings]
 

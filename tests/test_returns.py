@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from breaklint import engine as engine_module
 from breaklint.cache import CACHE_DIR
 from breaklint.engine import CheckResult
 from testdata import check_tree as run, write_tree as write
@@ -201,7 +200,7 @@ CROSS_MODEL = """\
     """
 
 
-def test_a_callee_in_another_file_is_read_and_recorded(tmp_path: Path, monkeypatch) -> None:
+def test_a_callee_in_another_file_is_read_and_recorded(tmp_path: Path, monkeypatch, rechecked: list[str]) -> None:
     root = write(tmp_path / "proj", {"model.py": CROSS_MODEL, "utils.py": """\
         def global_indices(mask):
             counts = mask.long().sum(dim=1)
@@ -210,14 +209,7 @@ def test_a_callee_in_another_file_is_read_and_recorded(tmp_path: Path, monkeypat
     monkeypatch.chdir(root)
     assert both(root) == {("model.py", 9, "BL101", "likely")}
     cache = root / CACHE_DIR
-    seen: list[str] = []
-    original = engine_module._Run.check_file
-
-    def spy(run_, index):  # type: ignore[no-untyped-def]
-        seen.append(run_.sources[index].display)
-        return original(run_, index)
-
-    monkeypatch.setattr(engine_module._Run, "check_file", spy)
+    seen = rechecked
     assert found(run(root, cache)) == {("model.py", 9, "BL101", "likely")}
     seen.clear()
     assert found(run(root, cache)) == {("model.py", 9, "BL101", "likely")} and seen == []  # warm: all cached
