@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from breaklint.versions import TorchVersion
+from testdata import write_tree as project
 
 ITEM = "x.sum().item()"
 
@@ -15,14 +16,6 @@ ITEM = "x.sum().item()"
 @pytest.fixture(autouse=True)
 def _in_project(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # paths print relative to the working directory
-
-
-def project(tmp_path: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return tmp_path
 
 
 def flagged(result) -> set[tuple[str, int]]:
