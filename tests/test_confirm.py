@@ -234,7 +234,7 @@ def test_failures_are_contained(tmp_path: Path) -> None:
     assert code == 2, stderr
     failures = {t["target"].split("::")[1]: t["failure"] for t in data["targets"]}
     assert "ValueError" in failures["raises"] and "no weights here" in failures["raises"]
-    assert failures["hangs"] == "timed out after 20 s"
+    assert failures["hangs"] == "timed out after 20 s while building the example"
     assert "exited with code 3" in failures["dies"]
     assert sorted(f["code"] for f in data["runtime_only"]) == ["BL006"] * 3
 

@@ -18,7 +18,9 @@ import json
 import logging
 import os
 import re
+import sys
 import sysconfig
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -78,7 +80,10 @@ class CudagraphSkip:
     message: str
     # "skip": the whole graph runs without CUDA graphs; "partition": graph partitioning (on by
     # default in torch 2.11 and 2.13) cut this op out into a partition that runs without them;
-    # "rerecord": CUDA graph trees recorded a graph per input size, past their warning limit.
+    # "rerecord": CUDA graph trees recorded a graph per input size, past their warning limit;
+    # "pending-backward": they record again because a previous call's outputs still wait for
+    # a backward (grad enabled, none run); its frame is the call of the compiled callable;
+    # "every-call": they recorded a new graph on (nearly) every timed call (worker.py).
     effect: str = "skip"
 
 
@@ -94,6 +99,9 @@ class Capture:
     messages: list[str] = field(default_factory=list)  # raw log texts, for debugging
     # The scheduler logs a non-cudagraphable op's stack one frame a record, after the op.
     open_partition: bool = False
+    # CUDA graphs that cudagraph trees recorded (their `cudagraphs` log, DEBUG): a steady
+    # state records none, a pitfall records one per call.
+    cudagraph_recordings: int = 0
 
 
 # --------------------------------------------------------------------------- registry
@@ -353,6 +361,35 @@ def with_partition_frame(skip: CudagraphSkip, message: str) -> CudagraphSkip | N
     return replace(skip, filename=_abs(match["file"]), lineno=int(match["line"]))
 
 
+# cudagraph_trees.py logs each recording at DEBUG: "[0/0] Recording function=0, mode=..., cuda_graph_id=2".
+_RECORDING = re.compile(r"^(?:\[[^\]]*\] )?Recording function[= ]")
+# ... and warns (a Python warning, once per function) when a previous call's outputs still wait
+# for a backward: "Unable to hit fast path of CUDAGraphs because outputs from a previous step
+# still require backward" (2.13; 2.11 words the cause "pending, uninvoked backwards").
+_FAST_PATH = "Unable to hit fast path of CUDAGraphs"
+PENDING_BACKWARD = "a previous call's outputs still wait for a backward (grad enabled, no backward run)"
+# A CUDA-graph stage that records a graph in this share of its calls (after the first) or more
+# records on every call: it never settles into replaying.
+EVERY_CALL = 0.5
+
+
+def is_recording(message: str) -> bool:
+    return bool(_RECORDING.match(message))
+
+
+def parse_fast_path_warning(message: str, stack: list[tuple[str, int]]) -> CudagraphSkip | None:
+    """The fast-path warning, at the innermost user frame of the stack it was raised from
+    (outermost first): the call of the compiled callable."""
+    if _FAST_PATH not in message:
+        return None
+    user = [f for f in stack if _is_user_file(f[0]) and not f[0].startswith(_BREAKLINT_ROOT)]
+    filename, lineno = user[-1] if user else ("", 0)
+    return CudagraphSkip(PENDING_BACKWARD, filename, lineno, message, effect="pending-backward")
+
+
+_BREAKLINT_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
+
+
 _LIMIT_PREFIX = "torch._dynamo hit config."
 _LIMIT_FUNCTION = re.compile(r"function: '(?P<fn>[^']*)' \((?P<file>.+):(?P<line>\d+)\)")
 
@@ -378,15 +415,15 @@ _ACTIVE: list[Capture] = []  # nested captures all receive every event
 
 
 class _Sink(logging.Filter):
-    """Logger filter that records events. It returns False for the artifact records (so
-    no handler prints them) and True for the recompile-limit warning (torch prints it
-    whether or not we listen)."""
+    """Logger filter that records events. It returns False for the records of artifacts we
+    turned on (so no handler prints them) and True for those the user asked for (TORCH_LOGS)
+    and for the recompile-limit warning (torch prints it whether or not we listen)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         artifact = ".__" in record.name
+        kind = record.name.rsplit(".__", 1)[-1]
         try:
             message = record.getMessage()
-            kind = record.name.rsplit(".__", 1)[-1]
             events: list[GraphBreak] = []
             recompile = None
             skip = None
@@ -398,11 +435,15 @@ class _Sink(logging.Filter):
                 exc = record.exc_info[1] if record.exc_info else None
                 events = parse_graph_break(message, exc)
             elif kind in _CUDAGRAPHS:
+                if is_recording(message):
+                    for cap in _ACTIVE:
+                        cap.cudagraph_recordings += 1
+                    return kind not in _added_artifacts
                 skip = parse_cudagraph_skip(message) or parse_partition_op(message) or parse_rerecord_warning(message)
             else:
                 recompile = parse_recompile(message)
         except Exception:  # an unexpected text must never break the user's compile
-            return not artifact
+            return not artifact or kind not in _added_artifacts
         for cap in _ACTIVE:
             if kind in _CUDAGRAPHS and skip is None and cap.open_partition:
                 framed = with_partition_frame(cap.cudagraph_skips[-1], message)
@@ -416,11 +457,28 @@ class _Sink(logging.Filter):
                 cap.recompiles.append(recompile)
             if skip is not None:
                 cap.cudagraph_skips.append(skip)
-        return not artifact
+        return not artifact or kind not in _added_artifacts
+
+
+def _on_warning(message: warnings.WarningMessage | str, *rest: object) -> None:
+    """warnings.showwarning while we listen: note the fast-path warning, then show it as before."""
+    text = str(message)
+    frame, stack = sys._getframe(1), []
+    while frame is not None:
+        stack.append((os.path.abspath(frame.f_code.co_filename), frame.f_lineno))
+        frame = frame.f_back
+    skip = parse_fast_path_warning(text, stack[::-1])
+    if skip is not None:
+        for cap in _ACTIVE:
+            cap.cudagraph_skips.append(skip)
+    _shown[0](message, *rest)  # type: ignore[arg-type]
 
 
 _SINK = _Sink()
 _saved: list[tuple[logging.Logger, int]] = []
+_shown: list = []  # the warnings.showwarning we replaced
+_late: list[logging.Logger] = []  # artifact loggers made while we listened (configure_artifact_log)
+_configure: list = []  # torch's configure_artifact_log, while we wrap it
 _added_artifacts: set[str] = set()
 _patched: list[object] = []  # duplicate checkers told to keep every stack (_keep_duplicate_stacks)
 
@@ -434,7 +492,8 @@ def _artifact_loggers() -> list[logging.Logger]:
 
 # Modules whose artifact loggers exist only once they are imported (at the first compile,
 # after we list the loggers): the scheduler logs graph partitions.
-_LATE_LOGGER_MODULES = ("torch._inductor.cudagraph_utils", "torch._inductor.scheduler")
+_LATE_LOGGER_MODULES = ("torch._inductor.cudagraph_utils", "torch._inductor.scheduler",
+                        "torch._inductor.cudagraph_trees")
 
 
 def _install() -> None:
@@ -460,6 +519,29 @@ def _install() -> None:
     _saved.append((limit_logger, limit_logger.level))
     limit_logger.addFilter(_SINK)
     _keep_duplicate_stacks()
+    _listen_to_late_loggers(_internal)
+    _shown.append(warnings.showwarning)
+    warnings.showwarning = _on_warning  # type: ignore[assignment]
+
+
+def _listen_to_late_loggers(internal: object) -> None:
+    """An artifact logger made while we listen (a module Inductor imports at its first compile)
+    reads the artifact names we turned on and propagates its records to torch's handler on
+    stderr: the user would see our listening. Such a logger gets our filter instead, and is put
+    back as torch made it when we stop."""
+    original = getattr(internal, "configure_artifact_log", None)
+    if original is None:
+        return
+
+    def configure(log: logging.Logger) -> None:
+        original(log)
+        if getattr(log, "artifact_name", None) in _LISTENED and _SINK not in log.filters:
+            _late.append(log)
+            log.addFilter(_SINK)
+            log.setLevel(logging.DEBUG)
+
+    _configure.append(original)
+    internal.configure_artifact_log = configure  # type: ignore[attr-defined]
 
 
 def _keep_duplicate_stacks() -> None:
@@ -485,6 +567,15 @@ def _uninstall() -> None:
     for checker in _patched:
         del checker.add
     _patched.clear()
+    if _configure:
+        _internal.configure_artifact_log = _configure.pop()  # type: ignore[attr-defined]
+    for log in _late:
+        log.removeFilter(_SINK)
+        log.setLevel(logging.NOTSET)
+        _internal.configure_artifact_log(log)  # as torch would have made it without us
+    _late.clear()
+    if _shown:
+        warnings.showwarning = _shown.pop()  # type: ignore[assignment]
 
 
 def _counters() -> tuple[int, int]:

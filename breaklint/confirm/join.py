@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from ..finding import Confidence, Finding, Severity, Span, Stage
 from ..registry import find_rule
+from .places import display_path
 
 CONFIRMED, NOT_REPRODUCED, NOT_REACHED = "confirmed", "not reproduced", "not reached"
 # Which runtime events can confirm a finding of each stage.
@@ -32,6 +33,10 @@ OBSERVED_CODE = {
     ("inductor_fallback", None): "BL490",
     ("cudagraph_skip", None): "BL590",
 }
+# CUDA graph trees that record instead of replaying: their own runtime code, and the one static
+# rule they confirm (a call for inference with grad enabled).
+RERECORD_EFFECTS = ("pending-backward", "every-call")
+RERECORD_CODE, RERECORD_RULE = "BL591", "BL506"
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,8 @@ def event_lines(event: dict[str, Any]) -> range:
 def _matches(finding: Finding, finding_file: str, event: dict[str, Any]) -> bool:
     if event["kind"] not in EVENT_KINDS.get(finding.stage, ()):
         return False
+    if event["kind"] == "cudagraph_skip" and (event.get("effect") in RERECORD_EFFECTS) != (finding.code == RERECORD_RULE):
+        return False
     if not event.get("filename") or _real(event["filename"]) != finding_file:
         return False
     lines = event_lines(event)
@@ -100,12 +107,16 @@ def describe(event: dict[str, Any]) -> str:
     if kind == "recompile":
         reasons = "; ".join(event.get("reasons") or []) or "a guard failed"
         cause = " (recompile probe: other inputs)" if event.get("probe") else ""
-        return f"recompile of `{event['function']}` in {stage}{cause}: {reasons}"
+        via = f" (Dynamo names the wrapper at {display_path(event['via'].rsplit(':', 1)[0], Path.cwd())}:" \
+              f"{event['via'].rsplit(':', 1)[1]})" if event.get("via") else ""
+        return f"recompile of `{event['function']}` in {stage}{cause}{via}: {reasons}"
     if kind == "cudagraph_skip":
         if event.get("effect") == "partition":
             return f"op kept out of CUDA graphs (graph partition): {event['reason']}"
         if event.get("effect") == "rerecord":
             return f"CUDA graphs re-recorded: {event['reason']}"
+        if event.get("effect") in RERECORD_EFFECTS:
+            return f"CUDA graphs recorded again instead of replaying in {stage}: {event['reason']}"
         return f"cudagraphs skipped: {event['reason']}"
     if kind == "inductor_fallback":
         return f"Inductor fell back to ATen for {event['op']}"
@@ -141,12 +152,13 @@ def _runtime_only(events: list[dict[str, Any]], cwd: Path) -> list[Finding]:
         if key in seen:
             continue
         seen.add(key)
-        code = OBSERVED_CODE.get((event["kind"], event["stage"])) or OBSERVED_CODE.get((event["kind"], None), "BL006")
+        code = (RERECORD_CODE if event.get("effect") in RERECORD_EFFECTS else
+                OBSERVED_CODE.get((event["kind"], event["stage"])) or OBSERVED_CODE.get((event["kind"], None), "BL006"))
         rule = find_rule(code)
         assert rule is not None
         filename = event.get("filename") or ""
         line = int(event.get("lineno") or 1)
-        path = os.path.relpath(filename, cwd) if filename else "<unknown>"
+        path = display_path(filename, cwd)
         finding = rule.make_finding(path, Span(line, 1, line, 1), describe(event), Confidence.CERTAIN)
         gb = event.get("gb_id")
         if gb:
@@ -162,5 +174,5 @@ def _runtime_only(events: list[dict[str, Any]], cwd: Path) -> list[Finding]:
 def failure_finding(target_label: str, path: Path, line: int, reason: str, cwd: Path) -> Finding:
     rule = find_rule("BL006")
     assert rule is not None
-    return rule.make_finding(os.path.relpath(path, cwd), Span(line, 1, line, 1),
+    return rule.make_finding(display_path(str(path), cwd), Span(line, 1, line, 1),
                              f"target {target_label} failed: {reason}")
