@@ -99,9 +99,9 @@ class Capture:
     messages: list[str] = field(default_factory=list)  # raw log texts, for debugging
     # The scheduler logs a non-cudagraphable op's stack one frame a record, after the op.
     open_partition: bool = False
-    # CUDA graphs that cudagraph trees recorded (their `cudagraphs` log, DEBUG): a steady
-    # state records none, a pitfall records one per call.
-    cudagraph_recordings: int = 0
+    # Calls that CUDA graph trees recorded or ran eagerly (warm-up) instead of replaying (their
+    # `cudagraphs` log, DEBUG): two at the start, then none; a pitfall, one per call.
+    cudagraph_unreplayed: int = 0
 
 
 # --------------------------------------------------------------------------- registry
@@ -184,6 +184,15 @@ _GUARD_PREFIX = re.compile(r"^\d+/\d+: ")  # compile id, "0/0: "
 _GUARD_COMMENT = re.compile(r"\s{2,}#.*$")  # "  # return x * n  # f.py:3 in f"
 
 
+_GENERATED = os.sep + "torchinductor_"
+
+
+@lru_cache(maxsize=None)
+def _inductor_cache() -> tuple[str, ...]:
+    configured = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    return (os.path.realpath(configured) + os.sep,) if configured else ()
+
+
 @lru_cache(maxsize=None)
 def _torch_roots() -> tuple[str, ...]:
     spec = importlib.util.find_spec("torch")
@@ -192,10 +201,13 @@ def _torch_roots() -> tuple[str, ...]:
 
 
 def _is_user_file(filename: str) -> bool:
-    """False for torch and stdlib code (which Dynamo may have inlined) and for "<...>"."""
+    """False for torch and stdlib code (which Dynamo may have inlined), for "<...>" and for the
+    code Inductor generated (its cache folder, `/tmp/torchinductor_<user>/` by default)."""
     if filename.startswith("<"):
         return False
     real = os.path.realpath(filename)
+    if _GENERATED in real or real.startswith(_inductor_cache()):
+        return False
     if real.startswith(_torch_roots()):
         return False
     stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
@@ -361,8 +373,11 @@ def with_partition_frame(skip: CudagraphSkip, message: str) -> CudagraphSkip | N
     return replace(skip, filename=_abs(match["file"]), lineno=int(match["line"]))
 
 
-# cudagraph_trees.py logs each recording at DEBUG: "[0/0] Recording function=0, mode=..., cuda_graph_id=2".
-_RECORDING = re.compile(r"^(?:\[[^\]]*\] )?Recording function[= ]")
+# cudagraph_trees.py logs at DEBUG each call it does not replay: a recording ("[0/0] Recording
+# function=0, mode=..., cuda_graph_id=2"; older: "Recording function 0 of graph recording id 2")
+# or an eager run ("Running warmup function=0", "Running warmup of function 0", "Running eager
+# of function 0 because ancestor needed to warm up").
+_RECORDING = re.compile(r"^(?:\[[^\]]*\] )?(?:Recording|Running warmup|Running eager)(?: of)? function[= ]")
 # ... and warns (a Python warning, once per function) when a previous call's outputs still wait
 # for a backward: "Unable to hit fast path of CUDAGraphs because outputs from a previous step
 # still require backward" (2.13; 2.11 words the cause "pending, uninvoked backwards").
@@ -373,21 +388,27 @@ PENDING_BACKWARD = "a previous call's outputs still wait for a backward (grad en
 EVERY_CALL = 0.5
 
 
-def is_recording(message: str) -> bool:
+def is_unreplayed(message: str) -> bool:
     return bool(_RECORDING.match(message))
 
 
 def parse_fast_path_warning(message: str, stack: list[tuple[str, int]]) -> CudagraphSkip | None:
-    """The fast-path warning, at the innermost user frame of the stack it was raised from
-    (outermost first): the call of the compiled callable."""
+    """The fast-path warning, at the call of the compiled callable: the last user frame before
+    the stack (outermost first) enters Dynamo's wrapper (eval_frame.py; inside it run the
+    compiled function's own frames), else the innermost user frame."""
     if _FAST_PATH not in message:
         return None
-    user = [f for f in stack if _is_user_file(f[0]) and not f[0].startswith(_BREAKLINT_ROOT)]
+    entry = next((i for i, (f, _) in enumerate(stack) if f.endswith(_EVAL_FRAME)), len(stack))
+    for frames in (stack[:entry], stack):
+        user = [f for f in frames if _is_user_file(f[0]) and not f[0].startswith(_BREAKLINT_ROOT)]
+        if user:
+            break
     filename, lineno = user[-1] if user else ("", 0)
     return CudagraphSkip(PENDING_BACKWARD, filename, lineno, message, effect="pending-backward")
 
 
 _BREAKLINT_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
+_EVAL_FRAME = os.path.join("_dynamo", "eval_frame.py")
 
 
 _LIMIT_PREFIX = "torch._dynamo hit config."
@@ -435,9 +456,9 @@ class _Sink(logging.Filter):
                 exc = record.exc_info[1] if record.exc_info else None
                 events = parse_graph_break(message, exc)
             elif kind in _CUDAGRAPHS:
-                if is_recording(message):
+                if is_unreplayed(message):
                     for cap in _ACTIVE:
-                        cap.cudagraph_recordings += 1
+                        cap.cudagraph_unreplayed += 1
                     return kind not in _added_artifacts
                 skip = parse_cudagraph_skip(message) or parse_partition_op(message) or parse_rerecord_warning(message)
             else:
@@ -477,6 +498,7 @@ def _on_warning(message: warnings.WarningMessage | str, *rest: object) -> None:
 _SINK = _Sink()
 _saved: list[tuple[logging.Logger, int]] = []
 _shown: list = []  # the warnings.showwarning we replaced
+_warning_state: list[warnings.catch_warnings] = []  # the user's filters and showwarning, restored on exit
 _late: list[logging.Logger] = []  # artifact loggers made while we listened (configure_artifact_log)
 _configure: list = []  # torch's configure_artifact_log, while we wrap it
 _added_artifacts: set[str] = set()
@@ -520,6 +542,12 @@ def _install() -> None:
     limit_logger.addFilter(_SINK)
     _keep_duplicate_stacks()
     _listen_to_late_loggers(_internal)
+    state = warnings.catch_warnings()
+    state.__enter__()
+    _warning_state.append(state)
+    # Every time, not once per process: a second run of the pitfall (another stage, another
+    # scenario) must be seen too. torch warns once per function and manager anyway.
+    warnings.filterwarnings("always", message=_FAST_PATH)
     _shown.append(warnings.showwarning)
     warnings.showwarning = _on_warning  # type: ignore[assignment]
 
@@ -574,8 +602,9 @@ def _uninstall() -> None:
         log.setLevel(logging.NOTSET)
         _internal.configure_artifact_log(log)  # as torch would have made it without us
     _late.clear()
-    if _shown:
-        warnings.showwarning = _shown.pop()  # type: ignore[assignment]
+    _shown.clear()
+    if _warning_state:
+        _warning_state.pop().__exit__(None, None, None)
 
 
 def _counters() -> tuple[int, int]:

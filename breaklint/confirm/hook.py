@@ -123,7 +123,7 @@ class CompileHook:
 
     def __init__(self, stage: str | None) -> None:
         self.stage = stage
-        self.chains: list[list[tuple[str, int]]] = []
+        self.chains: list[list[tuple[str, int, str]]] = []
         self.places: dict[str, tuple[str, int]] = {}  # label -> the compiled function's own code
         self.times = CallTimes()
         self.original: Callable[..., Any] | None = None
@@ -148,23 +148,24 @@ class CompileHook:
         compiled = self.original(model, **forced) if forced is not None else eager(model)
         label = _label(model)
         if chain:
-            self.places[label] = chain[-1]
+            self.places[label] = chain[-1][:2]
         return self.timed(compiled, label)
 
-    def every_call(self, recordings: int) -> dict[str, Any] | None:
-        """A runtime event when CUDA graph trees recorded on (nearly) every call after the
-        first: charged to the compiled callable called most."""
+    def every_call(self, unreplayed: int) -> dict[str, Any] | None:
+        """A runtime event when CUDA graph trees recorded or ran eagerly (nearly) every call after
+        the first instead of replaying: charged to the compiled callable called most."""
         from .capture import EVERY_CALL
 
-        calls = {label: summary["calls"] - 1 for label, summary in self.times.summary().items()}
-        later = sum(calls.values())
-        if self.stage != "cudagraphs" or later < 4 or recordings < EVERY_CALL * later:
+        calls = {label: summary["calls"] for label, summary in self.times.summary().items()}
+        total = sum(calls.values())
+        if self.stage != "cudagraphs" or total < 5 or unreplayed < EVERY_CALL * total:
             return None
         label = max(calls, key=lambda name: calls[name])
         filename, lineno = self.places.get(label, ("", 0))
         return {"kind": "cudagraph_skip", "stage": self.stage, "effect": "every-call", "filename": filename,
                 "lineno": lineno, "function_level": True, "message": "",
-                "reason": f"CUDA graph trees recorded a new graph in {recordings} of {later} calls after the first"}
+                "reason": f"CUDA graph trees recorded or ran eagerly {unreplayed} of its {total} calls "
+                          "instead of replaying"}
 
     def timed(self, compiled: Any, label: str) -> Any:
         import torch
@@ -220,13 +221,13 @@ def start() -> None:
             place = (os.path.abspath(event.get("filename") or ""), int(event.get("lineno") or 0))
             user = charge(place, hook.chains) if event["kind"] == "recompile" else None
             if user is not None:
-                event.update(filename=user[0], lineno=user[1], via=f"{place[0]}:{place[1]}")
-        rerecorded = hook.every_call(capture.cudagraph_recordings)
+                event.update(filename=user[0], lineno=user[1], function=user[2], via=f"{place[0]}:{place[1]}")
+        rerecorded = hook.every_call(capture.cudagraph_unreplayed)
         if rerecorded is not None:
             events.append(rerecorded)
         data = {"events": events, "frames": compiled_frames(), "stage": stage,
                 "callables": hook.times.summary() if stage else {},
-                "graphs": capture.graphs_compiled, "cudagraph_recordings": capture.cudagraph_recordings,
+                "graphs": capture.graphs_compiled, "cudagraph_unreplayed": capture.cudagraph_unreplayed,
                 "cuda": torch.cuda.is_available(), "seconds": time.perf_counter() - started}
         path = os.path.join(out_dir, f"events-{os.getpid()}.json")
         with open(path, "w", encoding="utf-8") as handle:

@@ -144,14 +144,18 @@ def join(findings: Iterable[Finding], events: list[dict[str, Any]], executed: di
 
 def _runtime_only(events: list[dict[str, Any]], cwd: Path) -> list[Finding]:
     """One finding per distinct event (the same break seen in every stage counts once)."""
-    seen: set[tuple[Any, ...]] = set()
-    found = []
+    first: dict[tuple[Any, ...], dict[str, Any]] = {}
     for event in events:
-        key = (event["kind"], event.get("filename"), event.get("lineno"), event.get("gb_id"),
-               event.get("reason"), event.get("op"), event.get("message") if event["kind"] == "compile_error" else None)
-        if key in seen:
-            continue
-        seen.add(key)
+        if event["kind"] == "graph_break":  # its reason's wording differs between stages
+            key: tuple[Any, ...] = (event["kind"], event.get("filename"), event.get("lineno"), event.get("gb_id"))
+        else:
+            key = (event["kind"], event.get("filename"), event.get("lineno"), event.get("gb_id"), event.get("reason"),
+                   event.get("op"), event.get("message") if event["kind"] == "compile_error" else None)
+        kept = first.setdefault(key, event)
+        if kept is not event and (event.get("frame_skipped") or event.get("rest_skipped")):
+            first[key] = {**kept, **{k: True for k in ("frame_skipped", "rest_skipped") if event.get(k)}}
+    found = []
+    for event in first.values():
         code = (RERECORD_CODE if event.get("effect") in RERECORD_EFFECTS else
                 OBSERVED_CODE.get((event["kind"], event["stage"])) or OBSERVED_CODE.get((event["kind"], None), "BL006"))
         rule = find_rule(code)

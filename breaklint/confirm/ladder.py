@@ -30,7 +30,7 @@ def ladder_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             "graph_breaks": stage.get("graph_breaks") if compiled else None,
             "recompiles": stage.get("recompiles") if compiled else None,
             "cudagraph_skips": stage.get("cudagraph_skips") if stage["stage"] == "cudagraphs" else None,
-            "cudagraph_recordings": stage.get("cudagraph_recordings") if stage["stage"] == "cudagraphs" else None,
+            "cudagraph_unreplayed": stage.get("cudagraph_unreplayed") if stage["stage"] == "cudagraphs" else None,
             "median_ms": median,
             "speedup": (eager / median) if eager and median else None,
             "first_call_s": stage.get("first_call_s"),

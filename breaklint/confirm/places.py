@@ -14,6 +14,7 @@ from typing import Any
 _INSTALLED = ("site-packages", "dist-packages")
 
 Place = tuple[str, int]  # (absolute filename, first line)
+Link = tuple[str, int, str]  # a function of a wrapper chain: filename, first line, qualified name
 
 
 def display_path(filename: str, cwd: Path) -> str:
@@ -32,19 +33,20 @@ def display_path(filename: str, cwd: Path) -> str:
     return os.path.abspath(filename)
 
 
-def wrapper_chain(target: Any) -> list[Place]:
+def wrapper_chain(target: Any) -> list[Link]:
     """The code of `target` (a function, a bound method or an nn.Module's forward) and of each
     function it wraps (`functools.wraps`' `__wrapped__`), outermost first. Dynamo compiles the
     outermost (a library decorator's `wrapper`) and inlines the rest."""
     function = getattr(type(target), "forward", None) if _is_module(target) else target
     function = getattr(function, "__func__", function)
-    chain: list[Place] = []
+    chain: list[Link] = []
     seen: set[int] = set()
     while function is not None and id(function) not in seen:
         seen.add(id(function))
         code = getattr(function, "__code__", None)
         if code is not None:
-            chain.append((os.path.abspath(code.co_filename), code.co_firstlineno))
+            chain.append((os.path.abspath(code.co_filename), code.co_firstlineno,
+                          getattr(function, "__qualname__", code.co_name)))
         function = getattr(function, "__wrapped__", None)
         function = getattr(function, "__func__", function)
     return chain
@@ -54,8 +56,8 @@ def _is_module(target: Any) -> bool:
     return any(cls.__name__ == "Module" and cls.__module__.startswith("torch.nn") for cls in inspect.getmro(type(target)))
 
 
-def charge(place: Place, chains: list[list[Place]]) -> Place | None:
+def charge(place: Place, chains: list[list[Link]]) -> Link | None:
     """The user's function for an event Dynamo charged to `place`: when `place` is a wrapper in
     the chain of a compiled target (and all such chains agree), the function it wraps."""
-    innermost = {chain[-1] for chain in chains if place in chain[:-1]}
-    return innermost.pop() if len(innermost) == 1 else None
+    innermost = {tuple(chain[-1]) for chain in chains if place in [(f, line) for f, line, _ in chain[:-1]]}
+    return innermost.pop() if len(innermost) == 1 else None  # type: ignore[return-value]

@@ -41,7 +41,7 @@ def stage_record(stage: str, observation: Observation) -> dict[str, Any]:
                              if e["kind"] == "graph_break" and not e.get("frame_skipped")}),
         "recompiles": sum(1 for e in events if e["kind"] == "recompile"),
         "cudagraph_skips": len(skips) if stage == "cudagraphs" else None,
-        "cudagraph_recordings": sum(p.get("cudagraph_recordings", 0) for p in observation.processes),
+        "cudagraph_unreplayed": sum(p.get("cudagraph_unreplayed", 0) for p in observation.processes),
         "cuda": any(p.get("cuda") for p in observation.processes),
         "output_tail": observation.output_tail if observation.returncode != 0 else "",
     }

@@ -9,6 +9,7 @@ the process dies, in the parent's report. torch is imported here, never in the p
 from __future__ import annotations
 
 import dataclasses
+import gc
 import importlib.util
 import json
 import os
@@ -24,11 +25,12 @@ import torch
 from ..example import Example
 from .capture import EVERY_CALL, Capture, CudagraphSkip, capture_dynamo
 from .kernels import count_kernels
-from .places import Place, charge, wrapper_chain
+from .places import Link, charge, wrapper_chain
 from .stages import STAGES, Stage
 from .usage import Step, make_step, usage_of
 
 Progress = Callable[[str, str], None]  # (stage, phase)
+WARM_S = 0.5
 
 
 def load_example(path: Path, name: str) -> Example:
@@ -55,8 +57,9 @@ def on_cuda(example: Example) -> bool:
 def perturbed(example: Example) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
     """The recompile probe's inputs: the example's own, or every tensor that shares the first
     tensor's batch size cut to half of it (a batch of 1 is doubled)."""
-    if example.probe_args is not None:
-        return example.probe_args, example.probe_kwargs or example.kwargs
+    if example.probe_args is not None or example.probe_kwargs is not None:
+        args = example.probe_args if example.probe_args is not None else example.args
+        return args, example.probe_kwargs if example.probe_kwargs is not None else example.kwargs
     tensors = [a for a in (*example.args, *example.kwargs.values()) if isinstance(a, torch.Tensor) and a.dim() > 0]
     if not tensors:
         return None
@@ -96,11 +99,27 @@ def executed_lines(call: Callable[[], Any], roots: list[str]) -> dict[str, list[
     return {f: sorted(lines) for f, lines in seen.items()}
 
 
-def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int) -> float:
-    """Median wall time of one call: CUDA events on a GPU, perf_counter on CPU; warm-up excluded."""
-    for _ in range(warmup):
+def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int) -> tuple[float, int]:
+    """Median wall time of one call: CUDA events on a GPU, perf_counter on CPU; warm-up excluded.
+    On a GPU the warm-up lasts at least WARM_S: an idle GPU's clocks come up slowly, and a few
+    launch-bound calls would be timed at them. Also returns how many calls it made."""
+    started = time.perf_counter()
+    done = 0
+    while done < warmup or (cuda and time.perf_counter() - started < WARM_S):
         call()
-    times = []
+        done += 1
+    times: list[float] = []
+    collecting = gc.isenabled()
+    gc.disable()  # as timeit does: a collection inside a timed call is not the call's cost
+    try:
+        _time_calls(call, cuda, repeat, times)
+    finally:
+        if collecting:
+            gc.enable()
+    return statistics.median(times), done + repeat
+
+
+def _time_calls(call: Callable[[], Any], cuda: bool, repeat: int, times: list[float]) -> None:
     if cuda:
         torch.cuda.synchronize()
         for _ in range(repeat):
@@ -115,7 +134,6 @@ def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int) -> 
             started = time.perf_counter()
             call()
             times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
 
 
 def run_stage(stage: Stage, example: Example, steps: Callable[[Callable[..., Any]], Step], cuda: bool,
@@ -151,13 +169,12 @@ def run_stage(stage: Stage, example: Example, steps: Callable[[Callable[..., Any
             del output  # a live output would keep CUDA graph trees from replaying
             progress(stage.name, "timing")
             with capture_dynamo() as timed:
-                record["median_ms"] = median_ms(lambda: step(args, kwargs), cuda, repeat, warmup)
-            record["cudagraph_recordings"] = timed.cudagraph_recordings
-            calls = repeat + warmup
-            if stage.name == "cudagraphs" and calls >= 4 and timed.cudagraph_recordings >= EVERY_CALL * calls:
+                record["median_ms"], calls = median_ms(lambda: step(args, kwargs), cuda, repeat, warmup)
+            record["cudagraph_unreplayed"] = timed.cudagraph_unreplayed
+            if stage.name == "cudagraphs" and calls >= 4 and timed.cudagraph_unreplayed >= EVERY_CALL * calls:
                 capture.cudagraph_skips.append(CudagraphSkip(
-                    f"CUDA graph trees recorded a new graph in {timed.cudagraph_recordings} of {calls} calls "
-                    "after the first", "", 0, "", effect="every-call"))
+                    f"CUDA graph trees recorded or ran eagerly {timed.cudagraph_unreplayed} of its {calls} calls "
+                    "after the first instead of replaying", "", 0, "", effect="every-call"))
         except Exception as error:  # a compiler crash is a finding of this stage, not the end of the run
             record["error"] = {"type": type(error).__name__, "message": str(error)[:4000],
                                "traceback": traceback.format_exc()[-8000:]}
@@ -234,14 +251,14 @@ def example_line(request: dict[str, Any]) -> int:
     return int(request.get("line") or 1)
 
 
-def charge_to_user(events: list[dict[str, Any]], chain: list[Place]) -> None:
+def charge_to_user(events: list[dict[str, Any]], chain: list[Link]) -> None:
     """Events Dynamo charged to a library decorator's wrapper (transformers' `utils/generic.py`)
     of the compiled target go to the function it wraps: the model's `forward`."""
     for event in events:
         place = (os.path.abspath(event.get("filename") or ""), int(event.get("lineno") or 0))
         user = charge(place, [chain]) if event["kind"] == "recompile" else None
         if user is not None:
-            event.update(filename=user[0], lineno=user[1], via=f"{place[0]}:{place[1]}")
+            event.update(filename=user[0], lineno=user[1], function=user[2], via=f"{place[0]}:{place[1]}")
 
 
 def run(request: dict[str, Any], checkpoint: Callable[[dict[str, Any]], None] = lambda r: None,
@@ -278,7 +295,7 @@ def run(request: dict[str, Any], checkpoint: Callable[[dict[str, Any]], None] = 
         return result
     checkpoint(result)
     chain = wrapper_chain(example.target)
-    where = chain[-1] if chain else None
+    where = chain[-1][:2] if chain else None
     wanted = set(request["stages"])
     for stage in STAGES:
         if stage.name not in wanted:
