@@ -109,11 +109,14 @@ class CallTimes:
                 for label, first in self.first_s.items()}
 
 
-def _label(target: Any) -> str:
+def _label(target: Any, chain: list[tuple[str, int, str]]) -> str:
+    """`Net (model.py:12)`: a module by its class, a function by its name; where its own code is."""
+    import torch
+
     function = getattr(target, "__func__", target)
-    name = getattr(function, "__qualname__", None) or type(target).__qualname__
-    code = getattr(function, "__code__", None)
-    where = f" ({os.path.basename(code.co_filename)}:{code.co_firstlineno})" if code is not None else ""
+    name = type(target).__qualname__ if isinstance(target, torch.nn.Module) else \
+        getattr(function, "__qualname__", type(target).__qualname__)
+    where = f" ({os.path.basename(chain[-1][0])}:{chain[-1][1]})" if chain else ""
     return f"{name}{where}"
 
 
@@ -146,7 +149,7 @@ class CompileHook:
             return self.original(model, **options)
         forced = forced_options(options, self.stage)
         compiled = self.original(model, **forced) if forced is not None else eager(model)
-        label = _label(model)
+        label = _label(model, chain)
         if chain:
             self.places[label] = chain[-1][:2]
         return self.timed(compiled, label)

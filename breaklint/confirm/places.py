@@ -45,8 +45,9 @@ def wrapper_chain(target: Any) -> list[Link]:
         seen.add(id(function))
         code = getattr(function, "__code__", None)
         if code is not None:
+            # The code's own name: functools.wraps gives a wrapper the wrapped function's __qualname__.
             chain.append((os.path.abspath(code.co_filename), code.co_firstlineno,
-                          getattr(function, "__qualname__", code.co_name)))
+                          getattr(code, "co_qualname", None) or getattr(function, "__qualname__", code.co_name)))
         function = getattr(function, "__wrapped__", None)
         function = getattr(function, "__func__", function)
     return chain

@@ -135,7 +135,7 @@ def run_target(target: Target, stages: list[str], roots: list[Path], timeout: fl
             stage = status.get("stage")
             where = (" while building the example" if stage == "example" else
                      f" in stage {stage} ({status['phase']})" if stage else "")
-            return TargetRun(target, result or {}, error=f"timed out after {timeout:g} s{where}")
+            return TargetRun(target, result or {}, error=f"timed out after {timeout:.3g} s{where}")
         if result is not None and result.get("complete", True):
             return TargetRun(target, result)
         return TargetRun(target, result or {}, error=describe_exit(process.returncode, text))

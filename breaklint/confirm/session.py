@@ -61,13 +61,13 @@ def confirm_targets(targets: list[Target], static: CheckResult, stages: list[str
     for index, target in enumerate(targets):
         left = None if budget is None else budget - (time.monotonic() - started)
         if left is not None and left <= 0:
-            runs.append(TargetRun(target, error=f"not run: the --budget of {budget:g} s was spent"))
-            continue
-        limit = timeout if left is None else min(timeout, left)
-        watcher = (lambda status, index=index, target=target: watch(index, target, status)) if watch else None
-        run = run_target(target, stages, roots, limit, repeat, warmup, watcher)
-        if run.error and run.error.startswith("timed out") and limit < timeout:
-            run.error += " (what was left of the --budget)"
+            run = TargetRun(target, error=f"not run: the --budget of {budget:g} s was spent")
+        else:
+            limit = timeout if left is None else min(timeout, left)
+            watcher = (lambda status, index=index, target=target: watch(index, target, status)) if watch else None
+            run = run_target(target, stages, roots, limit, repeat, warmup, watcher)
+            if run.error and run.error.startswith("timed out") and limit < timeout:
+                run.error += " (what was left of the --budget)"
         runs.append(run)
         if on_done is not None:
             on_done(report_of(runs, static, cwd))
