@@ -239,7 +239,7 @@ def confirm_command(
         raise _fail(str(error))
 
     def render(report: ConfirmReport) -> str:
-        return render_json(report) if output_format == "json" else render_text(report, cwd)
+        return render_json(report) if output_format == "json" else render_text(report)
 
     def write(report: ConfirmReport) -> None:
         """The report so far, replacing the file whole: a reader never sees half of it."""
@@ -270,7 +270,7 @@ def confirm_command(
         if streaming:
             from .confirm.session import render_findings
 
-            click.echo(render_findings(report, cwd), nl=False)
+            click.echo(render_findings(report), nl=False)
     if output_file is not None:
         write(report)
     elif observed or output_format == "json":

@@ -10,10 +10,7 @@ from breaklint.patterns import CUDAGRAPH_MODES, compile_mode
 from breaklint.rule import FileContext, Rule
 
 from ._support import is_compile_call
-
-NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
-                     "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
-SET_GRAD = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
+from .grad_mode_flip import NO_GRAD, SET_GRAD
 BACKWARD = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
 STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put"})
 MODES = ("reduce-overhead", "max-autotune")  # cheap text test before any walk

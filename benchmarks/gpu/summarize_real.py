@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 TOLERANCE = 0.10  # confirm's median against the independent one
 

@@ -88,7 +88,7 @@ def render_target(run: TargetRun) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_findings(report: ConfirmReport, cwd: Path) -> str:
+def render_findings(report: ConfirmReport) -> str:
     """The join: every static finding's status, the runtime-only findings, the summary."""
     lines: list[str] = []
     for judged in report.joined.judged:
@@ -101,10 +101,10 @@ def render_findings(report: ConfirmReport, cwd: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_text(report: ConfirmReport, cwd: Path | None = None) -> str:
+def render_text(report: ConfirmReport) -> str:
     targets = "".join(render_target(run) + "\n" for run in report.runs)
     ladder = render_program_ladder(report.program) + "\n\n" if report.program else ""
-    return targets + ladder + render_findings(report, cwd or Path.cwd())
+    return targets + ladder + render_findings(report)
 
 
 def summary(report: ConfirmReport) -> str:

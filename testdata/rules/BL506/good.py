@@ -50,6 +50,10 @@ def train(batches: list[torch.Tensor], targets: list[torch.Tensor]) -> None:
 
 def scenario_serve() -> None:
     serve([torch.randn(16, 32, device=DEVICE) for _ in range(12)])
+
+
+def scenario_serve_in_inference_mode() -> None:
+    # A scenario of its own: after no_grad, inference mode is another global state (a recompile).
     serve_in_inference_mode([torch.randn(16, 32, device=DEVICE) for _ in range(12)])
 
 
