@@ -25,7 +25,8 @@ from typing import Iterable
 import libcst as cst
 
 from .names import dotted
-from .project import Build, ClassInfo, FunctionInfo, ModuleIndex, Parameter, ProjectIndex, _literal, _NO_LITERAL
+from .conditions import NO_LITERAL as _NO_LITERAL, cst_literal as _literal
+from .project import Build, ClassInfo, FunctionInfo, ModuleIndex, Parameter, ProjectIndex
 from .summary import Guard, Guards
 
 # Settings whose default no class body states, by the class that declares them (qualified name).

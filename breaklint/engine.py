@@ -4,9 +4,10 @@ the rules (only files with a region) -> findings -> suppressions.
 The pre-pass (scan.py, prepass.py) summarises every file with the stdlib `ast`; the project index
 is built from those summaries (shallow.py) and only the modules a lookup reaches are built at
 all. Reachability runs on that index, and only the files that hold a compiled region are parsed
-with libcst, indexed from the tree, and visited by the rules — each in a worker process, each
-tree dropped when its rules are done. `shortcut=False` runs the reference pipeline instead
-(libcst for every file, every tree kept): the tests hold both to the same findings.
+with libcst, their index bound to the tree (shallow.bind_tree: one index, from one parser), and
+visited by the rules — each in a worker process, each tree dropped when its rules are done.
+`report` narrows what is reported, not what is indexed: named files (the pre-commit hook) and
+the editor's open buffers are checked inside the project around them.
 
 Cache keys (cache.py) hold everything their value depends on:
 - facts: the file's bytes and module name (and, through the salt, breaklint's code);
@@ -24,9 +25,9 @@ import os
 import re
 import time
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import libcst as cst
 
@@ -37,13 +38,13 @@ from .finding import Finding, Region, Span
 from .parallel import WorkerPool
 from .patterns import untraced_blocks
 from .project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, PendingModule, ProjectIndex,
-                      build_module_index, module_name_for)
+                      module_name_for)
 from .regions import compute_regions, find_entry_points
 from .registry import RuleSet
 from .rule import FileContext, Rule
 from .recursion import parse_safely, with_room
-from .scan import FileFacts, clamp, content_digest, python_verdict, read_bytes, scan_bytes, scan_text
-from .shallow import Fragments, shallow_module
+from .scan import FileFacts, clamp, content_digest, read_bytes, scan_bytes, scan_text
+from .shallow import Fragments, bind_tree, shallow_module
 from .source import ParsedFile
 from .summary import ModuleSummary
 from .suppress import Suppression, apply_suppressions, parse_suppressions
@@ -77,15 +78,6 @@ def parse_file(path: Path, root: Path, text: str | None = None,
         return ReadProblem("BL001", f"syntax error: libcst cannot read this file: {type(error).__name__}: {error}")
     module_name, is_package = module if module is not None else module_name_for(path)
     return ParsedFile(path, display_path(path, root), module_name, is_package, text, tree)
-
-
-def _parse_checked(path: Path, shown_from: Path, text: str) -> ParsedFile | ReadProblem:
-    """parse_file after Python's parser, as the pre-pass does (scan.py): for the reference pipeline."""
-    verdict = python_verdict(text)
-    if verdict.final:
-        return verdict.problem  # type: ignore[return-value]
-    parsed = parse_file(path, shown_from, text)
-    return parsed if verdict.tree is not None else verdict.judge(parsed)
 
 
 class _Dispatcher(Visitor):
@@ -222,85 +214,31 @@ class _Checked:
     cacheable: bool = True  # False: the process checking it died, which may not happen again
 
 
-def attach_def_starts(parsed: ParsedFile, module: ModuleIndex, summary: ModuleSummary) -> None:
-    """Tell the file where each def starts and the index where each compile site is (the
-    pre-pass knows), so that positions are resolved per function instead of by a metadata pass
-    over the whole file (source.py) — `site.location` is read by rules for every site."""
-    if len(summary.functions) == len(module.defined):
-        parsed.starts = {fn.node: s.line for fn, s in zip(module.defined, summary.functions)}
-    if len(summary.compile_sites) == len(module.compile_sites):
-        module.compile_sites[:] = [site if site.line else replace(site, line=known.line)
-                                   for site, known in zip(module.compile_sites, summary.compile_sites)]
-
-
 class Engine:
     """`jobs`: worker processes (1: all in this process); `cache`: where results are kept
-    between runs (None: nowhere); `shortcut=False`: the reference pipeline, libcst everywhere."""
+    between runs (None: nowhere)."""
 
     def __init__(self, config: Config, rules: RuleSet, verbose: bool = False, *, jobs: int = 1,
-                 cache: Cache | None = None, shortcut: bool = True) -> None:
+                 cache: Cache | None = None, shown_from: Path | None = None) -> None:
         self.config = config
         self.rules = rules
         self.verbose = verbose
         self.jobs = max(1, jobs)
         self.cache = cache
-        self.shortcut = shortcut
+        self.shown_from = shown_from  # paths print relative to it (None: where the user stands, like ruff)
 
     def check(self, paths: Sequence[Path], force_exclude: bool = False,
-              overlays: Mapping[Path, str] | None = None) -> CheckResult:
-        """Check `paths`; `overlays` (path -> text) stand in for files on disk (unsaved buffers)."""
+              overlays: Mapping[Path, str] | None = None, report: Iterable[Path] | None = None) -> CheckResult:
+        """Check `paths`; `overlays` (path -> text) stand in for files on disk (unsaved buffers).
+        `report`: only these files' findings (the others are the project around them: indexed,
+        and their regions computed, but no rule runs there) — the pre-commit hook's named files,
+        the editor's open ones."""
         started = time.perf_counter()
         overlays = {_absolute(path): text for path, text in (overlays or {}).items()}
-        if self.shortcut:
-            findings, count = _Run(self, overlays).check(paths, force_exclude)
-        else:
-            findings, count = self._check_reference(paths, force_exclude, overlays)
+        wanted = None if report is None else {_absolute(path) for path in report}
+        findings, count = _Run(self, overlays, wanted).check(paths, force_exclude)
         findings.sort(key=lambda f: f.sort_key)
         return CheckResult(findings, count, time.perf_counter() - started)
-
-    def _check_reference(self, paths: Sequence[Path], force_exclude: bool,
-                         overlays: Mapping[Path, str]) -> tuple[list[Finding], int]:
-        """Every file parsed with libcst and indexed from its tree, every tree kept: the
-        definition the shortcut is held to (tests/test_speed_equivalence.py)."""
-        config = self.config
-        exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
-        files, problems = discover(paths, config.root, exclude, force_exclude)
-        shown_from = Path.cwd()  # paths print relative to where the user stands, like ruff
-        findings = [self._problem(display_path(p, shown_from), problem) for p, problem in problems]
-        parsed: list[ParsedFile] = []
-        for path in files:
-            text = overlays.get(path)
-            if text is None:
-                text = read_source(path)
-            result = text if isinstance(text, ReadProblem) else _parse_checked(path, shown_from, text)
-            if isinstance(result, ReadProblem):
-                findings.append(self._problem(display_path(path, shown_from), result))
-            else:
-                parsed.append(result)
-        modules = [build_module_index(p) for p in parsed]
-        project = ProjectIndex(modules)
-        regions, errors = self._regions(project, modules)
-        findings.extend(errors)
-        for module in modules:
-            findings.extend(self._check_module(module, project, regions))
-        return findings, len(files)
-
-    # --- for the language server (breaklint/workspace.py), which caches the modules it indexed
-    def check_indexed(self, modules: Sequence[ModuleIndex], targets: Sequence[ModuleIndex]) -> list[Finding]:
-        """Findings for `targets` only, with compiled regions computed over all of `modules`."""
-        project = ProjectIndex(modules)
-        regions, findings = self._regions(project, targets)
-        findings += [f for module in targets for f in self._check_module(module, project, regions)]
-        return sorted(findings, key=lambda f: f.sort_key)
-
-    def _regions(self, project: ProjectIndex, targets: Sequence[ModuleIndex]) -> tuple[dict[FunctionInfo, Region], list[Finding]]:
-        """The compiled regions over `project`, and a BL005 in `targets` for each function
-        whose calls could not be followed."""
-        entries = find_entry_points(project, self.config.assume_forward_compiled, self.config.entry_points)
-        errors: dict[Path, list[tuple[str, str]]] = {}
-        regions = compute_regions(project, entries, _region_errors(errors))
-        return regions, [self._region_error(module.file.display, error)
-                         for module in targets for error in errors.get(module.file.path, ())]
 
     def _region_error(self, path: str, error: tuple[str, str]) -> Finding:
         message, details = error
@@ -451,15 +389,16 @@ def _check_task(index: int) -> _Checked:
 
 
 class _Run:
-    """One `check` with the shortcut: every step after discovery, over the same file list."""
+    """One `check`: every step after discovery, over the same file list."""
 
-    def __init__(self, engine: Engine, overlays: Mapping[Path, str]) -> None:
+    def __init__(self, engine: Engine, overlays: Mapping[Path, str], report: set[Path] | None = None) -> None:
         self.engine = engine
+        self.report = report  # None: every file
         self.config = engine.config
         self.rules = engine.rules
         self.cache = engine.cache
         self.overlays = overlays
-        self.shown_from = Path.cwd()  # paths print relative to where the user stands, like ruff
+        self.shown_from = engine.shown_from or Path.cwd()
         self.sources: list[_Source] = []
         self.facts: list[FileFacts] = []
         # What the pre-pass read of each file (None: an overlay): the later passes parse these
@@ -502,22 +441,25 @@ class _Run:
         config = self.config
         exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
         files, problems = discover(paths, config.root, exclude, force_exclude)
-        findings = [self.engine._problem(display_path(p, self.shown_from), problem) for p, problem in problems]
+        files, problems = self._with_overlays(paths, files, problems)
+        findings = [self.engine._problem(display_path(p, self.shown_from), problem) for p, problem in problems
+                    if self._reported(p)]
         names = ModuleNames()
         self.sources = [_Source(path, display_path(path, self.shown_from), *names(path)) for path in files]
         self.facts = self._scan()
         indexed: list[int] = []
         for index, facts in enumerate(self.facts):
-            if facts.problem is not None:
-                findings.append(self.engine._problem(self.sources[index].display, facts.problem))
-            else:
+            if facts.problem is None:
                 indexed.append(index)
+            elif self._reported(self.sources[index].path):
+                findings.append(self.engine._problem(self.sources[index].display, facts.problem))
         self.regions = self._compute_regions(indexed)
-        for index in indexed:
+        reported = [index for index in indexed if self._reported(self.sources[index].path)]
+        for index in reported:
             findings.extend(self.engine._region_error(self.sources[index].display, error)
                             for error in self.regions[index].errors)
         deep, shallow = [], []
-        for index in indexed:
+        for index in reported:
             if not self.rules.for_file(self.sources[index].display):
                 continue  # every rule ignored for this file: nothing to say about it
             if self.regions[index].has_region or (config.scope == "all" and self.facts[index].has_functions):
@@ -530,6 +472,20 @@ class _Run:
         if self.cache is not None:
             self.cache.save()
         return findings, len(files)
+
+    def _with_overlays(self, paths: Sequence[Path], files: list[Path], problems: list[tuple[Path, ReadProblem]]
+                       ) -> tuple[list[Path], list[tuple[Path, ReadProblem]]]:
+        """An unsaved buffer under the checked paths is a file of the project, on disk or not."""
+        if not self.overlays:
+            return files, problems
+        roots = [_absolute(path) for path in paths]
+        known = {_absolute(path) for path in files}
+        added = [path for path in self.overlays if path not in known
+                 and any(path == root or root in path.parents for root in roots)]
+        return sorted([*files, *added]), [(p, problem) for p, problem in problems if _absolute(p) not in self.overlays]
+
+    def _reported(self, path: Path) -> bool:
+        return self.report is None or _absolute(path) in self.report
 
     def _scan(self) -> list[FileFacts]:
         """The pre-pass of every file: from the cache by content digest, else computed."""
@@ -607,19 +563,18 @@ class _Run:
                             module=(source.module_name, source.is_package))
         if isinstance(parsed, ReadProblem):
             raise _Unparsable(parsed)
-        try:
-            module = build_module_index(parsed)
-        except RecursionError:  # deep, not wrong: Python's parser took it
-            module = with_room(lambda: build_module_index(parsed))
-        attach_def_starts(parsed, module, self.facts[index].summary())
-        return module
+        summary = self.facts[index].summary()
+        module = shallow_module(summary, source.path, source.display, lambda: module, self.fragments)
+        return bind_tree(module, parsed, summary)
 
     def _opaque_module(self, index: int) -> ModuleIndex:
-        """A module that defines nothing, for a file the pre-pass read but libcst cannot parse:
-        as in the reference pipeline, where such a file is not in the project at all."""
+        """A module that defines nothing, for a file the pre-pass read but libcst cannot parse
+        (its own check says BL001)."""
         source = self.sources[index]
-        return build_module_index(ParsedFile(source.path, source.display, source.module_name, source.is_package,
-                                             "", cst.Module(body=[])))
+        summary = ModuleSummary(source.module_name, source.is_package, (), (), (), (), (), (), ())
+        module = shallow_module(summary, source.path, source.display, lambda: module)
+        parsed = ParsedFile(source.path, source.display, source.module_name, source.is_package, "", cst.Module(body=[]))
+        return bind_tree(module, parsed, summary)
 
     def _text(self, index: int) -> str | ReadProblem:
         """The file's text as the pre-pass read it (an overlay's text as given)."""

@@ -1,13 +1,14 @@
 """`breaklint lsp`: the language server (pygls, stdio).
 
-document text -> the check engine on the open files, with compiled regions from the whole
-project (breaklint/workspace.py keeps its index warm) -> Diagnostics (breaklint/report/lsp.py).
+document text -> the one check pipeline (`Engine.check` on the project, reporting the open
+files; breaklint/workspace.py keeps its cache warm) -> Diagnostics (breaklint/report/lsp.py).
 
 - Diagnostics are pushed on open, on change (debounced) and on save, with the document version
   they were computed from; unsaved buffers are linted from their text, never from disk, and every
-  open buffer stands in for its file when the project is indexed. An edit parses again only the
-  top-level statements it touched (breaklint/reparse.py).
-- A change to another file on disk, or to pyproject.toml, re-lints the open documents.
+  open buffer stands in for its file when the project is indexed.
+- A change to another file on disk, or to pyproject.toml, re-lints the open documents (from the
+  client's file watchers where it has them; every check also reads the tree and the settings'
+  modification time again, for clients without watchers).
 - Hover on a finding shows its rule's docs; a quick fix inserts `# breaklint: ignore[CODE]`.
 - Checks run one at a time on a worker thread, so hover and code actions answer meanwhile.
 
@@ -228,7 +229,6 @@ class Linter:
                 self.published[uri] = diagnostics
                 self.server.text_document_publish_diagnostics(
                     types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
-            await self._run(self._prepare, root, [path for _, path, _, _ in entries])
 
     def _check(
         self, root: Path, targets: list[Path], buffers: dict[Path, str]
@@ -236,16 +236,10 @@ class Linter:
         """On the worker thread: the project's findings for `targets`, and a config error to show."""
         error = None
         project = self.projects.get(root)
-        if project is None:
+        if project is None or project.stale():  # no watcher needed for an edit of the settings
             project, error = load_project(root)
             self.projects[root] = project
         return project.check(targets, buffers), error
-
-    def _prepare(self, root: Path, targets: list[Path]) -> None:
-        """On the worker thread, after publishing: ready the next edit of these files."""
-        project = self.projects.get(root)
-        if project is not None:
-            project.prepare(targets)
 
     async def files_changed(self, paths: list[Path]) -> None:
         await self._run(self._invalidate, paths)

@@ -1,9 +1,11 @@
 """The cheap pre-pass: a file's index from the stdlib `ast` (about a tenth of libcst's cost).
 
-It records what `project._Indexer` records from the libcst tree, in the same order: libcst
-visits children in source order, so the walk below does too (where `ast` keeps fields in another
-order — decorators, call arguments, dict items, `a if t else b`, defaults — it is put back).
-`tests/test_speed_equivalence.py` holds the two indexers to the same result.
+The one indexer: what each module defines, imports, assigns, calls and compiles, for every file,
+as plain data (summary.py) that the cache stores and shallow.py serves as the ModuleIndex. Things
+are recorded in libcst's visit order (source order; where `ast` keeps fields in another order —
+decorators, call arguments, dict items, `a if t else b`, defaults — it is put back), so that a
+def, class or call the rules meet in a file's libcst tree is found by its position in that order
+(shallow.bind_tree, shallow.own_calls).
 """
 
 from __future__ import annotations
@@ -12,17 +14,13 @@ import ast
 import bisect
 import re
 import warnings
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
+from .conditions import dotted, guards_of, is_concatenation
 from .names import ImportTable
 from .patterns import FALSE_WHILE_COMPILING, TRUE_WHILE_COMPILING, TRUE_WHILE_COMPILING_WRAPPERS
 from .project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
 from .summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
-
-if TYPE_CHECKING:
-    import libcst as cst
-
-    from .project import Assigned, ModuleIndex
 
 _DOTTED = (ast.Name, ast.Attribute)
 _SINGLETONS = {True: "True", False: "False", None: "None"}  # Names in libcst, constants in ast
@@ -133,7 +131,7 @@ class _Walker:
         self.stmt_handlers: dict[type, Callable[[_Walker, ast.AST], None]] = _STATEMENTS
 
     def run(self, tree: ast.Module) -> ModuleSummary:
-        # Imports first, as build_module_index does: a decorator may use a name imported below.
+        # Imports first: a decorator may use a name imported below.
         for statement in tree.body:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.imports.add_ast_import(statement)
@@ -253,7 +251,8 @@ class _Walker:
                 expr = expr.func
             resolved = self.resolve(expr)
             if resolved in COMPILE_NAMES or resolved in OPTIMIZE_NAMES:
-                self.sites.append(SiteSummary(self._at_sign_line(decorator), None, index, parent, False))
+                self.sites.append(SiteSummary(self._at_sign_line(decorator), None, index, parent, False,
+                                              self.text(decorator)))
             elif resolved in DISABLE_NAMES:
                 recursive = all(
                     not (isinstance(value, ast.Constant) and value.value is False)
@@ -370,39 +369,7 @@ class _Walker:
         return tuple(guard for arm in self.guard_frames[-1] for guard in arm)
 
     def _guards_of(self, test: ast.expr, holds: bool) -> list[Guard]:
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            return self._guards_of(test.operand, not holds)
-        if isinstance(test, ast.BoolOp):
-            if isinstance(test.op, ast.And) == holds:
-                return [guard for value in test.values for guard in self._guards_of(value, holds)]
-            return []
-        if isinstance(test, ast.Compare):
-            if len(test.ops) != 1:
-                return []
-            op = _COMPARISONS.get(type(test.ops[0]))
-            subject = _dotted(test.left)
-            value = self._literal(test.comparators[0])
-            if op is None or subject is None or "." not in subject or value is _NO_LITERAL:
-                return []
-            return [Guard(subject, op, value, holds)]
-        subject = _dotted(test)
-        return [Guard(subject, "truthy", None, holds)] if subject is not None and "." in subject else []
-
-    def _literal(self, node: ast.expr) -> object:
-        if isinstance(node, ast.Constant):
-            value = node.value
-            if isinstance(value, bool) or value is None:
-                return value
-            if isinstance(value, (str, bytes)):
-                return _NO_LITERAL if _is_concatenation(self.text(node)) else value
-            if isinstance(value, (int, float)) and not isinstance(value, complex):
-                return value
-            return _NO_LITERAL
-        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-            items = tuple(self._literal(e) for e in node.elts if not isinstance(e, ast.Starred))
-            if len(items) == len(node.elts) and _NO_LITERAL not in items:
-                return items
-        return _NO_LITERAL
+        return guards_of(test, holds, self.text)
 
     def _while_compiling(self, test: ast.expr) -> bool | None:
         """patterns.value_while_compiling, on an ast test."""
@@ -513,7 +480,7 @@ class _Walker:
             self.expr(value)
 
     def _disables_its_argument(self, node: ast.Call, args: list[tuple[Optional[str], ast.expr]]) -> bool:
-        """As project._Indexer's: `torch.compiler.disable(fn)(x)` does not reach fn."""
+        """`torch.compiler.disable(fn)(x)` does not reach fn (Dynamo calls it untraced)."""
         if self.resolve(node.func) not in DISABLE_NAMES:
             return False
         return all(not (isinstance(value, ast.Constant) and value.value is False)
@@ -531,7 +498,7 @@ class _Walker:
         layout = tuple((kw, self.text(value) if isinstance(value, _DOTTED) else None) for _, kw, value in items)
         return layout if any(text is not None for _, text in layout) else ()
     def _appended(self, fn: _Function, node: ast.Call) -> None:
-        """project._Indexer._appended's twin: `name.append(x)` on a bound local binds `[x]`."""
+        """`name.append(x)` on a bound local binds `[x]` (the list then holds it)."""
         func = node.func
         if not (isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name)):
             return
@@ -552,7 +519,7 @@ class _Walker:
         first = args[0][1]
         if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
             return
-        if _is_concatenation(self.text(first)):
+        if is_concatenation(self.text(first)):
             return  # libcst's SimpleString: one literal, not "a" "b" or an f-string
         cls = self.classes[fn.class_index]
         cls.bind(first.value, self.text(args[1][1]), False, self._guards())
@@ -563,20 +530,18 @@ class _Walker:
         func = node.func
         scope = self.function_stack[-1] if fn is not None else -1
         if isinstance(func, ast.Attribute) and func.attr == "compile" and not args:
-            self.sites.append(SiteSummary(node.lineno, self.text(func.value), -1, scope, True))
+            self.sites.append(SiteSummary(node.lineno, self.text(func.value), -1, scope, True, self.text(node)))
             return
         positional = bool(args) and args[0][0] is None
         resolved = self.resolve(func)
         if resolved in COMPILE_NAMES and positional:
-            self.sites.append(SiteSummary(node.lineno, self.text(args[0][1]), -1, scope, False))
+            self.sites.append(SiteSummary(node.lineno, self.text(args[0][1]), -1, scope, False, self.text(node)))
         elif isinstance(func, ast.Call) and positional:
             inner = self.resolve(func.func)
             if inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES:
-                self.sites.append(SiteSummary(node.lineno, self.text(args[0][1]), -1, scope, False))
+                self.sites.append(SiteSummary(node.lineno, self.text(args[0][1]), -1, scope, False, self.text(node)))
 
 
-_COMPARISONS = {ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
-_NO_LITERAL = object()
 
 _STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
     ast.FunctionDef: _Walker._function, ast.AsyncFunctionDef: _Walker._function,  # type: ignore[dict-item]
@@ -629,83 +594,4 @@ def _unstarred(node: ast.expr) -> ast.expr:
     return node.value if isinstance(node, ast.Starred) else node
 
 
-def _dotted(node: ast.AST) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-def _is_concatenation(text: str) -> bool:
-    """Whether a string constant's source is several literals (`"a" "b"`), which libcst keeps
-    as a ConcatenatedString."""
-    import io
-    import tokenize
-
-    try:
-        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
-                  if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT)]
-    except (tokenize.TokenError, SyntaxError):
-        return True
-    return len(tokens) != 1
-
-
-def _layout(call: cst.Call, code: Callable[[cst.CSTNode], str]) -> CallArgs:
-    """summary.CallArgs of a libcst call, as _Walker._arg_layout makes them."""
-    import libcst as cst  # the pre-pass itself never needs libcst
-
-    layout = tuple(
-        ("*" if arg.star == "*" else "**" if arg.star == "**" else arg.keyword.value if arg.keyword else None,
-         code(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None)
-        for arg in call.args
-    )
-    return layout if any(text is not None for _, text in layout) else ()
-
-
-def summary_from_index(module: ModuleIndex) -> ModuleSummary:
-    """The summary of a libcst-built index: for the files `ast` rejects but libcst reads (newer
-    syntax than the running Python's), and to hold the two indexers to the same result."""
-    code = module.file.tree.code_for_node
-    defined = {id(fn): i for i, fn in enumerate(module.defined)}
-    classes = {id(cls): i for i, cls in enumerate(module.defined_classes)}
-
-    def bindings(values: dict[str, list[Assigned]]) -> Bindings:
-        return tuple((name, tuple((code(a.expr), a.iterated) for a in found)) for name, found in values.items())
-
-    functions = tuple(
-        FunctionSummary(
-            fn.qualname, fn.name, classes[id(fn.class_info)] if fn.class_info is not None else -1,
-            defined[id(fn.parent)] if fn.parent is not None else -1, fn.header.self_name,
-            tuple(sorted(fn.header.params)), tuple(code(call.func) for call in fn.calls),
-            tuple(code(ref) for ref in fn.refs), bindings(fn.assigns),
-            tuple(defined[id(inner)] for inner in fn.nested), tuple(sorted(fn.global_names)),
-            module.file.line(fn.node.decorators[0] if fn.node.decorators else fn.node.name),
-            tuple(code(d.decorator) for d in fn.node.decorators),
-            tuple(_layout(call, code) for call in fn.calls), tuple(sorted(fn.call_guards.items())),
-            tuple((p.name, code(p.annotation) if p.annotation is not None else None,
-                   code(p.default) if p.default is not None else None, p.positional) for p in fn.header.signature),
-        )
-        for fn in module.defined
-    )
-    class_summaries = tuple(
-        ClassSummary(cls.qualname, cls.node.name.value, tuple(code(b) for b in cls.bases), bindings(cls.attrs),
-                     tuple(sorted(cls.tensor_attrs)),
-                     tuple(sorted(((name, i, a.guards) for name, found in cls.attrs.items() for i, a in enumerate(found)
-                                   if a.guards), key=lambda item: item[:2])))
-        for cls in module.defined_classes
-    )
-    sites = []
-    for site in module.compile_sites:
-        function = defined[id(site.target)] if id(site.target) in defined else -1
-        target = None if function >= 0 else code(site.target)  # type: ignore[arg-type]
-        scope = defined[id(site.scope)] if site.scope is not None else -1
-        sites.append(SiteSummary(module.file.line(site.node), target, function, scope, site.method_form))  # type: ignore[arg-type]
-    return ModuleSummary(
-        module.name, module.file.is_package, tuple(module.imports.aliases.items()),
-        tuple(sorted(module.imports.local_defs)), functions, class_summaries, bindings(module.assigns),
-        tuple(sites), tuple((defined[id(fn)], recursive) for fn, recursive in module.disabled.items()),
-    )
+_dotted = dotted

@@ -1,7 +1,9 @@
 """The project index: what each file defines, imports, assigns, calls and compiles.
 
-Built from the libcst trees in one visit per file; resolution across files happens in
-`ProjectIndex`, after every file is indexed (imports may point anywhere in the tree).
+The data model the analysis reads (ModuleIndex, FunctionInfo, ClassInfo, CompileSite): built
+for every file from its pre-pass summary (prepass.py, the one indexer; shallow.py serves it),
+its defs bound to the libcst tree for the files the rules visit. Resolution across files
+happens in `ProjectIndex` (imports may point anywhere in the tree).
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ import libcst as cst
 
 from .lazy import parse_fragment
 from .names import ImportTable, dotted
-from .patterns import untraced_blocks
 from .recursion import parse_safely
 from .source import ParsedFile
-from .summary import Guard, Guards
-from .walk import Visitor, visit
+from .conditions import cst_guards_of
+from .summary import Guards
+from .walk import visit
 
 FunctionNode = "cst.FunctionDef"  # for annotations (libcst is imported on first use)
 
@@ -274,320 +276,6 @@ class ModuleIndex:
 
     def __hash__(self) -> int:
         return id(self)
-
-
-def _literal_true(expr: cst.BaseExpression) -> bool:
-    return not (isinstance(expr, cst.Name) and expr.value == "False")
-
-
-def _bind_targets(target: cst.BaseExpression, value: Assigned, into: dict[str, list[Assigned]]) -> None:
-    if isinstance(target, cst.Name):
-        into.setdefault(target.value, []).append(value)
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        # Tuple unpacking loses which element is which; the value still says "came from expr".
-        for element in target.elements:
-            inner = element.value
-            if isinstance(inner, cst.StarredElement):
-                inner = inner.value
-            _bind_targets(inner, Assigned(value.expr, iterated=True), into)
-
-
-_COMPARISONS = {"Equal": "==", "NotEqual": "!=", "Is": "is", "IsNot": "is not", "In": "in", "NotIn": "not in"}
-_NO_LITERAL = object()
-
-
-def guards_of(test: cst.BaseExpression, holds: bool) -> list[Guard]:
-    """The guards (summary.Guard) a test sets on the block that runs when it is `holds`: a
-    dotted chain's truth, or its comparison with a literal; `not`, `and` in a body and `or` in an
-    `else` are taken apart. Other tests set none. prepass._Walker._guards is its `ast` twin."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return guards_of(test.expression, not holds)
-    if isinstance(test, cst.BooleanOperation):
-        if isinstance(test.operator, cst.And) == holds:  # `a and b` true / `a or b` false: both
-            return [*guards_of(test.left, holds), *guards_of(test.right, holds)]
-        return []
-    if isinstance(test, cst.Comparison):
-        if len(test.comparisons) != 1:
-            return []
-        target = test.comparisons[0]
-        op = _COMPARISONS.get(type(target.operator).__name__)
-        subject = dotted(test.left)
-        value = _literal(target.comparator)
-        if op is None or subject is None or "." not in subject or value is _NO_LITERAL:
-            return []
-        return [Guard(subject, op, value, holds)]
-    subject = dotted(test)
-    return [Guard(subject, "truthy", None, holds)] if subject is not None and "." in subject else []
-
-
-def _literal(expr: cst.BaseExpression) -> object:
-    if isinstance(expr, cst.SimpleString):
-        return expr.evaluated_value
-    if isinstance(expr, (cst.Integer, cst.Float)):
-        return expr.evaluated_value
-    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[expr.value]
-    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
-        items = tuple(_literal(e.value) for e in expr.elements if not isinstance(e, cst.StarredElement))
-        if len(items) == len(expr.elements) and _NO_LITERAL not in items:
-            return items
-    return _NO_LITERAL
-
-
-class _Indexer(Visitor):
-    def __init__(self, index: ModuleIndex) -> None:
-        self.index = index
-        self.classes: list[ClassInfo] = []
-        self.functions: list[FunctionInfo] = []
-        # Whether the innermost scope is a class body (so a def there is a method).
-        self.scope_kinds: list[str] = []
-        # Blocks Dynamo never traces (`if not torch.compiler.is_compiling():`): no call edges.
-        self.untraced: set[cst.CSTNode] = set()
-        self.untraced_depth = 0
-        # The guards an `if` (or `a if t else b`) sets on its arms, by arm; and, per function
-        # being indexed (innermost last), the guards of the arms the visit is in.
-        self.arm_guards: dict[cst.CSTNode, list[Guard]] = {}
-        self.guard_frames: list[list[list[Guard]]] = [[]]
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node in self.untraced:
-            self.untraced_depth += 1
-        guards = self.arm_guards.get(node)
-        if guards is not None:
-            self.guard_frames[-1].append(guards)
-        return super().on_visit(node)
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        super().on_leave(original_node)
-        if original_node in self.untraced:
-            self.untraced_depth -= 1
-        if original_node in self.arm_guards:
-            self.guard_frames[-1].pop()
-
-    def _guards(self) -> Guards:
-        return tuple(guard for arm in self.guard_frames[-1] for guard in arm)
-
-    def visit_If(self, node: cst.If) -> None:
-        self.untraced.update(untraced_blocks(node, self.index.imports.resolve))
-        self._arms(node.test, node.body, node.orelse)
-
-    def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._arms(node.test, node.body, node.orelse)
-
-    def _arms(self, test: cst.BaseExpression, body: cst.CSTNode, orelse: cst.CSTNode | None) -> None:
-        if self._current_function() is None:
-            return
-        self.arm_guards[body] = guards_of(test, True)
-        if orelse is not None:
-            self.arm_guards[orelse] = guards_of(test, False)
-
-    # --- scopes -------------------------------------------------------------------------
-    def _prefix(self) -> str:
-        if not self.scope_kinds:
-            return ""
-        if self.scope_kinds[-1] == "function":
-            return f"{self.functions[-1].qualname}.<locals>."
-        return f"{self.classes[-1].qualname}."
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        info = ClassInfo(self.index, self._prefix() + node.name.value, node,
-                         ordinal=len(self.index.defined_classes))
-        self.index.defined_classes.append(info)
-        self.index.classes[info.qualname] = info
-        if not self.scope_kinds:
-            self.index.imports.local_defs.add(node.name.value)
-        self.classes.append(info)
-        self.scope_kinds.append("class")
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.classes.pop()
-        self.scope_kinds.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        in_class = bool(self.scope_kinds) and self.scope_kinds[-1] == "class"
-        parent = self.functions[-1] if self.scope_kinds and "function" in self.scope_kinds else None
-        info = FunctionInfo(
-            module=self.index,
-            qualname=self._prefix() + node.name.value,
-            node=node,
-            class_info=self.classes[-1] if in_class else None,
-            parent=parent,
-            ordinal=len(self.index.defined),
-        )
-        self.index.defined.append(info)
-        self.index.functions[info.qualname] = info
-        if in_class:
-            self.classes[-1].methods[node.name.value] = info
-        elif not self.scope_kinds:
-            self.index.imports.local_defs.add(node.name.value)
-        elif self.scope_kinds[-1] == "function":
-            self.functions[-1].nested.append(info)
-            self.functions[-1].assigns.setdefault(node.name.value, [])
-        self._decorators(info)
-        self.functions.append(info)
-        self.scope_kinds.append("function")
-        self.guard_frames.append([])
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.functions.pop()
-        self.scope_kinds.pop()
-        self.guard_frames.pop()
-
-    def _current_function(self) -> FunctionInfo | None:
-        if self.scope_kinds and self.scope_kinds[-1] == "function":
-            return self.functions[-1]
-        return None
-
-    # --- imports and bindings -----------------------------------------------------------
-    def visit_Import(self, node: cst.Import) -> None:
-        self.index.imports.add_import(node)
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        self.index.imports.add_import(node)
-
-    def _bindings(self) -> dict[str, list[Assigned]] | None:
-        fn = self._current_function()
-        if fn is not None:
-            return fn.assigns
-        if not self.scope_kinds:
-            return self.index.assigns
-        return None
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._bind(target.target, Assigned(node.value))
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._bind(node.target, Assigned(node.value))
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind(node.target, Assigned(node.value))
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target, Assigned(node.iter, iterated=True))
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._bind(node.target, Assigned(node.iter, iterated=True))
-
-    def visit_Global(self, node: cst.Global) -> None:
-        fn = self._current_function()
-        if fn is not None:
-            fn.global_names.update(item.name.value for item in node.names)
-
-    def _bind(self, target: cst.BaseExpression, value: Assigned) -> None:
-        fn = self._current_function()
-        if isinstance(target, cst.Attribute) and fn is not None and fn.class_info is not None:
-            if isinstance(target.value, cst.Name) and target.value.value == fn.self_name:
-                guarded = Assigned(value.origin, value.iterated, self._guards())
-                fn.class_info.attrs.setdefault(target.attr.value, []).append(guarded)
-                return
-        bindings = self._bindings()
-        if bindings is not None:
-            _bind_targets(target, value, bindings)
-
-    # --- calls and compile sites --------------------------------------------------------
-    def visit_Call(self, node: cst.Call) -> None:
-        fn = self._current_function()
-        if fn is not None:
-            self._appended(fn, node)
-        if fn is not None and not self.untraced_depth:
-            fn.calls.append(node)
-            guards = self._guards()
-            if guards:
-                fn.call_guards[len(fn.calls) - 1] = guards
-            if not self._disables_its_argument(node):
-                fn.refs.extend(
-                    arg.value for arg in node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
-                )
-            self._self_registration(fn, node)
-        self._compile_call(node, fn)
-
-    def _disables_its_argument(self, node: cst.Call) -> bool:
-        """`torch.compiler.disable(fn)(x)`: Dynamo calls fn untraced, so fn is not reached through
-        it (with recursive=False its callees would be, as frames of their own: still followed)."""
-        if self.index.imports.resolve(node.func) not in DISABLE_NAMES:
-            return False
-        return all(_literal_true(arg.value) for arg in node.args
-                   if arg.keyword is not None and arg.keyword.value == "recursive")
-
-    @staticmethod
-    def _appended(fn: FunctionInfo, node: cst.Call) -> None:
-        """`blocks.append(Block(d))` on a local list: `blocks` is bound to `[Block(d)]` as well
-        (the list it holds then has that element); prepass._Walker._appended is its twin."""
-        func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)):
-            return
-        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
-            return
-        name = func.value.value
-        if name in fn.assigns and name not in fn.global_names:
-            fn.assigns[name].append(Assigned(cst.List([cst.Element(node.args[0].value)])))
-
-    def _self_registration(self, fn: FunctionInfo, node: cst.Call) -> None:
-        """`self.register_buffer("b", t)`, `register_parameter`, `add_module`/`register_module`."""
-        func = node.func
-        if fn.class_info is None or not isinstance(func, cst.Attribute):
-            return
-        if not (isinstance(func.value, cst.Name) and func.value.value == fn.self_name):
-            return
-        method = func.attr.value
-        if method not in ("register_buffer", "register_parameter", "add_module", "register_module"):
-            return
-        if len(node.args) < 2 or not isinstance(node.args[0].value, cst.SimpleString):
-            return
-        name = node.args[0].value.evaluated_value
-        if not isinstance(name, str):
-            return
-        fn.class_info.attrs.setdefault(name, []).append(Assigned(node.args[1].value, guards=self._guards()))
-        if method in ("register_buffer", "register_parameter"):
-            fn.class_info.tensor_attrs.add(name)
-
-    def _compile_call(self, node: cst.Call, fn: FunctionInfo | None) -> None:
-        func = node.func
-        # `model.compile()` is resolved later, once the receiver's class can be looked up.
-        if isinstance(func, cst.Attribute) and func.attr.value == "compile" and not node.args:
-            self.index.compile_sites.append(
-                CompileSite(self.index, node, func.value, fn, method_form=True)
-            )
-            return
-        resolved = self.index.imports.resolve(func)
-        if resolved in COMPILE_NAMES and node.args and node.args[0].keyword is None:
-            self.index.compile_sites.append(CompileSite(self.index, node, node.args[0].value, fn))
-        elif isinstance(func, cst.Call) and node.args and node.args[0].keyword is None:
-            inner = self.index.imports.resolve(func.func)
-            if inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES:  # torch.compile(**opts)(fn)
-                self.index.compile_sites.append(CompileSite(self.index, node, node.args[0].value, fn))
-
-    def _decorators(self, info: FunctionInfo) -> None:
-        for deco in info.node.decorators:
-            expr = deco.decorator
-            call_args: Iterable[cst.Arg] = ()
-            if isinstance(expr, cst.Call):
-                call_args = expr.args
-                expr = expr.func
-            resolved = self.index.imports.resolve(expr)
-            if resolved in COMPILE_NAMES or resolved in OPTIMIZE_NAMES:
-                self.index.compile_sites.append(CompileSite(self.index, deco, info, info.parent))
-            elif resolved in DISABLE_NAMES:
-                recursive = all(
-                    _literal_true(arg.value)
-                    for arg in call_args
-                    if arg.keyword is not None and arg.keyword.value == "recursive"
-                )
-                self.index.disabled[info] = recursive
-
-
-def build_module_index(parsed: ParsedFile) -> ModuleIndex:
-    index = ModuleIndex(parsed, ImportTable(parsed.module_name, parsed.is_package))
-    # Imports first: a decorator may use a name imported further down (rare, but cheap to get right).
-    for statement in parsed.tree.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, (cst.Import, cst.ImportFrom)):
-                    index.imports.add_import(small)
-    visit(parsed.tree, _Indexer(index), trivia=False)
-    return index
 
 
 Definition = Union[FunctionInfo, ClassInfo]
@@ -845,7 +533,7 @@ class ProjectIndex:
             return found
         if isinstance(expr, cst.IfExp):
             for arm, holds in ((expr.body, True), (expr.orelse, False)):
-                arm_guards = tuple(guards_of(expr.test, holds))
+                arm_guards = tuple(cst_guards_of(expr.test, holds))
                 found.extend(inner(arm, under=(*guards, (arm_guards, scope)) if arm_guards else guards))
             return found
         if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):

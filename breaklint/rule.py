@@ -14,7 +14,8 @@ from .configs import fails
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
 from .numpy_flow import NumpyFlow, uses_numpy
 from .patterns import value_while_compiling
-from .project import FunctionInfo, ModuleIndex, ProjectIndex, guards_of
+from .conditions import cst_guards_of
+from .project import FunctionInfo, ModuleIndex, ProjectIndex
 from .regions import CallResolver, pass_instances
 from .returns import ReturnFlow
 from .summary import Guard
@@ -438,8 +439,8 @@ def _own_code(fn: FunctionInfo) -> FunctionInfo:
 
 def _arm_guards(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[Guard]]]:
     """Every if/elif/else block of one function (nested defs excluded) with the settings guards
-    that decide whether it runs (project.guards_of, through the whole chain)."""
-    return [(body, [guard for test, holds in tests for guard in guards_of(test, holds)])
+    that decide whether it runs (conditions.cst_guards_of, through the whole chain)."""
+    return [(body, [guard for test, holds in tests for guard in cst_guards_of(test, holds)])
             for body, tests in if_arms(function)]
 
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import ast
 import bisect
+
 import hashlib
 import pickle
 import re
+import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
@@ -24,7 +26,6 @@ from .summary import ModuleSummary
 T = TypeVar("T")
 # A suppression comment needs one of these words (suppress.py's patterns are case-insensitive).
 _MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
-
 
 @dataclass(frozen=True)
 class FileFacts:
@@ -50,16 +51,13 @@ class FileFacts:
     def summary(self) -> ModuleSummary:
         return pickle.loads(self.summary_blob)
 
-
 def content_digest(data: bytes, module_name: str, is_package: bool) -> str:
     h = hashlib.blake2b(data, digest_size=16)
     h.update(f"\0{module_name}\0{is_package}".encode())
     return h.hexdigest()
 
-
 def read_bytes(path: Path) -> bytes | ReadProblem:
     return read_capped(path)
-
 
 def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> FileFacts:
     """Facts of decoded text (a file's, or an editor buffer's)."""
@@ -80,7 +78,6 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
                      summary.has_functions, entry, maybe_suppressed, len(text),
                      frozenset(f.qualname for f in summary.functions), frozenset(c.qualname for c in summary.classes),
                      bool(summary.compile_sites), part_digests(summary), frozenset(summary.local_defs))
-
 
 def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
     """What each part of a module's index is made of, digested. A definition's digest covers
@@ -126,7 +123,6 @@ def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
         found += [(f"{kind}:{qualname}", combined) for kind in sorted(kinds[qualname])]  # what it is defined as
     return tuple(found)
 
-
 class PythonVerdict(NamedTuple):
     """What Python's own parser says of a text, asked first (it is the language's definition)."""
 
@@ -142,7 +138,6 @@ class PythonVerdict(NamedTuple):
             return self.problem
         return found
 
-
 def python_verdict(text: str) -> PythonVerdict:
     from .prepass import parse  # imported here so workers import it once
 
@@ -157,47 +152,42 @@ def python_verdict(text: str) -> PythonVerdict:
     except ValueError:  # e.g. NUL bytes (files.py refuses those before): libcst decides
         return PythonVerdict(None, None, False)
 
-
 def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
-    """The summary from `ast`, or from libcst for what Python's parser refuses (see above)."""
+    """The summary from `ast`: Python's own parser is the judge of what is valid. Syntax newer
+    than the running Python's cannot be indexed (one indexer, one parser): BL001 says so."""
     from .prepass import summarize
 
     verdict = python_verdict(text)
     tree = verdict.tree
     if tree is None:
-        if verdict.final:
-            return verdict.problem  # type: ignore[return-value]
-        return verdict.judge(_from_libcst(text, module_name, is_package))
+        problem = verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file")
+        if not verdict.final:
+            version = ".".join(map(str, sys.version_info[:2]))
+            problem = replace(problem, message=f"{problem.message} (as Python {version} reads it; run breaklint "
+                                               "under the newest Python your code targets)")
+        return problem
     try:
-        try:
-            return summarize(text, module_name, is_package, tree)
-        except RecursionError:  # Python parsed it: it is deep, not wrong
-            return with_room(lambda: summarize(text, module_name, is_package, tree))
-    except (ValueError, MemoryError, RecursionError):
-        return _from_libcst(text, module_name, is_package)  # the reference indexer
-
+        return summarize(text, module_name, is_package, tree)
+    except RecursionError:  # Python parsed it: it is deep, not wrong
+        return with_room(lambda: summarize(text, module_name, is_package, tree))
 
 def python_error_is_final(error: SyntaxError) -> bool:
     """Errors of Python's tokenizer about depth: no Python accepts such a file."""
     message = error.msg or ""
     return message in _TOO_DEEP or "nested too deeply" in message
 
-
 _TOO_DEEP = {"too many nested parentheses", "too many levels of indentation"}
-
 
 def syntax_error(text: str, error: SyntaxError) -> ReadProblem:
     """BL001 where Python says, moved inside the text where Python points past its end."""
     line, col = clamp(text, error.lineno or 1, error.offset or 1)
     return ReadProblem("BL001", f"syntax error: {error.msg}", line, col)
 
-
 def clamp(text: str, line: int, col: int) -> tuple[int, int]:
     """(line, col), 1-based, moved onto the nearest place in `text` (lines end as Python's do)."""
     lines = _LINE_END.split(text)
     line = min(max(line, 1), len(lines))
     return line, min(max(col, 1), len(lines[line - 1]) + 1)
-
 
 def densest_line(text: str) -> tuple[int, int]:
     """Where code too deep for Python's parser most likely is, as it does not say: the first
@@ -221,9 +211,7 @@ def densest_line(text: str) -> tuple[int, int]:
         pass  # what was counted so far stands
     return clamp(text, where[0], where[1] + 1)
 
-
 _LINE_END = re.compile(r"\r\n|\r|\n")
-
 
 def scan_bytes(data: bytes | ReadProblem, module_name: str, is_package: bool) -> FileFacts:
     if isinstance(data, ReadProblem):
@@ -233,20 +221,3 @@ def scan_bytes(data: bytes | ReadProblem, module_name: str, is_package: bool) ->
     if isinstance(text, ReadProblem):
         return FileFacts(digest, text, b"", "", False, False, False)
     return scan_text(text, digest, module_name, is_package)
-
-
-def _from_libcst(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
-    from .engine import parse_file  # the one place that turns libcst's errors into BL001
-    from .prepass import summary_from_index
-    from .project import build_module_index
-
-    def summary() -> ModuleSummary | ReadProblem:
-        parsed = parse_file(Path(module_name), Path("."), text, module=(module_name, is_package))
-        if isinstance(parsed, ReadProblem):
-            return parsed
-        return summary_from_index(build_module_index(parsed))
-
-    try:
-        return summary()
-    except RecursionError:
-        return with_room(summary)

@@ -1,18 +1,20 @@
-"""A `ModuleIndex` rebuilt from a pre-pass summary, for files that libcst does not parse.
+"""The `ModuleIndex` of a file, served from its pre-pass summary (the one index; prepass.py).
 
 It answers what the resolvers ask (`ProjectIndex.lookup`, `mro`, `attr_values`,
-`instance_classes`, ...) as the libcst-built index would, structurally: expressions are parsed
-from their source text only when read (`Fragment`, lazy.py), so a module whose names are
-looked up but whose expressions nobody reads costs no libcst at all. What only the file's tree
-has (a def's body, a compile site's node, positions, the tree itself) parses the file
-(`promote`) and is reported through `on_deep_read`: the engine then checks the reading file
-again with this module built from its tree (engine.py, `check_file`), because rules compare
-tree nodes by identity and a node parsed from text is never the tree's.
+`instance_classes`, ...): expressions are parsed from their source text only when read
+(`Fragment`, lazy.py), so a module whose names are looked up but whose expressions nobody reads
+costs no libcst at all. A file the rules visit is parsed by libcst and its index bound to that
+tree (`bind_tree`: its defs and classes, and their calls, are the tree's nodes). What only
+another file's tree has (a def's body, positions) parses that file (`promote`, bound the same
+way) and is reported through `on_deep_read`: the engine then checks the reading file again
+with that module bound to its tree (engine.py, `check_file`), because rules compare tree nodes
+by identity and a node parsed from text is never the tree's.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from functools import lru_cache
 from typing import Callable
 
 import libcst as cst
@@ -22,7 +24,9 @@ from .lazy import LazyNode, real_node
 from .names import ImportTable
 from .project import (UNREADABLE, Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo,
                       ModuleIndex, Parameter)
+from .patterns import untraced_blocks
 from .source import ParsedFile
+from .walk import Visitor, visit
 from .summary import Bindings, CallArgs, ClassSummary, FunctionSummary, ModuleSummary
 
 Promote = Callable[[], ModuleIndex]
@@ -173,11 +177,12 @@ class ShallowModuleIndex(ModuleIndex):
         return self._data["compile_sites"]  # type: ignore[return-value]
 
     def content_compile_sites(self) -> list[CompileSite]:
-        self._record("content")
-        return self.file.content_module.compile_sites
+        return self.compile_sites  # their nodes are the options as written, never the tree's
 
     @property
     def content_module(self) -> ModuleIndex:
+        if isinstance(self.file, ParsedFile):  # bound to its tree already (bind_tree)
+            return self
         self._record("content")  # a cached result depends on the module's bytes
         return self.file.content_module
 
@@ -226,7 +231,8 @@ class ShallowFunctionInfo(FunctionInfo):
         self._calls: list[cst.Call] | None = None
         self._refs: list[cst.BaseExpression] | None = None
         self._assigns: dict[str, list[Assigned]] | None = None
-        self._node: LazyNode | None = None
+        self._node: LazyNode | cst.FunctionDef | None = None
+        self._bound = False  # its node is the tree's (bind_tree)
 
     @property  # type: ignore[override]
     def node(self) -> cst.FunctionDef:
@@ -241,6 +247,10 @@ class ShallowFunctionInfo(FunctionInfo):
 
     @property  # type: ignore[override]
     def calls(self) -> list[cst.Call]:
+        if self._calls is None and self._bound:
+            found = own_calls(self._node, self.module.imports.resolve)  # type: ignore[arg-type]
+            if len(found) == len(self._summary.calls):  # else the file changed under us: the text's
+                self._calls = found
         if self._calls is None:
             fragments = self._fragments
             self._calls = [cst.Call(func=fragments(text).node, args=_arguments(layout, fragments))
@@ -333,7 +343,7 @@ class _RecordedImports(ImportTable):
 def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Promote,
                    fragments: Fragments | None = None, on_deep_read: Callable[[Path], None] | None = None,
                    on_read: Callable[[Path, str], None] | None = None) -> ModuleIndex:
-    """The ModuleIndex `build_module_index` would make of this file, from its summary.
+    """The ModuleIndex of this file, from its summary.
     `on_deep_read(path)` hears of every read of what only the file's tree has, `on_read(path,
     what)` of every read of the index itself (see `Record`)."""
     fragments = fragments if fragments is not None else Fragments()
@@ -378,13 +388,82 @@ def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Pr
         fn.nested.extend(defined[i] for i in fn_summary.nested)
     data["assigns"].update(fragments.bindings(summary.assigns))  # type: ignore[attr-defined]
     sites: list[CompileSite] = data["compile_sites"]  # type: ignore[assignment]
-    for number, site in enumerate(summary.compile_sites):
+    for site in summary.compile_sites:
         target = defined[site.function] if site.function >= 0 else fragments(site.target or "").node
         scope = defined[site.scope] if site.scope >= 0 else None
-        node = LazyNode(cst.Decorator if site.function >= 0 else cst.Call, {},
-                        lambda number=number: promote().compile_sites[number].node,  # type: ignore[misc]
-                        deep_read)
+        # What a rule reads of a site is its options: the text as written is enough.
+        written = fragments(site.text).node
+        node = cst.Decorator(decorator=written) if site.function >= 0 else written
         sites.append(CompileSite(module, node, target, scope, site.method_form, site.line))  # type: ignore[arg-type]
     for index, recursive in summary.disabled:
         data["disabled"][defined[index]] = recursive  # type: ignore[index]
     return module
+
+
+def bind_tree(module: ModuleIndex, parsed: ParsedFile, summary: ModuleSummary) -> ModuleIndex:
+    """`module` (built from `summary` by shallow_module) as the index of the file the rules
+    are about to visit: its defs and classes are the nodes of `parsed.tree`, so that rules and
+    the analysis match them by identity. The pre-pass numbers defs and classes in source
+    order, as the walk below meets them; if the two disagree (a file that changed between
+    them), the module keeps its lazy nodes and the positions stay unknown to the fast path."""
+    functions, classes = _definitions(parsed.tree)
+    defined: list[FunctionInfo] = module._data["defined"]  # type: ignore[attr-defined, assignment]
+    defined_classes: list[ClassInfo] = module._data["defined_classes"]  # type: ignore[attr-defined, assignment]
+    if len(functions) == len(defined) and len(classes) == len(defined_classes):
+        for fn, node in zip(defined, functions):
+            fn._node, fn._bound = node, True  # type: ignore[attr-defined]
+        for cls, node in zip(defined_classes, classes):
+            cls._node = node  # type: ignore[attr-defined]
+        parsed.starts = {node: fn_summary.line for node, fn_summary in zip(functions, summary.functions)}
+    module.file = parsed  # type: ignore[assignment]
+    return module
+
+
+def _definitions(tree: cst.Module) -> tuple[list[cst.FunctionDef], list[cst.ClassDef]]:
+    """Every def and class in source order. They only stand in statement positions, so only
+    compound statements are walked into."""
+    functions: list[cst.FunctionDef] = []
+    classes: list[cst.ClassDef] = []
+    holds_statements = _holds_statements()
+
+    def walk(node: cst.CSTNode) -> None:
+        for child in node.children:
+            if isinstance(child, cst.SimpleStatementLine) or not isinstance(child, holds_statements):
+                continue
+            if isinstance(child, cst.FunctionDef):
+                functions.append(child)
+            elif isinstance(child, cst.ClassDef):
+                classes.append(child)
+            walk(child)
+
+    walk(tree)
+    return functions, classes
+
+
+def own_calls(function: cst.FunctionDef, resolve: Callable[[cst.BaseExpression], str | None]) -> list[cst.Call]:
+    """The calls of a function's own code (its decorators, defaults and body, not what a def or
+    class inside it holds), outside the blocks Dynamo never traces, in visit order: the calls
+    the pre-pass summarised, as the tree's nodes (a caller's arguments are read from them)."""
+    found: list[cst.Call] = []
+
+    class Calls(Visitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if node is not function and isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                return False
+            if isinstance(node, cst.Call):
+                found.append(node)
+            elif isinstance(node, cst.If):
+                skipped.update(untraced_blocks(node, resolve))
+            return node not in skipped
+
+    skipped: set[cst.CSTNode] = set()
+    visit(function, Calls(), trivia=False)
+    return found
+
+
+@lru_cache(maxsize=None)
+def _holds_statements() -> tuple[type, ...]:
+    """What may hold a statement, directly or through its blocks (read on first use: importing
+    breaklint reads nothing of libcst, see deferred.py)."""
+    return (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+            cst.Finally, cst.MatchCase)

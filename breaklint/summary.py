@@ -1,6 +1,6 @@
 """What the pre-pass keeps of a file: its index as plain, picklable data.
 
-A summary holds exactly what `project.build_module_index` would record from the libcst tree —
+A summary is the index of a file, as the one indexer (prepass.py) records it —
 definitions in visit order, imports, bindings, calls, compile sites — with every expression kept
 as its source text (`Expr`). `shallow.py` turns it back into a `ModuleIndex` whose expressions
 are parsed with libcst only when something reads them. Summaries travel between processes and
@@ -21,7 +21,7 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 6  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 7  # bump when the fields below change: cached summaries are then ignored
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,9 @@ class SiteSummary:
     function: int  # index into ModuleSummary.functions when decorated, else -1
     scope: int  # the function the target is evaluated in, or -1 (module level)
     method_form: bool
+    # The call as written (`torch.compile(f, mode=...)`), or the decorator's expression
+    # (`torch.compile(dynamic=False)`): what the rules read of a site is its options.
+    text: Expr = ""
 
 
 @dataclass(frozen=True)

@@ -180,8 +180,12 @@ def _calls_in(expr: cst.BaseExpression) -> list[cst.Call]:
 def _find_varying_call(module: ModuleIndex, candidates: set[cst.Call], param: str,
                        position: int | None) -> str | None:
     """`file:line` of one of the candidate constructor calls that sits in a for loop or
-    comprehension and passes the loop variable to `param`."""
+    comprehension and passes the loop variable to `param`. The candidates come from the index
+    (module-level code as written, not the tree's nodes): a call of the tree is one of them when
+    it is written the same."""
     found: list[cst.Call] = []
+    code = cst.Module(body=[]).code_for_node
+    written = {code(call.with_changes(lpar=(), rpar=())) for call in candidates}
 
     class _Calls(cst.CSTVisitor):
         def __init__(self) -> None:
@@ -210,7 +214,7 @@ def _find_varying_call(module: ModuleIndex, candidates: set[cst.Call], param: st
                 self.loop_names.pop()
 
         def visit_Call(self, node: cst.Call) -> None:
-            if found or not self.loop_names or node not in candidates:
+            if found or not self.loop_names or code(node.with_changes(lpar=(), rpar=())) not in written:
                 return
             argument = _argument(node, param, position)
             names = set().union(*self.loop_names)

@@ -116,8 +116,7 @@ CALLER = ("import torch\n\n\ndef helper(x):\n    return x.sum().item()\n\n\n@tor
           "def encode(x):\n    y = x.tolist()\n    return helper(x)\n")
 
 
-@pytest.mark.parametrize("shortcut", [True, False])
-def test_an_error_following_calls_is_contained(tree: Path, monkeypatch: pytest.MonkeyPatch, shortcut: bool) -> None:
+def test_an_error_following_calls_is_contained(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An exception while following one function's calls (region computation) becomes a BL005 in
     its file; the function keeps its own findings, and the other files are still checked."""
     from breaklint.config import Config
@@ -135,7 +134,7 @@ def test_an_error_following_calls_is_contained(tree: Path, monkeypatch: pytest.M
 
     monkeypatch.setattr(CallResolver, "edges", explode_in_encode)
     config = Config(root=tree)
-    result = Engine(config, RuleSet(config), shortcut=shortcut).check([tree])
+    result = Engine(config, RuleSet(config)).check([tree])
     found = by_path(result)
     assert found["good.py"] == [("BL101", 5, 12)]
     assert found["caller.py"] == [("BL005", 1, 1), ("BL101", 10, 9)]  # encode's own .tolist(); helper is not reached

@@ -4,6 +4,7 @@ text edit, the warm project index and `--format lsp`."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -86,9 +87,23 @@ def test_inserted_suppression_silences_the_finding(lsp, tmp_path: Path, check) -
 
 
 # --- the warm project index ------------------------------------------------------------------
-def test_project_matches_check_and_reuses_its_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    examples = ROOT / "examples"
+def test_project_matches_check_and_reuses_its_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    rechecked: list[str]) -> None:
+    """The editor's checks are `check`'s pipeline: the same findings; a second check of the
+    same text indexes nothing and runs no rule again; a buffer's edit indexes that file only."""
+    from breaklint import engine as engine_module
+
+    examples = tmp_path / "examples"
+    shutil.copytree(ROOT / "examples", examples)
     monkeypatch.chdir(examples)  # `check` shows paths relative to the working directory
+    indexed: list[str] = []
+    scan_text = engine_module.scan_text
+
+    def spy(text, digest, module_name, is_package):  # type: ignore[no-untyped-def]
+        indexed.append(module_name)
+        return scan_text(text, digest, module_name, is_package)
+
+    monkeypatch.setattr(engine_module, "scan_text", spy)
     project, error = load_project(examples)
     assert error is None
     files = sorted(examples.rglob("*.py"))
@@ -99,18 +114,16 @@ def test_project_matches_check_and_reuses_its_index(tmp_path: Path, monkeypatch:
     layers = examples / "tinygpt" / "layers.py"
     assert {f.code for f in by_file[layers]} == {"BL101", "BL102"}
 
-    index_before = dict(project._index)
+    indexed.clear(), rechecked.clear()
     again = project.check([layers])
     assert again[layers] == by_file[layers]
-    assert all(project._index[p].result is index_before[p].result for p in index_before)  # nothing re-parsed
+    assert indexed == [] and rechecked == []  # from the session's cache: nothing parsed
 
     # a buffer replaces the file: only that module is indexed again
     buffered = layers.read_text(encoding="utf-8").replace("q.abs().max().item()", "q.abs().max()")
     in_buffer = project.check([layers], {layers: buffered})
     assert {f.code for f in in_buffer[layers]} == {"BL102"}
-    assert project._index[layers].result is not index_before[layers].result
-    model = examples / "tinygpt" / "model.py"
-    assert project._index[model].result is index_before[model].result
+    assert indexed == ["layers"] and rechecked == ["tinygpt/layers.py"]
 
 
 def test_project_sees_disk_changes_and_new_files(tmp_path: Path) -> None:

@@ -25,10 +25,10 @@ def found(result: CheckResult, codes: tuple[str, ...] = ("BL101", "BL102")) -> s
 
 
 def both(root: Path) -> set[tuple[str, int, str, str]]:
-    """The findings, the same from the shortcut pipeline and the reference one."""
-    shortcut, reference = found(run(root)), found(run(root, shortcut=False))
-    assert shortcut == reference
-    return shortcut
+    """The findings, the same from one process and from two worker processes."""
+    alone, pooled = found(run(root)), found(run(root, jobs=2))
+    assert alone == pooled
+    return alone
 
 
 def attention(helper: str, use: str = "return probs.narrow(-1, n, probs.size(-1) - n)") -> dict[str, str]:

@@ -88,7 +88,7 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def check_tree(root: Path, cache: Path | None = None, shortcut: bool = True):  # type: ignore[no-untyped-def]
+def check_tree(root: Path, cache: Path | None = None, jobs: int = 1):  # type: ignore[no-untyped-def]
     """`breaklint check root` with only explicit compile sites as entries (a CheckResult)."""
     from breaklint.cache import Cache
     from breaklint.config import Config
@@ -96,4 +96,4 @@ def check_tree(root: Path, cache: Path | None = None, shortcut: bool = True):  #
     from breaklint.registry import RuleSet
 
     config = Config(root=root, assume_forward_compiled=False)
-    return Engine(config, RuleSet(config), cache=Cache(cache) if cache else None, shortcut=shortcut).check([root])
+    return Engine(config, RuleSet(config), cache=Cache(cache) if cache else None, jobs=jobs).check([root])
