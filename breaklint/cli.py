@@ -78,23 +78,21 @@ def check(
     from .report import RENDERERS
     from .report.text import render_statistics
 
+    from .parallel import available_cores
+    from .units import check_units, plan
+
     try:
-        config = _load(config_path, paths)
         target = TorchVersion.parse(target_torch) if target_torch else None
         python = python_version(target_python) if target_python else None
-        config = config.with_overrides(
-            select=_split_codes(select), ignore=_split_codes(ignore), scope=scope, target_torch=target,
-            target_python=python,
-        )
-        rules = RuleSet(config)
+
+        def overrides(config: Config) -> Config:
+            return config.with_overrides(select=_split_codes(select), ignore=_split_codes(ignore), scope=scope,
+                                         target_torch=target, target_python=python)
+
+        units = plan(list(paths), overrides, config_path)  # each file takes its nearest settings
+        result = check_units(units, jobs or available_cores(), not no_cache, force_exclude)
     except (ConfigError, ValueError) as error:
         raise _fail(str(error))
-    from .cache import CACHE_DIR, Cache
-    from .parallel import available_cores
-
-    cache = None if no_cache else Cache(config.root / CACHE_DIR)
-    engine = Engine(config, rules, jobs=jobs or available_cores(), cache=cache)
-    result = engine.check(list(paths) or [Path(".")], force_exclude=force_exclude)
     if statistics:
         rendered = render_statistics(result)
     else:
