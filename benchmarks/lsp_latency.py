@@ -7,7 +7,7 @@ of about --lines lines, every class an nn.Module whose forward is a compiled reg
 train.py that compiles the model), opens the file, then sends --edits unsaved edits one after
 another. Each edit toggles a `.item()` in the middle of the file; the latency is the time from
 sending `didChange` to receiving `publishDiagnostics` for that version, with the right findings.
-It includes the server's debounce (breaklint.lsp.DEBOUNCE_S). Not a test: the machine decides.
+It includes the server's debounce (breaklint.lsp.server.DEBOUNCE_S). Not a test: the machine decides.
 
 With --baseline DIR (a checkout of another commit, e.g. `git archive HEAD~3 | tar -x -C DIR`),
 the server from DIR and the one from this tree take turns, --rounds times each, on the same
@@ -142,8 +142,8 @@ async def measure(lines: int, edits: int, server_path: str | None = None) -> dic
 
 
 def server_debounce(env: dict[str, str]) -> float:
-    """The debounce of the server that `env` starts (DEBOUNCE_S of its breaklint.lsp)."""
-    out = subprocess.run([sys.executable, "-c", "from breaklint.lsp import DEBOUNCE_S; print(DEBOUNCE_S)"],
+    """The debounce of the server that `env` starts (DEBOUNCE_S of its breaklint.lsp.server)."""
+    out = subprocess.run([sys.executable, "-c", "from breaklint.lsp.server import DEBOUNCE_S; print(DEBOUNCE_S)"],
                          env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
     return float(out.stdout)
 
@@ -154,11 +154,11 @@ def breakdown(lines: int, repeat: int = 3) -> dict[str, float]:
     again what changed, and the rules (regions, positions, one finding)."""
     import libcst as cst
 
-    from breaklint.project import build_module_index
+    from breaklint.index.project import build_module_index
     from breaklint.reindex import build_index
     from breaklint.reparse import reparse
-    from breaklint.source import ParsedFile
-    from breaklint.workspace import load_project
+    from breaklint.index.source import ParsedFile
+    from breaklint.lsp.workspace import load_project
 
     timings: dict[str, list[float]] = {"whole-file parse": [], "whole-file index": [], "reparse": [],
                                        "reindex": [], "rules": []}

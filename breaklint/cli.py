@@ -12,14 +12,14 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .deferred import defer
+from breaklint.infra.deferred import defer
 
 defer("libcst")  # a warm check answers from the cache: see deferred.py
 
 from .config import Config, ConfigError, find_pyproject, load_config, python_version
-from .engine import CheckResult, Engine
+from breaklint.check.engine import CheckResult, Engine
 from .finding import Severity
-from .registry import RuleSet, all_rules, find_rule
+from breaklint.check.registry import RuleSet, all_rules, find_rule
 from .versions import TorchVersion
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -78,8 +78,8 @@ def check(
     from .report import RENDERERS
     from .report.text import render_statistics
 
-    from .parallel import available_cores
-    from .units import check_units, plan
+    from breaklint.infra.parallel import available_cores
+    from breaklint.check.units import check_units, plan
 
     try:
         target = TorchVersion.parse(target_torch) if target_torch else None
@@ -127,7 +127,7 @@ def _fail(message: str) -> click.exceptions.Exit:
               help="The settings file whose folder holds the cache (default: found as for check).")
 def clean_command(config_path: Path | None) -> None:
     """Remove the cache (.breaklint_cache/ beside the settings, else in the current folder)."""
-    from .cache import CACHE_DIR, clean
+    from breaklint.infra.cache import CACHE_DIR, clean
 
     try:
         config = _load(config_path, ())
@@ -251,7 +251,7 @@ def confirm_command(
 def lsp_command() -> None:
     """Run the language server on stdin/stdout (needs the `lsp` extra: pygls)."""
     try:
-        from .lsp import serve  # pygls is optional and only ever imported here
+        from breaklint.lsp.server import serve  # pygls is optional and only ever imported here
     except ImportError as error:
         if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
             raise

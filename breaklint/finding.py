@@ -57,7 +57,7 @@ class Region:
     entry_module: str = ""  # the module that defines the entry (rules read its config and decorators)
     # The region's functions that call this one, as (module, qualname, is an entry), when calls
     # are the only way the region reaches it (else empty): its parameters take the values they
-    # pass (breaklint/arguments.py).
+    # pass (breaklint/analysis/arguments.py).
     callers: tuple[tuple[str, str, bool], ...] = ()
     # Reached only through code the default configuration does not run (configs.py): why, as
     # "`config.x` is true; the default is False". Its findings are `possible` (severity info).
@@ -92,3 +92,12 @@ class Finding:
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.span.start_line, self.span.start_col, self.code, self.message)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What one check found, for the reporters (which know findings, not the engine)."""
+
+    findings: list[Finding]
+    files_checked: int
+    seconds: float

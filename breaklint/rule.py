@@ -9,20 +9,20 @@ from typing import Callable, ClassVar
 
 import libcst as cst
 
-from .arguments import caller_functions, passed_values
-from .configs import fails
+from breaklint.analysis.arguments import caller_functions, passed_values
+from breaklint.analysis.model_config import fails
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
-from .numpy_flow import NumpyFlow, uses_numpy
-from .patterns import value_while_compiling
-from .conditions import cst_guards_of
-from .project import FunctionInfo, ModuleIndex, ProjectIndex
-from .regions import CallResolver, pass_instances
-from .returns import ReturnFlow
-from .summary import Guard
-from .source import ParsedFile
-from .values import FunctionValues, Value, UNKNOWN
+from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
+from breaklint.analysis.patterns import value_while_compiling
+from breaklint.index.conditions import cst_guards_of
+from breaklint.index.project import FunctionInfo, ModuleIndex, ProjectIndex
+from breaklint.analysis.regions import CallResolver, pass_instances
+from breaklint.analysis.returns import ReturnFlow
+from breaklint.index.summary import Guard
+from breaklint.index.source import ParsedFile
+from breaklint.analysis.values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion, Versions
-from .walk import OwnCode, if_arms, visit
+from breaklint.infra.walk import OwnCode, if_arms, visit
 
 DOCS_URL = "https://breaklint.dev/rules/{code}"
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a

@@ -16,7 +16,7 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Severity
 from breaklint.rule import FileContext, Rule
-from breaklint.walk import if_arms
+from breaklint.infra.walk import if_arms
 
 Statement = "cst.BaseStatement | cst.BaseSmallStatement"  # annotations only: libcst loads on first use
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.names import dotted
+from breaklint.index.imports import dotted
 from breaklint.rule import Rule
 
 # Packages whose functions are compiled C code (or sit on Dynamo's THIRDPARTY_SKIPLIST, like

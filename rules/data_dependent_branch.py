@@ -6,7 +6,7 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Stage
 from breaklint.rule import FileContext
-from breaklint.values import Kind, Value
+from breaklint.analysis.values import Kind, Value
 from breaklint.versions import Versions, pick
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites

@@ -3,10 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.names import dotted
-from breaklint.project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex
+from breaklint.index.imports import dotted
+from breaklint.index.project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex
 from breaklint.rule import FileContext, Rule
-from breaklint.walk import visit  # one frame per level: deep code cannot overflow the stack
+from breaklint.infra.walk import visit  # one frame per level: deep code cannot overflow the stack
 
 
 class PerInstanceSpecialization(Rule):

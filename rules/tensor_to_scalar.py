@@ -3,10 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.numpy_api import NUMPY_SIZE_FUNCTIONS, SIZE_METHODS, TORCH_SIZE_FUNCTIONS
-from breaklint.patterns import method_call
+from breaklint.analysis.numpy_api import NUMPY_SIZE_FUNCTIONS, SIZE_METHODS, TORCH_SIZE_FUNCTIONS
+from breaklint.analysis.patterns import method_call
 from breaklint.rule import FileContext
-from breaklint.values import Kind, Value
+from breaklint.analysis.values import Kind, Value
 from breaklint.versions import TorchVersion, Versions, pick
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites

@@ -1,4 +1,4 @@
-"""Values followed into called functions (breaklint/arguments.py): a helper's parameters hold the
+"""Values followed into called functions (breaklint/analysis/arguments.py): a helper's parameters hold the
 join of what every call site in the region passes, and a cached run re-checks the helper when
 only its caller changes."""
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.cache import CACHE_DIR
-from breaklint.engine import CheckResult
+from breaklint.infra.cache import CACHE_DIR
+from breaklint.check.engine import CheckResult
 from testdata import check_tree as run, write_tree as write
-from breaklint.values import MAYBE, PYTHON, SHAPE_INT, TENSOR, UNKNOWN, Kind, Value, join
+from breaklint.analysis.values import MAYBE, PYTHON, SHAPE_INT, TENSOR, UNKNOWN, Kind, Value, join
 
 MASK = Value(Kind.TENSOR, True)
 
@@ -52,8 +52,8 @@ def model(calls: str, helper: str = PICK) -> dict[str, str]:
 def test_bind_places_arguments_as_python_does() -> None:
     import libcst as cst
 
-    from breaklint.binding import bind
-    from breaklint.project import FunctionHeader
+    from breaklint.analysis.binding import bind
+    from breaklint.index.project import FunctionHeader
 
     fn = cst.parse_statement("def f(self, a, b=1, *rest, c, **kw): pass")
     header = FunctionHeader.of(fn, is_method=True)  # type: ignore[arg-type]

@@ -120,9 +120,9 @@ def test_an_error_following_calls_is_contained(tree: Path, monkeypatch: pytest.M
     """An exception while following one function's calls (region computation) becomes a BL005 in
     its file; the function keeps its own findings, and the other files are still checked."""
     from breaklint.config import Config
-    from breaklint.engine import Engine
-    from breaklint.registry import RuleSet
-    from breaklint.regions import CallResolver
+    from breaklint.check.engine import Engine
+    from breaklint.check.registry import RuleSet
+    from breaklint.analysis.regions import CallResolver
 
     (tree / "caller.py").write_text(CALLER, encoding="utf-8")
     original = CallResolver.edges
@@ -144,12 +144,12 @@ def test_an_error_following_calls_is_contained(tree: Path, monkeypatch: pytest.M
 
 
 def test_an_error_finding_entry_points_is_contained(tree: Path, check, monkeypatch: pytest.MonkeyPatch) -> None:
-    import breaklint.engine
+    import breaklint.check.engine
 
     def explode(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(breaklint.engine, "find_entry_points", explode)
+    monkeypatch.setattr(breaklint.check.engine, "find_entry_points", explode)
     (tree / "broken.py").write_text("def f(x:\n", encoding="utf-8")
     found = by_path(check([tree], root=tree))
     assert found["good.py"] == [("BL005", 1, 1)]  # where the entry points were looked for

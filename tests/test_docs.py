@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from breaklint.registry import all_rules
+from breaklint.check.registry import all_rules
 from breaklint.report import ruledoc
 from testdata import ROOT
 

@@ -24,7 +24,7 @@ def test_table_matches_dynamo_numpy_map() -> None:
 
 
 def test_torch_api_table_is_current() -> None:
-    """breaklint/torch_api.py is what tools/gen_torch_api.py makes from the installed torch."""
+    """breaklint/analysis/torch_api.py is what tools/gen_torch_api.py makes from the installed torch."""
     import subprocess
     import sys
 

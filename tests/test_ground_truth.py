@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from testdata import ROOT, expected_markers, markers, project_dirs, project_files, rule_files
 
-from breaklint.registry import find_rule
+from breaklint.check.registry import find_rule
 
 pytest.importorskip("torch")
 RUNNER = Path(__file__).with_name("ground_truth_runner.py")

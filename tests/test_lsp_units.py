@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.engine import Engine
+from breaklint.check.engine import Engine
 from breaklint.finding import Span
-from breaklint.positions import UTF8, UTF16, UTF32, from_code_units, lsp_range, one_based, split_lines, to_code_units
-from breaklint.workspace import load_project
+from breaklint.report.positions import UTF8, UTF16, UTF32, from_code_units, lsp_range, one_based, split_lines, to_code_units
+from breaklint.lsp.workspace import load_project
 from testdata import ROOT
 
 
@@ -42,7 +42,7 @@ def test_lsp_range_clamps_to_the_document() -> None:
 @pytest.fixture
 def lsp():
     pytest.importorskip("pygls")
-    from breaklint import lsp
+    from breaklint.lsp import server as lsp
 
     return lsp
 
@@ -91,7 +91,7 @@ def test_project_matches_check_and_reuses_its_index(tmp_path: Path, monkeypatch:
                                                     rechecked: list[str]) -> None:
     """The editor's checks are `check`'s pipeline: the same findings; a second check of the
     same text indexes nothing and runs no rule again; a buffer's edit indexes that file only."""
-    from breaklint import engine as engine_module
+    from breaklint.check import engine as engine_module
 
     examples = tmp_path / "examples"
     shutil.copytree(ROOT / "examples", examples)

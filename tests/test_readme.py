@@ -6,7 +6,7 @@ import re
 
 from testdata import ROOT
 
-from breaklint.registry import all_rules
+from breaklint.check.registry import all_rules
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

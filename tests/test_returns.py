@@ -1,4 +1,4 @@
-"""Values followed through a callee's `return` (breaklint/returns.py): a call of a project
+"""Values followed through a callee's `return` (breaklint/analysis/returns.py): a call of a project
 function gives the join of its returns, a tuple return unpacked gives each target its element,
 and a cached run re-checks the caller when only the callee's file changes."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.cache import CACHE_DIR
-from breaklint.engine import CheckResult
+from breaklint.infra.cache import CACHE_DIR
+from breaklint.check.engine import CheckResult
 from testdata import check_tree as run, write_tree as write
 
 

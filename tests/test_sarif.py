@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from breaklint.registry import all_rules
+from breaklint.check.registry import all_rules
 from breaklint.report import ruledoc
 from testdata import ROOT
 

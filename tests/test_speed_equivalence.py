@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.cache import Cache
+from breaklint.infra.cache import Cache
 from breaklint.config import Config
-from breaklint.engine import CheckResult, Engine, parse_file
-from breaklint.registry import RuleSet
+from breaklint.check.engine import CheckResult, Engine, parse_file
+from breaklint.check.registry import RuleSet
 from testdata import ROOT
 
 CORPORA = [ROOT / "examples", ROOT / "testdata"]
@@ -201,7 +201,7 @@ def test_walk_visits_what_libcst_visits(tmp_path: Path) -> None:
     visit; without trivia, for the same nodes minus whitespace, comments and punctuation."""
     import libcst as cst
 
-    from breaklint.walk import is_trivia, visit
+    from breaklint.infra.walk import is_trivia, visit
 
     class Record(cst.CSTVisitor):
         def __init__(self) -> None:

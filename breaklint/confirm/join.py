@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..finding import Confidence, Finding, Severity, Span, Stage
-from ..registry import find_rule
+from breaklint.check.registry import find_rule
 
 CONFIRMED, NOT_REPRODUCED, NOT_REACHED = "confirmed", "not reproduced", "not reached"
 # Which runtime events can confirm a finding of each stage.

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..engine import CheckResult
+from breaklint.finding import CheckResult
 from ..finding import Finding
 from ..report.json import finding_record
 from .join import CONFIRMED, NOT_REACHED, NOT_REPRODUCED, JoinResult, failure_finding, join

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..engine import CheckResult
+from ..finding import CheckResult
 from .github import render_github
 from .json import render_json
-from .lsp import render_lsp
+from .lsp_format import render_lsp
 from .sarif import render_sarif
 from .text import render_text
 

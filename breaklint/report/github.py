@@ -5,9 +5,9 @@ expects (`%`, CR and LF in the message; also `:` and `,` in property values)."""
 
 from __future__ import annotations
 
-from ..engine import CheckResult
+from breaklint.finding import CheckResult
 from ..finding import Finding, Severity
-from ..positions import one_based
+from breaklint.report.positions import one_based
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from ..registry import ALWAYS_SHOWN
+from breaklint.check.registry import ALWAYS_SHOWN
 from ..rule import Rule
 
 GENERATED_BY = "tools/gen_docs.py"

@@ -12,10 +12,10 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..engine import CheckResult
+from breaklint.finding import CheckResult
 from ..finding import Finding, Severity
-from ..positions import sarif_region
-from ..registry import all_rules
+from breaklint.report.positions import sarif_region
+from breaklint.check.registry import all_rules
 from ..rule import Rule
 from . import ruledoc
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..engine import CheckResult
+from breaklint.finding import CheckResult
 
 
 def render_text(result: CheckResult, verbose: bool = False) -> str:

@@ -15,9 +15,9 @@ from typing import Any, Iterator
 
 from breaklint.cli import exit_code
 from breaklint.config import Config
-from breaklint.engine import CheckResult, Engine
+from breaklint.check.engine import CheckResult, Engine
 from breaklint.finding import Finding
-from breaklint.registry import RuleSet
+from breaklint.check.registry import RuleSet
 
 REPO = Path(__file__).resolve().parents[2]
 # A file with one known finding: BL101 at 5:12. Every bad-input test keeps it beside the bad

@@ -281,9 +281,9 @@ def test_file_changing_while_it_is_checked(tree: Path, monkeypatch: pytest.Monke
     goes on and reports what it read, or that the file is gone — never an exception."""
     for name in ("shrinks.py", "goes.py"):
         (tree / name).write_text(BAD + "\n\ndef helper(x):\n    return x.tolist()\n", encoding="utf-8")
-    import breaklint.scan
+    import breaklint.index.scan
 
-    real_read = breaklint.scan.read_capped
+    real_read = breaklint.index.scan.read_capped
 
     def read_then_change(path: Path) -> object:  # the pre-pass's read; the deep parse reads again
         data = real_read(path)
@@ -293,7 +293,7 @@ def test_file_changing_while_it_is_checked(tree: Path, monkeypatch: pytest.Monke
             path.unlink()
         return data
 
-    monkeypatch.setattr(breaklint.scan, "read_capped", read_then_change)
+    monkeypatch.setattr(breaklint.index.scan, "read_capped", read_then_change)
     result = check([tree], root=tree)
     found = by_path(result.findings)
     assert found["good.py"] == GOOD

@@ -9,11 +9,11 @@ from typing import Callable, Iterable
 
 import libcst as cst
 
-from .binding import bind
-from .configs import Defaults
-from .finding import Region
-from .names import dotted
-from .project import Build, ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
+from breaklint.analysis.binding import bind
+from breaklint.analysis.model_config import Defaults
+from breaklint.finding import Region
+from breaklint.index.imports import dotted
+from breaklint.index.project import Build, ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
 
 PARTIAL_NAMES = frozenset({"functools.partial"})
 ASSUMED = "assume-forward-compiled"  # the site label of forwards compiled by assumption

@@ -1,7 +1,7 @@
 """`breaklint lsp`: the language server (pygls, stdio).
 
 document text -> the one check pipeline (`Engine.check` on the project, reporting the open
-files; breaklint/workspace.py keeps its cache warm) -> Diagnostics (breaklint/report/lsp.py).
+files; breaklint/lsp/workspace.py keeps its cache warm) -> Diagnostics (breaklint/report/lsp_format.py).
 
 - Diagnostics are pushed on open, on change (debounced) and on save, with the document version
   they were computed from; unsaved buffers are linted from their text, never from disk, and every
@@ -37,15 +37,15 @@ from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
-from . import __version__
-from .config import find_pyproject
-from .files import SUFFIXES
-from .finding import Finding
-from .positions import UTF16, split_lines, to_code_units
-from .registry import ALWAYS_SHOWN, find_rule
-from .report import ruledoc
-from .report.lsp import SOURCE, diagnostic
-from .workspace import PYPROJECT, Project, load_project
+from breaklint import __version__
+from breaklint.config import find_pyproject
+from breaklint.infra.files import SUFFIXES
+from breaklint.finding import Finding
+from breaklint.report.positions import UTF16, split_lines, to_code_units
+from breaklint.check.registry import ALWAYS_SHOWN, find_rule
+from breaklint.report import ruledoc
+from breaklint.report.lsp_format import SOURCE, diagnostic
+from breaklint.lsp.workspace import PYPROJECT, Project, load_project
 
 DEBOUNCE_S = 0.2  # after a keystroke, wait this long for the next one before checking
 OTHERS_IDLE_S = 0.5  # after that check, the other open files once no new edit came
@@ -53,7 +53,7 @@ WATCHED = ("**/*.py", "**/*.pyi", f"**/{PYPROJECT}")
 _DIRECTIVE = re.compile(r"#\s*breaklint:\s*ignore\s*\[(?P<codes>[^\]]*)\]", re.IGNORECASE)
 _BARE_DIRECTIVE = re.compile(r"#\s*breaklint:\s*ignore(?!\s*\[)", re.IGNORECASE)
 T = TypeVar("T")
-log = logging.getLogger("breaklint.lsp")
+log = logging.getLogger("breaklint.lsp.server")
 
 
 # --- the quick fix: pure text, tested on its own ---------------------------------------------

@@ -27,10 +27,10 @@ from typing import Callable, Iterable, Mapping
 
 import libcst as cst
 
-from .binding import bind
-from .project import FunctionInfo, ProjectIndex
-from .regions import CallResolver
-from .values import UNKNOWN, FunctionValues, Kind, Value, join, literal_value
+from breaklint.analysis.binding import bind
+from breaklint.index.project import FunctionInfo, ProjectIndex
+from breaklint.analysis.regions import CallResolver
+from breaklint.analysis.values import UNKNOWN, FunctionValues, Kind, Value, join, literal_value
 
 
 def caller_functions(project: ProjectIndex, callers: Iterable[tuple[str, str, bool]]

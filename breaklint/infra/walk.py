@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from .lazy import real_node
+from breaklint.infra.lazy import real_node
 
 _FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
 # Nodes that hold nothing but layout: whitespace, comments, punctuation, operators (the modules

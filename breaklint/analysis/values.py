@@ -3,8 +3,8 @@
 A branch only breaks the graph when it tests a tensor, so rules ask here before they report.
 One forward pass per function in source order; the last binding seen wins (good enough for
 the straight-line code that forward methods are made of). Unknown never becomes a tensor; a
-helper's parameters hold what its callers pass (breaklint/arguments.py), and a call of a
-project function gives what its returns give (breaklint/returns.py).
+helper's parameters hold what its callers pass (breaklint/analysis/arguments.py), and a call of a
+project function gives what its returns give (breaklint/analysis/returns.py).
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Mapping
 
 import libcst as cst
 
-from .names import dotted
-from .numpy_api import CONSTANT_CALLS, ELEMENTWISE, is_scalar_draw, numpy_name
-from .project import ClassInfo, FunctionInfo, ProjectIndex
-from .torch_api import RETURNS_BOOL, RETURNS_INT, RETURNS_TENSOR
-from .walk import visit
+from breaklint.index.imports import dotted
+from breaklint.analysis.numpy_api import CONSTANT_CALLS, ELEMENTWISE, is_scalar_draw, numpy_name
+from breaklint.index.project import ClassInfo, FunctionInfo, ProjectIndex
+from breaklint.analysis.torch_api import RETURNS_BOOL, RETURNS_INT, RETURNS_TENSOR
+from breaklint.infra.walk import visit
 
 if TYPE_CHECKING:
-    from .numpy_flow import NumpyFlow
-    from .returns import ReturnFlow
+    from breaklint.analysis.numpy_flow import NumpyFlow
+    from breaklint.analysis.returns import ReturnFlow
 
 
 class Kind(enum.Enum):
@@ -129,7 +129,7 @@ def combine(*values: Value) -> Value:
 
 
 def join(values: list[Value]) -> Value:
-    """What a parameter holds when call sites pass it these values (breaklint/arguments.py):
+    """What a parameter holds when call sites pass it these values (breaklint/analysis/arguments.py):
     one kind everywhere, or tensor-ish everywhere (maybe-tensor); else unknown."""
     kinds = {v.kind for v in values}
     # Flags hold when every site agrees (a mask everywhere, NumPy everywhere).
@@ -164,13 +164,13 @@ class FunctionValues:
                  arguments: Mapping[str, Value] | None = None, flow: NumpyFlow | None = None,
                  returns: ReturnFlow | None = None) -> None:
         self.fn = fn
-        # NumPy values across calls within this file (breaklint/numpy_flow.py), when it uses NumPy.
+        # NumPy values across calls within this file (breaklint/analysis/numpy_flow.py), when it uses NumPy.
         self.flow = flow
-        # What calls of the tree's functions return (breaklint/returns.py).
+        # What calls of the tree's functions return (breaklint/analysis/returns.py).
         self.returns = returns
         # The arguments of an entry point are what torch.compile is called with: tensors, most
         # likely. A helper's arguments are what its callers in the region pass (`arguments`,
-        # from breaklint/arguments.py), else they only count as tensors with evidence in its body.
+        # from breaklint/analysis/arguments.py), else they only count as tensors with evidence in its body.
         self.entry = entry
         self.arguments = arguments or {}
         # fn's parameters that are maybe-tensors only by that evidence (a guess: a name passed
@@ -590,7 +590,7 @@ class FunctionValues:
         return self._returned(node) if result.kind is Kind.UNKNOWN else result
 
     def _returned(self, node: cst.Call) -> Value:
-        """What the call gives when it runs a function of the tree (breaklint/returns.py)."""
+        """What the call gives when it runs a function of the tree (breaklint/analysis/returns.py)."""
         found = self.returns.of_call(node, self._scope) if self.returns is not None else None
         if found is None:
             return UNKNOWN
@@ -649,7 +649,7 @@ class FunctionValues:
 
 def _numpy_result(name: str, node: cst.Call, args: list[Value]) -> Value:
     """What `numpy.<name>(...)` gives in a region: a traced array (a tensor underneath) for all
-    but the few calls Dynamo runs as constants (breaklint/numpy_api.py)."""
+    but the few calls Dynamo runs as constants (breaklint/analysis/numpy_api.py)."""
     if name in CONSTANT_CALLS:
         return PYTHON
     positional = [a for a in node.args if a.keyword is None and a.star == ""]
@@ -669,7 +669,7 @@ def _scalar_argument(expr: cst.BaseExpression, value: Value) -> bool:
 
 
 def _torch_function_result(qualified: str) -> Value:
-    """What `torch.fn(...)` returns, from the ATen schemas (breaklint/torch_api.py)."""
+    """What `torch.fn(...)` returns, from the ATen schemas (breaklint/analysis/torch_api.py)."""
     parts = qualified.split(".")[1:]
     if parts[:2] == ["nn", "functional"] or parts[0] == "functional":
         return TENSOR  # torch.nn.functional.* and torch.functional.*: tensor in, tensor out
@@ -815,5 +815,5 @@ def used_as_tensor(function: cst.FunctionDef | cst.Lambda, resolve) -> set[str]:
             if isinstance(node.operator, cst.MatrixMultiply):
                 found.update(side.value for side in (node.left, node.right) if isinstance(side, cst.Name))
 
-    visit(function.body, _Uses())  # breaklint.walk: one frame per level, nothing rebuilt
+    visit(function.body, _Uses())  # breaklint.infra.walk: one frame per level, nothing rebuilt
     return found

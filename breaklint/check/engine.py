@@ -31,24 +31,24 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import libcst as cst
 
-from .cache import Cache
-from .config import Config
-from .files import DEFAULT_EXCLUDE, ReadProblem, decode_source, discover, display_path, read_source
-from .finding import Finding, Region, Span
-from .parallel import WorkerPool
-from .patterns import untraced_blocks
-from .project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, PendingModule, ProjectIndex,
+from breaklint.infra.cache import Cache
+from breaklint.config import Config
+from breaklint.infra.files import DEFAULT_EXCLUDE, ReadProblem, decode_source, discover, display_path, read_source
+from breaklint.finding import CheckResult, Finding, Region, Span
+from breaklint.infra.parallel import WorkerPool
+from breaklint.analysis.patterns import untraced_blocks
+from breaklint.index.project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, PendingModule, ProjectIndex,
                       module_name_for)
-from .regions import compute_regions, find_entry_points
-from .registry import RuleSet
-from .rule import FileContext, Rule
-from .recursion import parse_safely, with_room
-from .scan import FileFacts, clamp, content_digest, read_bytes, scan_bytes, scan_text
-from .shallow import Fragments, bind_tree, shallow_module
-from .source import ParsedFile
-from .summary import ModuleSummary
-from .suppress import Suppression, apply_suppressions, parse_suppressions
-from .walk import Visitor, trivia_names, visit
+from breaklint.analysis.regions import compute_regions, find_entry_points
+from breaklint.check.registry import RuleSet
+from breaklint.rule import FileContext, Rule
+from breaklint.infra.recursion import parse_safely, with_room
+from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes, scan_bytes, scan_text
+from breaklint.index.view import Fragments, bind_tree, shallow_module
+from breaklint.index.source import ParsedFile
+from breaklint.index.summary import ModuleSummary
+from breaklint.check.suppress import Suppression, apply_suppressions, parse_suppressions
+from breaklint.infra.walk import Visitor, trivia_names, visit
 
 # suppress.py's comments need one of these (its patterns are case-insensitive).
 _MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
@@ -176,13 +176,6 @@ class _Dispatcher(Visitor):
                 self._entered()
             if self.ctx.file.scope is original_node:
                 self.ctx.file.scope = None
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    findings: list[Finding]
-    files_checked: int
-    seconds: float
 
 
 @dataclass(frozen=True)

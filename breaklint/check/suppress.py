@@ -8,7 +8,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from .finding import Finding, Span
+from breaklint.finding import Finding, Span
 
 _DIRECTIVE = re.compile(
     r"#\s*breaklint:\s*(?P<kind>ignore|file-ignore)\s*(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE

@@ -15,13 +15,13 @@ from typing import Callable, Iterable, Iterator, Mapping, Union
 
 import libcst as cst
 
-from .lazy import parse_fragment
-from .names import ImportTable, dotted
-from .recursion import parse_safely
-from .source import ParsedFile
-from .conditions import cst_guards_of
-from .summary import Guards
-from .walk import visit
+from breaklint.infra.lazy import parse_fragment
+from breaklint.index.imports import ImportTable, dotted
+from breaklint.infra.recursion import parse_safely
+from breaklint.index.source import ParsedFile
+from breaklint.index.conditions import cst_guards_of
+from breaklint.index.summary import Guards
+from breaklint.infra.walk import visit
 
 FunctionNode = "cst.FunctionDef"  # for annotations (libcst is imported on first use)
 

@@ -24,10 +24,10 @@ from typing import Iterable
 
 import libcst as cst
 
-from .names import dotted
-from .conditions import NO_LITERAL as _NO_LITERAL, cst_literal as _literal
-from .project import Build, ClassInfo, FunctionInfo, ModuleIndex, Parameter, ProjectIndex
-from .summary import Guard, Guards
+from breaklint.index.imports import dotted
+from breaklint.index.conditions import NO_LITERAL as _NO_LITERAL, cst_literal as _literal
+from breaklint.index.project import Build, ClassInfo, FunctionInfo, ModuleIndex, Parameter, ProjectIndex
+from breaklint.index.summary import Guard, Guards
 
 # Settings whose default no class body states, by the class that declares them (qualified name).
 # transformers' PretrainedConfig stores `attn_implementation=None` behind a property; the model's

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .cache import CACHE_DIR, Cache
-from .config import Config, find_pyproject, load_config
-from .engine import CheckResult, Engine
-from .files import DEFAULT_EXCLUDE, Excluder, discover
-from .finding import Finding
-from .registry import RuleSet
+from breaklint.infra.cache import CACHE_DIR, Cache
+from breaklint.config import Config, find_pyproject, load_config
+from breaklint.check.engine import CheckResult, Engine
+from breaklint.infra.files import DEFAULT_EXCLUDE, Excluder, discover
+from breaklint.finding import Finding
+from breaklint.check.registry import RuleSet
 
 Overrides = Callable[[Config], Config]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import fnmatch
 from typing import Iterable, Sequence
 
-from .config import Config, ConfigError
-from .rule import Rule
+from breaklint.config import Config, ConfigError
+from breaklint.rule import Rule
 
 ALWAYS_SHOWN = frozenset({"BL001", "BL002", "BL003", "BL005"})  # the run's own problems
 

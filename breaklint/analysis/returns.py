@@ -26,11 +26,11 @@ from typing import Any
 
 import libcst as cst
 
-from .names import dotted
-from .project import FunctionInfo, ProjectIndex
-from .regions import CallResolver
-from .values import PYTHON, UNKNOWN, FunctionValues, Kind, Value, join
-from .walk import OwnCode, visit
+from breaklint.index.imports import dotted
+from breaklint.index.project import FunctionInfo, ProjectIndex
+from breaklint.analysis.regions import CallResolver
+from breaklint.analysis.values import PYTHON, UNKNOWN, FunctionValues, Kind, Value, join
+from breaklint.infra.walk import OwnCode, visit
 
 MAX_DEPTH = 3  # helpers of helpers of helpers: deeper chains are rare and cost a pass each
 # Decorators that hand back what the function returns (or leave it a plain function).

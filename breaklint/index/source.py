@@ -19,7 +19,7 @@ import libcst as cst
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
 
-from .finding import Span
+from breaklint.finding import Span
 
 
 @dataclass

@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from .files import ReadProblem, decode_source, read_capped
-from .recursion import with_room
-from .summary import ModuleSummary
+from breaklint.infra.files import ReadProblem, decode_source, read_capped
+from breaklint.infra.recursion import with_room
+from breaklint.index.summary import ModuleSummary
 
 T = TypeVar("T")
 # A suppression comment needs one of these words (suppress.py's patterns are case-insensitive).
@@ -139,7 +139,7 @@ class PythonVerdict(NamedTuple):
         return found
 
 def python_verdict(text: str) -> PythonVerdict:
-    from .prepass import parse  # imported here so workers import it once
+    from breaklint.index.builder import parse  # imported here so workers import it once
 
     try:
         return PythonVerdict(parse(text), None, False)
@@ -155,7 +155,7 @@ def python_verdict(text: str) -> PythonVerdict:
 def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
     """The summary from `ast`: Python's own parser is the judge of what is valid. Syntax newer
     than the running Python's cannot be indexed (one indexer, one parser): BL001 says so."""
-    from .prepass import summarize
+    from breaklint.index.builder import summarize
 
     verdict = python_verdict(text)
     tree = verdict.tree

@@ -19,15 +19,15 @@ from typing import Callable
 
 import libcst as cst
 
-from .finding import Span
-from .lazy import LazyNode, real_node
-from .names import ImportTable
-from .project import (UNREADABLE, Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo,
+from breaklint.finding import Span
+from breaklint.infra.lazy import LazyNode, real_node
+from breaklint.index.imports import ImportTable
+from breaklint.index.project import (UNREADABLE, Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo,
                       ModuleIndex, Parameter)
-from .patterns import untraced_blocks
-from .source import ParsedFile
-from .walk import Visitor, visit
-from .summary import Bindings, CallArgs, ClassSummary, FunctionSummary, ModuleSummary
+from breaklint.analysis.patterns import untraced_blocks
+from breaklint.index.source import ParsedFile
+from breaklint.infra.walk import Visitor, visit
+from breaklint.index.summary import Bindings, CallArgs, ClassSummary, FunctionSummary, ModuleSummary
 
 Promote = Callable[[], ModuleIndex]
 

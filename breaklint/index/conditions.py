@@ -9,7 +9,7 @@ import io
 import tokenize
 from typing import TYPE_CHECKING, Callable
 
-from .summary import Guard
+from breaklint.index.summary import Guard
 
 if TYPE_CHECKING:
     import libcst as cst

@@ -23,7 +23,7 @@ from pathlib import Path
 from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
-from . import __version__
+from breaklint import __version__
 
 CACHE_DIR = ".breaklint_cache"
 _MAGIC = b"BREAKLINT-CACHE\n"
@@ -39,7 +39,7 @@ def code_salt() -> str:
     """What cached results were computed by: the versions, and breaklint's own sources (an
     edited rule must not be answered from the cache). libcst's version comes from its metadata,
     not from the module: a warm run does not import libcst (deferred.py)."""
-    from .summary import SUMMARY_FORMAT
+    from breaklint.index.summary import SUMMARY_FORMAT
 
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{__version__}|{SUMMARY_FORMAT}|{sys.version}".encode())

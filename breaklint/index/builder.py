@@ -16,11 +16,11 @@ import re
 import warnings
 from typing import Callable, Iterable, Iterator, Optional
 
-from .conditions import dotted, guards_of, is_concatenation
-from .names import ImportTable
-from .patterns import FALSE_WHILE_COMPILING, TRUE_WHILE_COMPILING, TRUE_WHILE_COMPILING_WRAPPERS
-from .project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
-from .summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
+from breaklint.index.conditions import dotted, guards_of, is_concatenation
+from breaklint.index.imports import ImportTable
+from breaklint.analysis.patterns import FALSE_WHILE_COMPILING, TRUE_WHILE_COMPILING, TRUE_WHILE_COMPILING_WRAPPERS
+from breaklint.index.project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
+from breaklint.index.summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
 
 _DOTTED = (ast.Name, ast.Attribute)
 _SINGLETONS = {True: "True", False: "False", None: "None"}  # Names in libcst, constants in ast

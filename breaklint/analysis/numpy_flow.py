@@ -14,10 +14,10 @@ from typing import Mapping
 
 import libcst as cst
 
-from .project import FunctionInfo, ModuleIndex, ProjectIndex
-from .regions import CallResolver
-from .values import FunctionValues, Kind, Value
-from .walk import OwnCode, visit
+from breaklint.index.project import FunctionInfo, ModuleIndex, ProjectIndex
+from breaklint.analysis.regions import CallResolver
+from breaklint.analysis.values import FunctionValues, Kind, Value
+from breaklint.infra.walk import OwnCode, visit
 
 MAX_DEPTH = 3  # helpers of helpers of helpers: deeper chains are rare and cost a pass each
 

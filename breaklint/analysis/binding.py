@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .project import FunctionHeader
+from breaklint.index.project import FunctionHeader
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from .cache import CACHE_DIR, Cache
-from .config import Config, ConfigError, find_pyproject, load_config
-from .engine import Engine
-from .finding import Finding
-from .registry import RuleSet
+from breaklint.infra.cache import CACHE_DIR, Cache
+from breaklint.config import Config, ConfigError, find_pyproject, load_config
+from breaklint.check.engine import Engine
+from breaklint.finding import Finding
+from breaklint.check.registry import RuleSet
 
 PYPROJECT = "pyproject.toml"
 

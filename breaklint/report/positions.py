@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .finding import Span
+from breaklint.finding import Span
 
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"  # LSP's PositionEncodingKind values
 

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..engine import CheckResult
-from ..files import ReadProblem, read_source
-from ..finding import Finding, Severity
-from ..positions import UTF16, lsp_range, split_lines
+from breaklint.finding import CheckResult
+from breaklint.infra.files import ReadProblem, read_source
+from breaklint.finding import Finding, Severity
+from breaklint.report.positions import UTF16, lsp_range, split_lines
 
 SOURCE = "breaklint"
 SEVERITY = {Severity.ERROR: 1, Severity.WARNING: 2, Severity.INFO: 3}  # DiagnosticSeverity
