@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Mapping
 
 
 class Stage(str, enum.Enum):
@@ -101,3 +102,6 @@ class CheckResult:
     findings: list[Finding]
     files_checked: int
     seconds: float
+    # What the check did, counted (check/engine.py `Work`; with one job, all of it): for the
+    # work-count test and benchmarks, never for the reporters.
+    work: Mapping[str, int] = field(default_factory=dict)

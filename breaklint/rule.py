@@ -13,7 +13,7 @@ from breaklint.analysis.arguments import caller_functions, passed_values
 from breaklint.analysis.model_config import fails
 from .finding import Confidence, Finding, Region, Severity, Span, Stage
 from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
-from breaklint.analysis.patterns import value_while_compiling
+from breaklint.index.patterns import value_while_compiling
 from breaklint.index.conditions import cst_guards_of
 from breaklint.index.project import FunctionInfo, ModuleIndex, ProjectIndex
 from breaklint.analysis.regions import CallResolver, pass_instances

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from breaklint.analysis.patterns import CUDAGRAPH_MODES, compile_mode
+from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode
 from breaklint.rule import FileContext
 
 

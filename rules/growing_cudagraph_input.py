@@ -6,7 +6,7 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Span, Stage
 from breaklint.index.imports import dotted
-from breaklint.analysis.patterns import CUDAGRAPH_MODES, compile_mode
+from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode
 from breaklint.rule import FileContext, Rule
 
 from ._support import is_compile_call, is_compile_decorator

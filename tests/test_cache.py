@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from breaklint.check import engine as engine_module
-from breaklint.infra.cache import CACHE_DIR, Cache, Pack, clean
+from breaklint.check.cache import CACHE_DIR, Cache, Pack, clean
 from breaklint.cli import cli
 from breaklint.config import Config
 from breaklint.check.engine import CheckResult, Engine
@@ -395,7 +395,7 @@ def test_a_cache_that_cannot_be_written_is_used_but_not_updated(project: Path, m
     def refuse(*args: object) -> None:
         raise PermissionError(13, "read-only file system")
 
-    monkeypatch.setattr("breaklint.infra.cache._write_pack", refuse)
+    monkeypatch.setattr("breaklint.check.cache._write_pack", refuse)
     assert codes(check(project, cache)) == codes(check(project, None))
     assert ("other.py", 5, "BL999") in codes(check(project, cache))
 

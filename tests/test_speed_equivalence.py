@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.infra.cache import Cache
+from breaklint.check.cache import Cache
 from breaklint.config import Config
 from breaklint.check.engine import CheckResult, Engine, parse_file
 from breaklint.check.registry import RuleSet

@@ -90,7 +90,7 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
 
 def check_tree(root: Path, cache: Path | None = None, jobs: int = 1):  # type: ignore[no-untyped-def]
     """`breaklint check root` with only explicit compile sites as entries (a CheckResult)."""
-    from breaklint.infra.cache import Cache
+    from breaklint.check.cache import Cache
     from breaklint.config import Config
     from breaklint.check.engine import Engine
     from breaklint.check.registry import RuleSet

@@ -31,12 +31,12 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import libcst as cst
 
-from breaklint.infra.cache import Cache
+from breaklint.check.cache import Cache
 from breaklint.config import Config
 from breaklint.infra.files import DEFAULT_EXCLUDE, ReadProblem, decode_source, discover, display_path, read_source
 from breaklint.finding import CheckResult, Finding, Region, Span
 from breaklint.infra.parallel import WorkerPool
-from breaklint.analysis.patterns import untraced_blocks
+from breaklint.index.patterns import untraced_blocks
 from breaklint.index.project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, PendingModule, ProjectIndex,
                       module_name_for)
 from breaklint.analysis.regions import compute_regions, find_entry_points
@@ -229,9 +229,10 @@ class Engine:
         started = time.perf_counter()
         overlays = {_absolute(path): text for path, text in (overlays or {}).items()}
         wanted = None if report is None else {_absolute(path) for path in report}
-        findings, count = _Run(self, overlays, wanted).check(paths, force_exclude)
+        run = _Run(self, overlays, wanted)
+        findings, count = run.check(paths, force_exclude)
         findings.sort(key=lambda f: f.sort_key)
-        return CheckResult(findings, count, time.perf_counter() - started)
+        return CheckResult(findings, count, time.perf_counter() - started, run.work.counted(run.fragments))
 
     def _region_error(self, path: str, error: tuple[str, str]) -> Finding:
         message, details = error
@@ -406,6 +407,7 @@ class _Run:
         self.reads: set[tuple[Path, str]] = set()
         self._fingerprint: Callable[[str], Any] | None = None
         self.checked_here = 0  # files checked in this process (see _check_task)
+        self.work = Work()
 
     def __getstate__(self) -> dict[str, Any]:  # what a spawned worker needs (no cache, no index)
         state = dict(self.__dict__)
@@ -552,8 +554,10 @@ class _Run:
     def _deep_module(self, index: int) -> ModuleIndex:
         """A file's index built from its libcst tree (parsed here)."""
         source = self.sources[index]
-        parsed = parse_file(source.path, self.shown_from, self._text(index),
-                            module=(source.module_name, source.is_package))
+        text = self._text(index)
+        parsed = parse_file(source.path, self.shown_from, text, module=(source.module_name, source.is_package))
+        self.work.libcst_files += 1
+        self.work.libcst_chars += len(text) if isinstance(text, str) else 0
         if isinstance(parsed, ReadProblem):
             raise _Unparsable(parsed)
         summary = self.facts[index].summary()
@@ -695,6 +699,7 @@ class _Run:
             self.deep_reads.clear()
             self.reads.clear()
             self.recording = True
+            self.work.rule_passes += 1
             try:
                 findings = self.engine._run_rules(module, view, regions, roomy)
             finally:
@@ -703,9 +708,11 @@ class _Run:
             if not read:
                 break
             for path in sorted(read):
+                self.work.cross_file_trees += 1
                 trees[path] = self._tree_module(by_path[path])
         deps = {_DEEP + str(path) for path in trees}
         deps.update(f"{_READ}{path}\0{what}" for path, what in self.reads if path != source.path)
+        self.work.cross_file_reads += len(deps)
         return _Checked(tuple(findings), tuple(sorted(view.asked | deps)))
 
     def _fingerprints(self) -> Callable[[str], Any]:
@@ -777,6 +784,22 @@ class _Run:
             return []
         suppressions = parse_suppressions(text)
         return apply_suppressions([], suppressions, lambda s, idle: self.engine._unused(source.display, s, idle))
+
+
+@dataclass
+class Work:
+    """What a check did, counted where it happens (in the process that did it): files and
+    characters parsed by libcst, rule passes over a file, other files' trees built for a rule,
+    reads of other modules a file's findings depend on, and expressions parsed from the index."""
+
+    libcst_files: int = 0
+    libcst_chars: int = 0
+    rule_passes: int = 0
+    cross_file_trees: int = 0
+    cross_file_reads: int = 0
+
+    def counted(self, fragments: Fragments) -> dict[str, int]:
+        return {**vars(self), "fragments_parsed": fragments.parsed()}
 
 
 class _NeedsRoom(Exception):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from breaklint.infra.cache import CACHE_DIR, Cache
+from breaklint.check.cache import CACHE_DIR, Cache
 from breaklint.config import Config, find_pyproject, load_config
 from breaklint.check.engine import CheckResult, Engine
 from breaklint.infra.files import DEFAULT_EXCLUDE, Excluder, discover

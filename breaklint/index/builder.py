@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator, Optional
 
 from breaklint.index.conditions import dotted, guards_of, is_concatenation
 from breaklint.index.imports import ImportTable
-from breaklint.analysis.patterns import FALSE_WHILE_COMPILING, TRUE_WHILE_COMPILING, TRUE_WHILE_COMPILING_WRAPPERS
+from breaklint.index.patterns import FALSE_WHILE_COMPILING, TRUE_WHILE_COMPILING, TRUE_WHILE_COMPILING_WRAPPERS
 from breaklint.index.project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
 from breaklint.index.summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
 

@@ -167,6 +167,10 @@ class Fragment:
         self._node: cst.BaseExpression | None = None
 
     @property
+    def parsed(self) -> bool:
+        return self._node is not None
+
+    @property
     def node(self) -> cst.BaseExpression:
         if self._node is None:
             try:

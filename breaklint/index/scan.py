@@ -13,9 +13,8 @@ import bisect
 import hashlib
 import pickle
 import re
-import sys
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
@@ -153,23 +152,19 @@ def python_verdict(text: str) -> PythonVerdict:
         return PythonVerdict(None, None, False)
 
 def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
-    """The summary from `ast`: Python's own parser is the judge of what is valid. Syntax newer
-    than the running Python's cannot be indexed (one indexer, one parser): BL001 says so."""
+    """The summary from `ast`: Python's own parser is the judge of what is valid (one
+    indexer, one parser), so syntax newer than the running Python's is its BL001."""
     from breaklint.index.builder import summarize
 
     verdict = python_verdict(text)
     tree = verdict.tree
     if tree is None:
-        problem = verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file")
-        if not verdict.final:
-            version = ".".join(map(str, sys.version_info[:2]))
-            problem = replace(problem, message=f"{problem.message} (as Python {version} reads it; run breaklint "
-                                               "under the newest Python your code targets)")
-        return problem
+        return verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file")
     try:
         return summarize(text, module_name, is_package, tree)
     except RecursionError:  # Python parsed it: it is deep, not wrong
         return with_room(lambda: summarize(text, module_name, is_package, tree))
+
 
 def python_error_is_final(error: SyntaxError) -> bool:
     """Errors of Python's tokenizer about depth: no Python accepts such a file."""

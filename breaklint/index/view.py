@@ -24,7 +24,7 @@ from breaklint.infra.lazy import LazyNode, real_node
 from breaklint.index.imports import ImportTable
 from breaklint.index.project import (UNREADABLE, Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo,
                       ModuleIndex, Parameter)
-from breaklint.analysis.patterns import untraced_blocks
+from breaklint.index.patterns import untraced_blocks
 from breaklint.index.source import ParsedFile
 from breaklint.infra.walk import Visitor, visit
 from breaklint.index.summary import Bindings, CallArgs, ClassSummary, FunctionSummary, ModuleSummary
@@ -80,6 +80,10 @@ class Fragments:
         if found is None:
             found = self.by_text[text] = Fragment(text)
         return found
+
+    def parsed(self) -> int:
+        """How many of the texts libcst has parsed (the work-count test reads it)."""
+        return sum(1 for fragment in self.by_text.values() if fragment.parsed)
 
     def bindings(self, frozen: Bindings) -> dict[str, list[Assigned]]:
         return {name: [Assigned(self(text), iterated) for text, iterated in values] for name, values in frozen}

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from breaklint.infra.cache import CACHE_DIR, Cache
+from breaklint.check.cache import CACHE_DIR, Cache
 from breaklint.config import Config, ConfigError, find_pyproject, load_config
 from breaklint.check.engine import Engine
 from breaklint.finding import Finding

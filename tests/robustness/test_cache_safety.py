@@ -1,4 +1,4 @@
-"""Issue 6, item 6: the cache (breaklint/infra/cache.py, `.breaklint_cache/`) can only make a run
+"""Issue 6, item 6: the cache (breaklint/check/cache.py, `.breaklint_cache/`) can only make a run
 faster. Corrupted, truncated, foreign, unwritable, concurrently written or stale, it degrades to
 a cold run and never changes a finding; writes are atomic."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.infra.cache import CACHE_DIR, Cache, _read_pack, _write_pack, code_salt
+from breaklint.check.cache import CACHE_DIR, Cache, _read_pack, _write_pack, code_salt
 from breaklint.config import Config
 from breaklint.check.engine import Engine
 from breaklint.check.registry import RuleSet

@@ -195,7 +195,7 @@ def test_pool_without_on_crash_still_raises() -> None:
 
 def test_a_dead_worker_is_never_cached(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The BL005 of a worker that died is this run's news only: the next run checks the file."""
-    from breaklint.infra.cache import Cache
+    from breaklint.check.cache import Cache
     from breaklint.config import Config
     from breaklint.check.engine import Engine
     from breaklint.check.registry import RuleSet
