@@ -13,6 +13,8 @@ import pytest
 
 from breaklint.confirm.targets import TargetError, discover_targets
 
+pytestmark = pytest.mark.dynamo  # runs the real compiler (deselect with -m 'not dynamo')
+
 torch = pytest.importorskip("torch")
 
 MODELS = '''

@@ -6,6 +6,8 @@ import pytest
 
 from breaklint.rules.untraceable_numpy_call import UNTRACEABLE_NUMPY
 
+pytestmark = pytest.mark.dynamo  # runs the real compiler (deselect with -m 'not dynamo')
+
 np = pytest.importorskip("numpy")
 torch = pytest.importorskip("torch")
 

@@ -22,6 +22,8 @@ from testdata import ROOT, expected_markers, markers, project_dirs, project_file
 
 from breaklint.check.registry import find_rule
 
+pytestmark = pytest.mark.dynamo  # runs the real compiler (deselect with -m 'not dynamo')
+
 pytest.importorskip("torch")
 RUNNER = Path(__file__).with_name("ground_truth_runner.py")
 
