@@ -33,7 +33,8 @@ import libcst as cst
 
 from breaklint.check.cache import Cache
 from breaklint.config import Config
-from breaklint.infra.files import DEFAULT_EXCLUDE, ReadProblem, decode_source, discover, display_path, read_source
+from breaklint.infra.files import (DEFAULT_EXCLUDE, ReadProblem, decode_source, discover, display_path, not_unicode,
+                                   read_source)
 from breaklint.finding import CheckResult, Finding, Region, Span
 from breaklint.infra.parallel import WorkerPool
 from breaklint.index.patterns import untraced_blocks
@@ -359,6 +360,9 @@ def _install_worker(run: _Run | None) -> None:
 def _scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str]) -> FileFacts:
     data, module_name, is_package, digest = task
     if isinstance(data, str):  # an overlay's text
+        problem = not_unicode(data, "the buffer")
+        if problem is not None:
+            return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
         return scan_text(data, digest, module_name, is_package)
     return scan_bytes(data, module_name, is_package)
 

@@ -154,14 +154,23 @@ def decode_source(data: bytes) -> str | ReadProblem:
         line, col = _error_position(data, error)
         return ReadProblem("BL002", f"file is not valid {encoding}: {error}", line, col)
     if encoding not in ("utf-8", "utf-8-sig"):  # UTF-8 never decodes to a lone surrogate; others can
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as error:  # e.g. raw_unicode_escape and "\ud800": no parser takes it
-            before = text[: error.start]
-            ends = [m.end() for m in _TEXT_LINE_END.finditer(before)]
-            return ReadProblem("BL002", f"file decoded as {encoding} is not valid Unicode: {error.reason}",
-                               len(ends) + 1, len(before) - (ends[-1] if ends else 0) + 1)
+        problem = not_unicode(text, f"file decoded as {encoding}")
+        if problem is not None:  # e.g. raw_unicode_escape and "\ud800": no parser takes it
+            return problem
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def not_unicode(text: str, what: str) -> ReadProblem | None:
+    """BL002 at the first lone surrogate of `text` (an editor's buffer can hold one, JSON carries
+    `\\ud800`), or None when it is valid Unicode."""
+    try:
+        text.encode("utf-8")
+        return None
+    except UnicodeEncodeError as error:
+        before = text[: error.start]
+        ends = [m.end() for m in _TEXT_LINE_END.finditer(before)]
+        return ReadProblem("BL002", f"{what} is not valid Unicode: {error.reason}",
+                           len(ends) + 1, len(before) - (ends[-1] if ends else 0) + 1)
 
 
 def _error_position(data: bytes, error: Exception) -> tuple[int, int]:
