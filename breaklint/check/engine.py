@@ -534,7 +534,7 @@ class _Run:
         source, facts = self.sources[index], self.facts[index]
         return lambda: shallow_module(facts.summary(), source.path, source.display,
                                       lambda: self._tree_module(index), self.fragments, self.deep_reads.add,
-                                      self._record_read)
+                                      self._record_read, lambda: self._content_text(index))
 
     def _record_read(self, path: Path, what: str) -> None:
         if self.recording:
@@ -576,6 +576,14 @@ class _Run:
         module = shallow_module(summary, source.path, source.display, lambda: module)
         parsed = ParsedFile(source.path, source.display, source.module_name, source.is_package, "", cst.Module(body=[]))
         return bind_tree(module, parsed, summary)
+
+    def _content_text(self, index: int) -> str | None:
+        """The file's text for a content view's defs (counted as libcst's work when parsed)."""
+        text = self._text(index)
+        if isinstance(text, ReadProblem):
+            return None
+        self.work.content_texts += 1
+        return text
 
     def _text(self, index: int) -> str | ReadProblem:
         """The file's text as the pre-pass read it (an overlay's text as given)."""
@@ -794,16 +802,18 @@ class _Run:
 class Work:
     """What a check did, counted where it happens (in the process that did it): files and
     characters parsed by libcst, rule passes over a file, other files' trees built for a rule,
-    reads of other modules a file's findings depend on, and expressions parsed from the index."""
+    reads of other modules a file's findings depend on, other files read for a def or class alone
+    (and the characters of those defs), and expressions parsed from the index."""
 
     libcst_files: int = 0
     libcst_chars: int = 0
     rule_passes: int = 0
     cross_file_trees: int = 0
     cross_file_reads: int = 0
+    content_texts: int = 0  # other files whose defs were parsed on their own for a reader
 
     def counted(self, fragments: Fragments) -> dict[str, int]:
-        return {**vars(self), "fragments_parsed": fragments.parsed()}
+        return {**vars(self), "fragments_parsed": fragments.parsed(), "libcst_chars_alone": fragments.alone_chars}
 
 
 class _NeedsRoom(Exception):

@@ -66,10 +66,10 @@ class _Function:
 
     def __init__(self, qualname: str, name: str, class_index: int, parent: int, self_name: str | None,
                  params: tuple[str, ...], line: int, decorators: tuple[Expr, ...],
-                 signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = ()) -> None:
+                 signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = (), end_line: int = 0) -> None:
         self.qualname, self.name, self.class_index, self.parent = qualname, name, class_index, parent
         self.self_name, self.params, self.line, self.decorators = self_name, params, line, decorators
-        self.signature = signature
+        self.signature, self.end_line = signature, end_line
         self.calls: list[Expr] = []
         self.call_args: list[CallArgs] = []
         self.call_guards: list[tuple[int, Guards]] = []
@@ -83,13 +83,14 @@ class _Function:
             self.qualname, self.name, self.class_index, self.parent, self.self_name, tuple(sorted(self.params)),
             tuple(self.calls), tuple(self.refs), _freeze(self.assigns), tuple(self.nested),
             tuple(sorted(self.global_names)), self.line, self.decorators, tuple(self.call_args),
-            tuple(self.call_guards), self.signature,
+            tuple(self.call_guards), self.signature, self.end_line,
         )
 
 
 class _Class:
-    def __init__(self, qualname: str, name: str, bases: tuple[Expr, ...]) -> None:
+    def __init__(self, qualname: str, name: str, bases: tuple[Expr, ...], line: int = 0, end_line: int = 0) -> None:
         self.qualname, self.name, self.bases = qualname, name, bases
+        self.line, self.end_line = line, end_line
         self.attrs: dict[str, list[tuple[Expr, bool]]] = {}
         self.attr_guards: list[tuple[str, int, Guards]] = []
         self.tensor_attrs: dict[str, None] = {}
@@ -102,7 +103,7 @@ class _Class:
 
     def freeze(self) -> ClassSummary:
         return ClassSummary(self.qualname, self.name, self.bases, _freeze(self.attrs), tuple(sorted(self.tensor_attrs)),
-                            tuple(sorted(self.attr_guards, key=lambda item: item[:2])))
+                            tuple(sorted(self.attr_guards, key=lambda item: item[:2])), self.line, self.end_line)
 
 
 def _freeze(bindings: dict[str, list[tuple[Expr, bool]]]) -> Bindings:
@@ -218,7 +219,7 @@ class _Walker:
         info = _Function(self._prefix() + node.name, node.name, self.class_stack[-1] if in_class else -1,
                          parent, self_name, params,
                          self._at_sign_line(node.decorator_list[0]) if node.decorator_list else node.lineno,
-                         tuple(self.text(d) for d in node.decorator_list), signature)
+                         tuple(self.text(d) for d in node.decorator_list), signature, node.end_lineno or node.lineno)
         self.functions.append(info)
         if in_class:
             pass  # methods are read back from class_index, in this same order
@@ -287,7 +288,9 @@ class _Walker:
 
     def _class(self, node: ast.ClassDef) -> None:
         index = len(self.classes)
-        info = _Class(self._prefix() + node.name, node.name, tuple(self.text(_unstarred(b)) for b in node.bases))
+        info = _Class(self._prefix() + node.name, node.name, tuple(self.text(_unstarred(b)) for b in node.bases),
+                      self._at_sign_line(node.decorator_list[0]) if node.decorator_list else node.lineno,
+                      node.end_lineno or node.lineno)
         self.classes.append(info)
         if not self.scope_kinds:
             self.imports.local_defs.add(node.name)

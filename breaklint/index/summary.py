@@ -21,7 +21,7 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 7  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 8  # bump when the fields below change: cached summaries are then ignored
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,7 @@ class FunctionSummary:
     # Each named parameter but `*args`/`**kwargs`, in order: (name, annotation, default,
     # positional), the expressions None where absent.
     signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = ()
+    end_line: int = 0  # its last line: the def can be parsed on its own (view.py, content reads)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,8 @@ class ClassSummary:
     attrs: Bindings  # `self.X = ...` in its methods, `register_buffer("X", ...)` & co.
     tensor_attrs: tuple[str, ...]
     attr_guards: tuple[tuple[str, int, Guards], ...] = ()  # (attr, index into its values, guards)
+    line: int = 0  # where the class starts (its first decorator's `@`, else `class`) and ends
+    end_line: int = 0
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ by identity and a node parsed from text is never the tree's.
 from __future__ import annotations
 
 from pathlib import Path
+import re
+import textwrap
 from functools import lru_cache
 from typing import Callable
 
@@ -36,10 +38,11 @@ class ShallowFile:
     """Stands in for a ParsedFile: where the module is; its tree only on demand."""
 
     def __init__(self, path: Path, display: str, module_name: str, is_package: bool, promote: Promote,
-                 read_content: Callable[[], ModuleIndex]) -> None:
+                 read_content: Callable[[], ModuleIndex], content_view: Callable[[], ModuleIndex]) -> None:
         self.path, self.display, self.module_name, self.is_package = path, display, module_name, is_package
         self._promote = promote
         self._read_content = read_content
+        self._content_view = content_view
 
     @property
     def content(self) -> ParsedFile:
@@ -50,8 +53,10 @@ class ShallowFile:
 
     @property
     def content_module(self) -> ModuleIndex:
-        """The index built from the tree, read as `content` is."""
-        return self._read_content()
+        """The index with real code for a reader of one def or class (a caller's arguments, a
+        callee's returns, a class body): each is parsed on its own when first read, not the
+        whole file; read as `content` is."""
+        return self._content_view()
 
     @property
     def tree(self) -> cst.Module:
@@ -74,6 +79,7 @@ class Fragments:
 
     def __init__(self) -> None:
         self.by_text: dict[str, Fragment] = {}
+        self.alone_chars = 0  # of defs and classes parsed on their own (content views)
 
     def __call__(self, text: str) -> Fragment:
         found = self.by_text.get(text)
@@ -236,11 +242,17 @@ class ShallowFunctionInfo(FunctionInfo):
         self._refs: list[cst.BaseExpression] | None = None
         self._assigns: dict[str, list[Assigned]] | None = None
         self._node: LazyNode | cst.FunctionDef | None = None
-        self._bound = False  # its node is the tree's (bind_tree)
+        self._bound = False  # its node is real: the tree's (bind_tree), or its own text's (alone)
+        self._alone: Callable[[], cst.CSTNode | None] | None = None  # in a content view
 
     @property  # type: ignore[override]
     def node(self) -> cst.FunctionDef:
-        """Its name and decorators come from the summary; the rest parses the file."""
+        """Its name and decorators come from the summary; the rest parses the file (in a
+        content view: the def's own lines)."""
+        if self._node is None and self._alone is not None:
+            alone = self._alone()
+            if isinstance(alone, cst.FunctionDef):
+                self._node, self._bound = alone, True
         if self._node is None:
             summary, fragments = self._summary, self._fragments
             self._node = LazyNode(cst.FunctionDef, {
@@ -309,10 +321,15 @@ class ShallowClassInfo(ClassInfo):
         self._promote = promote
         self._deep_read = deep_read
         self._bases: list[cst.BaseExpression] | None = None
-        self._node: LazyNode | None = None
+        self._node: LazyNode | cst.ClassDef | None = None
+        self._alone: Callable[[], cst.CSTNode | None] | None = None  # in a content view
 
     @property  # type: ignore[override]
     def node(self) -> cst.ClassDef:
+        if self._node is None and self._alone is not None:
+            alone = self._alone()
+            if isinstance(alone, cst.ClassDef):
+                self._node = alone
         if self._node is None:
             summary = self._summary
             self._node = LazyNode(cst.ClassDef, {"name": lambda: cst.Name(summary.name)},
@@ -346,11 +363,14 @@ class _RecordedImports(ImportTable):
 
 def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Promote,
                    fragments: Fragments | None = None, on_deep_read: Callable[[Path], None] | None = None,
-                   on_read: Callable[[Path, str], None] | None = None) -> ModuleIndex:
+                   on_read: Callable[[Path, str], None] | None = None,
+                   read_text: Callable[[], str | None] | None = None) -> ModuleIndex:
     """The ModuleIndex of this file, from its summary.
     `on_deep_read(path)` hears of every read of what only the file's tree has, `on_read(path,
-    what)` of every read of the index itself (see `Record`)."""
+    what)` of every read of the index itself (see `Record`); `read_text` gives the file's text
+    for its content view (None: the content view is the whole file's tree)."""
     fragments = fragments if fragments is not None else Fragments()
+    views: list[ModuleIndex] = []
 
     def record(what: str) -> None:
         if on_read is not None:
@@ -368,10 +388,19 @@ def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Pr
         record("content")  # a cached result depends on the bytes, like a deep read
         return promote()
 
+    def content_view() -> ModuleIndex:
+        record("content")
+        if read_text is None:
+            return promote()
+        if not views:
+            views.append(_content_view(summary, path, display, promote, fragments, read_text))
+        return views[0]
+
     imports = _RecordedImports(summary.module_name, summary.is_package, record)
     imports.aliases.update(summary.aliases)
     imports.local_defs.update(summary.local_defs)
-    file = ShallowFile(path, display, summary.module_name, summary.is_package, promote_reported, read_content)
+    file = ShallowFile(path, display, summary.module_name, summary.is_package, promote_reported, read_content,
+                       content_view)
     module = ShallowModuleIndex(file, imports, record)
     data = module._data
     defined: list[FunctionInfo] = data["defined"]  # type: ignore[assignment]
@@ -396,12 +425,55 @@ def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Pr
         target = defined[site.function] if site.function >= 0 else fragments(site.target or "").node
         scope = defined[site.scope] if site.scope >= 0 else None
         # What a rule reads of a site is its options: the text as written is enough.
-        written = fragments(site.text).node
-        node = cst.Decorator(decorator=written) if site.function >= 0 else written
+        node = _site_node(site.text, site.function >= 0, fragments)
         sites.append(CompileSite(module, node, target, scope, site.method_form, site.line))  # type: ignore[arg-type]
     for index, recursive in summary.disabled:
         data["disabled"][defined[index]] = recursive  # type: ignore[index]
     return module
+
+
+def _site_node(text: str, decorator: bool, fragments: Fragments) -> LazyNode:
+    """A compile site's call (or decorator), parsed from its text when first read."""
+    if decorator:
+        return LazyNode(cst.Decorator, {"decorator": lambda: fragments(text).node},
+                        lambda: cst.Decorator(decorator=fragments(text).node))
+    return LazyNode(cst.Call, {}, lambda: real_node(fragments(text).node))  # type: ignore[arg-type, return-value]
+
+
+def _content_view(summary: ModuleSummary, path: Path, display: str, promote: Promote, fragments: Fragments,
+                  read_text: Callable[[], str | None]) -> ModuleIndex:
+    """The module for readers of its code (ShallowFile.content_module): a def or class read
+    there is parsed from its own lines, dedented (a def whose lines do not parse alone, such as
+    one with a string less indented than itself, falls back to the whole file's tree)."""
+    view = shallow_module(summary, path, display, promote, fragments)
+    lines: list[list[str]] = []
+
+    def alone(first: int, last: int) -> Callable[[], cst.CSTNode | None]:
+        def parse() -> cst.CSTNode | None:
+            if not lines:
+                text = read_text()
+                lines.append(_LINES.findall(text) if text is not None else [])
+            if not (0 < first <= last <= len(lines[0])):
+                return None
+            source = textwrap.dedent("".join(lines[0][first - 1:last]))
+            fragments.alone_chars += len(source)
+            try:
+                module = cst.parse_module(source)
+            except Exception:  # not on its own: the whole file's tree decides
+                return None
+            return module.body[0] if len(module.body) == 1 else None
+        return parse
+
+    for fn, fn_summary in zip(view.defined, summary.functions):
+        if fn_summary.end_line:
+            fn._alone = alone(fn_summary.line, fn_summary.end_line)  # type: ignore[attr-defined]
+    for cls, cls_summary in zip(view.defined_classes, summary.classes):
+        if cls_summary.end_line:
+            cls._alone = alone(cls_summary.line, cls_summary.end_line)  # type: ignore[attr-defined]
+    return view
+
+
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # Python's line ends: CRLF, LF, CR
 
 
 def bind_tree(module: ModuleIndex, parsed: ParsedFile, summary: ModuleSummary) -> ModuleIndex:
