@@ -55,17 +55,19 @@ from breaklint.infra.walk import Visitor, trivia_names, visit
 _MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
 
 
-def parse_file(path: Path, root: Path, text: str | None = None,
-               module: tuple[str, bool] | None = None) -> ParsedFile | ReadProblem:
+def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[str, bool] | None = None,
+               parse_module: Callable[[str], cst.Module] | None = None) -> ParsedFile | ReadProblem:
     """`text`: the file's content when it is not read from disk (an editor's unsaved buffer);
-    `module`: its (module name, is package) when already known."""
+    `module`: its (module name, is package) when already known; `parse_module`: libcst's parse,
+    or one that reuses an earlier tree of the same buffer (lsp/reparse.py)."""
     if text is None:
         text = read_source(path)
     if isinstance(text, ReadProblem):
         return text
+    parse = parse_module or cst.parse_module
     try:
         try:
-            tree = parse_safely(cst.parse_module, text)
+            tree = parse_safely(parse, text)
         except RecursionError:  # a deep tree, not a wrong one: again, with room to recurse
             tree = with_room(lambda: cst.parse_module(text))  # type: ignore[arg-type]
     except (KeyboardInterrupt, SystemExit, UnicodeError):
@@ -213,13 +215,15 @@ class Engine:
     between runs (None: nowhere)."""
 
     def __init__(self, config: Config, rules: RuleSet, verbose: bool = False, *, jobs: int = 1,
-                 cache: Cache | None = None, shown_from: Path | None = None) -> None:
+                 cache: Cache | None = None, shown_from: Path | None = None,
+                 parse_buffer: Callable[[Path, str], cst.Module] | None = None) -> None:
         self.config = config
         self.rules = rules
         self.verbose = verbose
         self.jobs = max(1, jobs)
         self.cache = cache
         self.shown_from = shown_from  # paths print relative to it (None: where the user stands, like ruff)
+        self.parse_buffer = parse_buffer  # an overlay's tree, from its earlier ones (the language server)
 
     def check(self, paths: Sequence[Path], force_exclude: bool = False,
               overlays: Mapping[Path, str] | None = None, report: Iterable[Path] | None = None) -> CheckResult:
@@ -420,7 +424,7 @@ class _Run:
         state["fragments"] = Fragments()
         state["_trees"] = {}
         state["_fingerprint"] = None
-        state["engine"] = Engine(self.config, self.rules)
+        state["engine"] = Engine(self.config, self.rules, shown_from=self.engine.shown_from)
         return state
 
     # --- the steps ----------------------------------------------------------------------------
@@ -559,7 +563,9 @@ class _Run:
         """A file's index built from its libcst tree (parsed here)."""
         source = self.sources[index]
         text = self._text(index)
-        parsed = parse_file(source.path, self.shown_from, text, module=(source.module_name, source.is_package))
+        buffer = self.engine.parse_buffer if source.path in self.overlays else None
+        parse = (lambda code: buffer(source.path, code)) if buffer is not None else None
+        parsed = parse_file(source.path, self.shown_from, text, (source.module_name, source.is_package), parse)
         self.work.libcst_files += 1
         self.work.libcst_chars += len(text) if isinstance(text, str) else 0
         if isinstance(parsed, ReadProblem):

@@ -6,7 +6,8 @@ check is `Engine.check([root], overlays=buffers, report=targets)`, the pipeline 
 check` runs. What stays warm between checks is the cache (in memory for the session, read from
 and written to `.breaklint_cache/` beside the settings, shared with the command line): an
 unchanged file is never indexed twice, and an edit re-runs the rules of the edited file and of
-the files whose regions or lookups it changes. Every check reads the files again, so a change
+the files whose regions or lookups it changes; an edited buffer's libcst tree is spliced from
+its last one where the edit allows (reparse.py). Every check reads the files again, so a change
 on disk is seen without file watchers; so is an edit of the settings file (its modification
 time is compared on each check, see `load_project`). Nothing here imports pygls.
 """
@@ -23,6 +24,8 @@ from breaklint.config import Config, ConfigError, find_pyproject, load_config
 from breaklint.check.engine import Engine
 from breaklint.finding import Finding
 from breaklint.check.registry import RuleSet
+from breaklint.infra.parallel import available_cores
+from breaklint.lsp.reparse import BufferTrees
 
 PYPROJECT = "pyproject.toml"
 
@@ -45,7 +48,9 @@ class Project:
         self.settings = settings  # (mtime_ns, size) of the settings file when read, None: none
         self.rules = RuleSet(config)  # raises ConfigError for unknown selectors
         self.cache = _SessionCache(config.root / CACHE_DIR)
-        self.engine = Engine(config, self.rules, cache=self.cache, shown_from=root)
+        self.trees = BufferTrees()  # an edit of a buffer parses the statements it touched
+        self.engine = Engine(config, self.rules, jobs=available_cores(), cache=self.cache, shown_from=root,
+                             parse_buffer=self.trees.parse)
         self._saved = False
 
     def contains(self, path: Path) -> bool:
@@ -58,6 +63,7 @@ class Project:
     def check(self, targets: Sequence[Path], buffers: Mapping[Path, str] | None = None) -> dict[Path, list[Finding]]:
         """Findings for each target (absolute paths); open buffers replace the files on disk."""
         buffers = {path: text for path, text in (buffers or {}).items() if self.contains(path)}
+        self.trees.forget(set(buffers))
         result = self.engine.check([self.root, *targets], overlays=buffers, report=targets)
         findings: dict[Path, list[Finding]] = {target: [] for target in targets}
         for finding in result.findings:
