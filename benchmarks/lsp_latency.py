@@ -10,7 +10,7 @@ unsaved edits, each toggling a `.item()` in the middle of the file; the latency 
 `didChange` to `publishDiagnostics` for that version, with the right findings. It includes the
 server's debounce (breaklint.lsp.server.DEBOUNCE_S). With --tree, a copy of a real tree is the
 workspace (no cache at first): the first diagnostics for --file with no cache, the edits (a
-comment toggled at the end of the file), then a second session on the same copy (the cache the
+comment toggled on a `return` in the middle of the file), then a second session on the same copy (the cache the
 first one wrote): the first diagnostics warm. Not a test: the machine decides.
 
 With --baseline DIR (a checkout of another commit, e.g. `git archive HEAD~3 | tar -x -C DIR`),
@@ -211,8 +211,11 @@ async def measure_tree(tree: Path, relative: str, edits: int) -> dict[str, objec
             results["diagnostics"] = count
             if session == "cold":
                 latencies = []
-                for n in range(edits):
-                    text = source + (f"\n# edit {n}\n" if n % 2 == 0 else "")
+                lines = source.split("\n")
+                middle = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].strip().startswith("return "))
+                for n in range(edits):  # a comment typed at the end of a `return` in the middle, and taken back
+                    edited = [*lines[:middle], lines[middle] + "  # edited", *lines[middle + 1:]]
+                    text = "\n".join(edited if n % 2 == 0 else lines)
                     sent = time.perf_counter()
                     client.text_document_did_change(types.DidChangeTextDocumentParams(
                         text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=n + 2),

@@ -225,19 +225,16 @@ def compile_option(ctx: FileContext, option: str) -> cst.BaseExpression | None:
     region = ctx.region
     if region is None or not _SITE.fullmatch(region.site):
         return None  # compiled by assumption (every forward) or by config: no call to read
-    for module in ctx.project.modules:
-        for number, site in enumerate(module.compile_sites):
-            if site.location != region.site:
-                continue
-            node = module.content_compile_sites()[number].node  # its options only: no deep read
-            node = node.decorator if isinstance(node, cst.Decorator) else node
-            calls = [node] if isinstance(node, cst.Call) else []
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
-                calls.append(node.func)  # torch.compile(**options)(fn)
-            for call in calls:
-                for arg in call.args:
-                    if arg.keyword is not None and arg.keyword.value == option:
-                        return arg.value
+    for site in ctx.project.compile_sites_at(region.site):
+        node = site.node  # its options as written: no deep read
+        node = node.decorator if isinstance(node, cst.Decorator) else node
+        calls = [node] if isinstance(node, cst.Call) else []
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
+            calls.append(node.func)  # torch.compile(**options)(fn)
+        for call in calls:
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == option:
+                    return arg.value
     return None
 
 

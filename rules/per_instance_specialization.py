@@ -94,18 +94,15 @@ class PerInstanceSpecialization(Rule):
             self._varying[key] = None
             init = cls.methods.get("__init__")
             param = _source_param(cls, attr, init)
-            if init is not None and param is not None:
+            region = self.ctx.region
+            if init is not None and param is not None and region is not None:
                 position = _param_position(init, param)
-                region = self.ctx.region
-                for module in self.ctx.project.modules:
-                    for site in module.compile_sites:
-                        if region is None or site.location != region.site:
-                            continue
-                        built = _constructions(site, cls, self.ctx)
-                        found = _find_varying_call(module, built, param, position) if built else None
-                        if found is not None:
-                            self._varying[key] = found
-                            break
+                for site in self.ctx.project.compile_sites_at(region.site):
+                    built = _constructions(site, cls, self.ctx)
+                    found = _find_varying_call(site.module, built, param, position) if built else None
+                    if found is not None:
+                        self._varying[key] = found
+                        break
         return self._varying[key]
 
 

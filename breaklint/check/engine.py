@@ -529,7 +529,7 @@ class _Run:
         """Every file that has a summary, each module built (from it) only when looked up."""
         if self._project is None:
             self._project = ProjectIndex(
-                PendingModule(s.module_name, s.path, self._module_builder(i))
+                PendingModule(s.module_name, s.path, self._module_builder(i), s.display, self.facts[i].has_sites)
                 for i, s in enumerate(self.sources) if self.facts[i].problem is None
             )
         return self._project

@@ -294,17 +294,20 @@ class PendingModule:
     name: str
     path: Path
     build: Callable[[], ModuleIndex]
+    display: str = ""  # the path as findings print it (compile-site locations start with it)
+    has_sites: bool = True  # whether it holds a compile site (known from the pre-pass)
 
 
 EVERY_MODULE = "*"  # in ProjectIndex.asked: all modules were read
 
 
 class _Slot:
-    __slots__ = ("name", "path", "build", "module")
+    __slots__ = ("name", "path", "build", "module", "display", "has_sites")
 
     def __init__(self, name: str, path: Path, build: Callable[[], ModuleIndex] | None,
-                 module: ModuleIndex | None) -> None:
+                 module: ModuleIndex | None, display: str | None = None, has_sites: bool = True) -> None:
         self.name, self.path, self.build, self.module = name, path, build, module
+        self.display, self.has_sites = display, has_sites
 
     def get(self) -> ModuleIndex:
         if self.module is None:
@@ -348,7 +351,8 @@ class ProjectIndex:
 
     def __init__(self, modules: Iterable[ModuleIndex | PendingModule]) -> None:
         self._slots: list[_Slot] = [
-            _Slot(m.name, m.path, m.build, None) if isinstance(m, PendingModule) else _Slot(m.name, m.file.path, None, m)
+            _Slot(m.name, m.path, m.build, None, m.display or None, m.has_sites) if isinstance(m, PendingModule)
+            else _Slot(m.name, m.file.path, None, m)
             for m in modules
         ]
         self._slots_by_name: dict[str, list[_Slot]] = {}
@@ -373,6 +377,18 @@ class ProjectIndex:
         for slot in view._slots:
             view._slots_by_name.setdefault(slot.name, []).append(slot)
         return view
+
+    def compile_sites_at(self, location: str) -> list[CompileSite]:
+        """The compile sites at `location` (`display:line`, a region's site), building only the
+        modules that may hold them (a module whose display path is that one, with sites)."""
+        self.asked.add(EVERY_MODULE)  # which module that is depends on every path
+        display = location.rpartition(":")[0]
+        found: list[CompileSite] = []
+        for slot in self._slots:
+            if not slot.has_sites or (slot.display is not None and slot.display != display):
+                continue
+            found.extend(site for site in slot.get().compile_sites if site.location == location)
+        return found
 
     def select(self, wanted: Callable[[str, Path], bool]) -> list[ModuleIndex]:
         """The modules whose (name, path) are wanted, in order; only those are built."""

@@ -1,7 +1,8 @@
 """A process pool over files that keeps the input order (and runs inline for one job).
 
-Workers are forked where fork is safe (Linux): they inherit the index built so far instead of
-receiving it pickled. Elsewhere they are spawned and get the state through the initializer.
+Workers are forked where fork is safe (Linux, from the main thread): they inherit the index built
+so far instead of receiving it pickled. Elsewhere they are spawned and get the state through the
+initializer.
 
 A worker that dies (a native crash in libcst, the OOM killer) breaks the whole pool, and every
 item not yet returned with it. Workers mark in shared memory each item they start and finish,
@@ -17,6 +18,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Sequence, TypeVar
@@ -42,7 +44,10 @@ class WorkerPool:
         self.jobs = jobs
         self._initializer = initializer
         self._state = state
-        method = "fork" if sys.platform.startswith("linux") else "spawn"
+        # Fork only from the main thread: a fork from another (the language server checks on a
+        # worker thread) can copy a lock some other thread holds, and the child waits forever.
+        forkable = sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread()
+        method = "fork" if forkable else "spawn"
         self._context = multiprocessing.get_context(method)
         self._executor: ProcessPoolExecutor | None = None
 
