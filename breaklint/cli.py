@@ -120,7 +120,9 @@ def exit_code(result: CheckResult, exit_zero: bool) -> int:
 
 
 def _fail(message: str) -> click.exceptions.Exit:
-    click.echo(f"breaklint: error: {message}", err=True)
+    from .report.printable import printable  # messages name paths: one line, writable
+
+    click.echo(f"breaklint: error: {printable(message)}", err=True)
     return click.exceptions.Exit(EXIT_ERROR)
 
 

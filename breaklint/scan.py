@@ -53,7 +53,7 @@ class FileFacts:
 
 def content_digest(data: bytes, module_name: str, is_package: bool) -> str:
     h = hashlib.blake2b(data, digest_size=16)
-    h.update(f"\0{module_name}\0{is_package}".encode())
+    h.update(f"\0{module_name}\0{is_package}".encode("utf-8", "surrogatepass"))  # a file name need not be UTF-8
     return h.hexdigest()
 
 

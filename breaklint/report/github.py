@@ -1,13 +1,16 @@
 """GitHub Actions workflow commands: one annotation a finding, shown on the pull request's diff.
 
 `::warning file=F,line=L,col=C,endLine=EL,endColumn=EC,title=T::MESSAGE`, escaped as the runner
-expects (`%`, CR and LF in the message; also `:` and `,` in property values)."""
+expects (`%`, CR and LF in the message; also `:` and `,` in property values). What comes from the
+checked tree is made printable first (printable.py): a newline in a file name is shown as `\\n`,
+never sent as one."""
 
 from __future__ import annotations
 
 from ..engine import CheckResult
 from ..finding import Finding, Severity
 from ..positions import one_based
+from .printable import printable
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -23,13 +26,13 @@ def escape_property(text: str) -> str:
 def annotation(finding: Finding) -> str:
     line, col, end_line, end_col = one_based(finding.span)
     properties = [
-        ("file", finding.path), ("line", str(line)), ("col", str(col)),
+        ("file", printable(finding.path)), ("line", str(line)), ("col", str(col)),
         ("endLine", str(end_line)), ("endColumn", str(end_col)),
         ("title", f"breaklint {finding.code} {finding.name}"),
     ]
-    message = f"{finding.code} [{finding.confidence.value}] {finding.message}"
+    message = printable(f"{finding.code} [{finding.confidence.value}] {finding.message}")
     if finding.help:
-        message += f"\nhelp: {finding.help}"
+        message += f"\nhelp: {printable(finding.help)}"
     fields = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
     return f"::{COMMAND[finding.severity]} {fields}::{escape_data(message)}"
 
