@@ -13,10 +13,12 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _SURROGATE_ESCAPES = range(0xDC80, 0xDD00)  # os.fsdecode's stand-ins for the bytes 0x80-0xff
 
 
-def printable(text: str) -> str:
+def printable(text: str, keep: str = "") -> str:
+    """`text` with every character that is not printable escaped, but those in `keep` (a format
+    that escapes them its own way)."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() else _escape(c) for c in text)
+    return "".join(c if c.isprintable() or c in keep else _escape(c) for c in text)
 
 
 def _escape(char: str) -> str:

@@ -23,7 +23,6 @@ NAMES = [
     b"\x1b[2J\x1b[31mred.py",  # clears the screen, turns it red
     "sep\u2028line.py".encode(),  # a Unicode line separator
 ]
-INJECTED = "::error file=evil.py,line=1::INJECTED"
 
 
 @pytest.fixture
@@ -77,9 +76,11 @@ def test_text_format_prints_each_name_escaped_on_its_line(tree: Path, jobs: int,
 def test_github_format_is_one_annotation_per_finding(tree: Path, jobs: int, to_file: bool) -> None:
     text = output(tree, "github", jobs, to_file)
     no_control_characters(text)
-    lines = text.splitlines()
+    lines = text.split("\n")[:-1]
     assert len(lines) == len(NAMES) and all(line.startswith("::warning file=") for line in lines), lines
-    assert not any(INJECTED in line.split("::", 2)[1] for line in lines)  # never a command's own properties
+    files = {line.split(",line=5,")[0].removeprefix("::warning file=") for line in lines}
+    assert files == {"good.py", "bad\\xff.py", "evil.py%0A%3A%3Aerror file=evil.py%2Cline=1%3A%3AINJECTED%0A.py",
+                     "\\x1b[2J\\x1b[31mred.py", "sep\\u2028line.py"}  # a newline as GitHub unescapes it
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
