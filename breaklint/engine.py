@@ -474,6 +474,7 @@ class _Run:
         self.reads: set[tuple[Path, str]] = set()
         self._fingerprint: Callable[[str], Any] | None = None
         self.checked_here = 0  # files checked in this process (see _check_task)
+        self._positions: dict[Path, int] | None = None  # see _position
 
     def __getstate__(self) -> dict[str, Any]:  # what a spawned worker needs (no cache, no index)
         state = dict(self.__dict__)
@@ -740,7 +741,6 @@ class _Run:
         source = self.sources[index]
         regions = {module.defined[ordinal]: region for ordinal, region in self.regions[index].regions
                    if ordinal < len(module.defined)}
-        by_path = {s.path: i for i, s in enumerate(self.sources)}
         trees: dict[Path, ModuleIndex] = {}
         while True:
             view = self.project.replacing(module, *trees.values())
@@ -755,10 +755,17 @@ class _Run:
             if not read:
                 break
             for path in sorted(read):
-                trees[path] = self._tree_module(by_path[path])
+                trees[path] = self._tree_module(self._position(path))
         deps = {_DEEP + str(path) for path in trees}
         deps.update(f"{_READ}{path}\0{what}" for path, what in self.reads if path != source.path)
         return _Checked(tuple(findings), tuple(sorted(view.asked | deps)))
+
+    def _position(self, path: Path) -> int:
+        """Where `path` is in `sources`; the table is made once (once per checked file was
+        quadratic on a large tree)."""
+        if self._positions is None:
+            self._positions = {s.path: i for i, s in enumerate(self.sources)}
+        return self._positions[path]
 
     def _fingerprints(self) -> Callable[[str], Any]:
         """What each thing a checked file's rules may have read is worth now; a cached result

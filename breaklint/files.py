@@ -117,21 +117,52 @@ def _walk(top: Path, excluder: Excluder, problems: list[tuple[Path, ReadProblem]
                 yield directory / filename
 
 
-def read_capped(path: Path) -> bytes | ReadProblem:
-    """A regular file's bytes, at most MAX_BYTES. Never opens a FIFO (it would block forever) or
-    a device such as /dev/zero (it never ends), whatever its name."""
-    too_large = ReadProblem("BL003", f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; skipped")
+class Unreadable(Exception):
+    """Why a path gives no bytes, in a few words for a person."""
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """A regular file's bytes, at most `limit` of them, else Unreadable. Never reads a FIFO (it
+    would block forever) or a device such as /dev/zero (it never ends), whatever its name, nor a
+    path swapped for one between the stat() and the open (the open does not block, and what was
+    opened is what is judged)."""
+    too_large = Unreadable(f"file is larger than {limit // (1024 * 1024)} MiB")
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            return ReadProblem("BL003", "not a regular file (a FIFO, device or socket); skipped")
-        if info.st_size > MAX_BYTES:
-            return too_large
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)  # the size may change after stat()
+        if not stat.S_ISREG(path.stat().st_mode):  # not even opened: opening a device may act
+            raise Unreadable(_NOT_REGULAR)
+        descriptor = os.open(path, os.O_RDONLY | _OPEN_FLAGS)
+        with os.fdopen(descriptor, "rb") as handle:
+            info = os.fstat(descriptor)
+            if not stat.S_ISREG(info.st_mode):
+                raise Unreadable(_NOT_REGULAR)
+            if info.st_size > limit:
+                raise too_large
+            # Ask for the size fstat() gave, not for the cap: a buffer of 8 MiB is a memory
+            # mapping of its own, and shrunk to the file's size it stays one, for as long as the
+            # bytes live (a run keeps them). 65,530 of them and no process can map a library.
+            want = info.st_size + 1
+            data = handle.read(want)
+            if len(data) == want:  # it grew since (or says 0, as in /proc): read on, up to the cap
+                data += handle.read(limit + 1 - want)
     except OSError as error:
-        return ReadProblem("BL003", f"cannot read file: {error.strerror or error}")
-    return too_large if len(data) > MAX_BYTES else data
+        raise Unreadable(f"cannot read file: {error.strerror or error}") from None
+    if len(data) > limit:
+        raise too_large
+    return data
+
+
+_NOT_REGULAR = "not a regular file (a FIFO, device or socket)"
+# Never wait on a FIFO, never take a terminal as ours; bytes as they are on Windows.
+_OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+
+
+def read_capped(path: Path) -> bytes | ReadProblem:
+    """A source file's bytes (at most MAX_BYTES), or the BL003 that says why not."""
+    try:
+        return read_regular(path, MAX_BYTES)
+    except Unreadable as why:
+        message = str(why)
+        return ReadProblem("BL003", message if message.startswith("cannot") else f"{message}; skipped")
 
 
 def read_source(path: Path) -> str | ReadProblem:

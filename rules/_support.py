@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import PurePath
 from typing import Callable, Iterator
 
 import libcst as cst
@@ -219,13 +221,25 @@ def entry_modules(ctx: FileContext, region: Region) -> list[ModuleIndex]:
     return ctx.project.modules
 
 
+def site_modules(ctx: FileContext, site: str) -> list[ModuleIndex]:
+    """The modules that may hold the compile site `site` (`train.py:12`, the path as shown):
+    those whose path ends with its path; only they are built. Going through every module cost
+    each checked file the size of the whole project (quadratic on a 100,000-file tree)."""
+    shown = site.rpartition(":")[0]
+    if not shown:
+        return []
+    native = str(PurePath(shown))  # paths are shown with `/`; str() of a path is cheap, as_posix() is not
+    tail = native if PurePath(shown).is_absolute() else os.sep + native
+    return ctx.project.select(lambda name, path: str(path).endswith(tail))
+
+
 def compile_option(ctx: FileContext, option: str) -> cst.BaseExpression | None:
     """The value of `option=` at the compile site of the region being visited
     (`torch.compile(model, fullgraph=True)` or `@torch.compile(fullgraph=True)`)."""
     region = ctx.region
     if region is None or not _SITE.fullmatch(region.site):
         return None  # compiled by assumption (every forward) or by config: no call to read
-    for module in ctx.project.modules:
+    for module in site_modules(ctx, region.site):
         for number, site in enumerate(module.compile_sites):
             if site.location != region.site:
                 continue

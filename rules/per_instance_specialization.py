@@ -8,6 +8,8 @@ from breaklint.project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex
 from breaklint.rule import FileContext, Rule
 from breaklint.walk import visit  # one frame per level: deep code cannot overflow the stack
 
+from ._support import site_modules
+
 
 class PerInstanceSpecialization(Rule):
     """## What it does
@@ -97,9 +99,9 @@ class PerInstanceSpecialization(Rule):
             if init is not None and param is not None:
                 position = _param_position(init, param)
                 region = self.ctx.region
-                for module in self.ctx.project.modules:
+                for module in site_modules(self.ctx, region.site) if region is not None else ():
                     for site in module.compile_sites:
-                        if region is None or site.location != region.site:
+                        if site.location != region.site:
                             continue
                         built = _constructions(site, cls, self.ctx)
                         found = _find_varying_call(module, built, param, position) if built else None
