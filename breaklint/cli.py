@@ -20,7 +20,7 @@ from .config import Config, ConfigError, find_pyproject, load_config, python_ver
 from .engine import CheckResult, Engine
 from .finding import Severity
 from .registry import RuleSet, all_rules, find_rule
-from .versions import TorchVersion
+from .versions import target_torch as known_torch
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 INTERNAL_ERROR_CODE = "BL005"
@@ -80,7 +80,7 @@ def check(
 
     try:
         config = _load(config_path, paths)
-        target = TorchVersion.parse(target_torch) if target_torch else None
+        target = known_torch(target_torch) if target_torch else None
         python = python_version(target_python) if target_python else None
         config = config.with_overrides(
             select=_split_codes(select), ignore=_split_codes(ignore), scope=scope, target_torch=target,
