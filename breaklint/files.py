@@ -121,16 +121,17 @@ class Unreadable(Exception):
     """Why a path gives no bytes, in a few words for a person."""
 
 
-def read_regular(path: Path, limit: int) -> bytes:
+def read_regular(path: Path, limit: int, follow_symlinks: bool = True) -> bytes:
     """A regular file's bytes, at most `limit` of them, else Unreadable. Never reads a FIFO (it
     would block forever) or a device such as /dev/zero (it never ends), whatever its name, nor a
     path swapped for one between the stat() and the open (the open does not block, and what was
-    opened is what is judged)."""
+    opened is what is judged). `follow_symlinks=False`: a symlink is not a regular file."""
     too_large = Unreadable(f"file is larger than {limit // (1024 * 1024)} MiB")
     try:
-        if not stat.S_ISREG(path.stat().st_mode):  # not even opened: opening a device may act
+        info = path.stat() if follow_symlinks else path.lstat()
+        if not stat.S_ISREG(info.st_mode):  # not even opened: opening a device may act
             raise Unreadable(_NOT_REGULAR)
-        descriptor = os.open(path, os.O_RDONLY | _OPEN_FLAGS)
+        descriptor = os.open(path, os.O_RDONLY | _OPEN_FLAGS | (0 if follow_symlinks else _NO_FOLLOW))
         with os.fdopen(descriptor, "rb") as handle:
             info = os.fstat(descriptor)
             if not stat.S_ISREG(info.st_mode):
@@ -154,6 +155,7 @@ def read_regular(path: Path, limit: int) -> bytes:
 _NOT_REGULAR = "not a regular file (a FIFO, device or socket)"
 # Never wait on a FIFO, never take a terminal as ours; bytes as they are on Windows.
 _OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def read_capped(path: Path) -> bytes | ReadProblem:
