@@ -332,7 +332,7 @@ class Engine:
             ctx = FileContext(
                 file=file, module=module, project=project, regions=regions,  # type: ignore[arg-type]
                 functions_by_node=functions, target_torch=self.config.target_torch,
-                scope_all=self.config.scope == "all", emit=raw.append,
+                scope_all=self.config.scope == "all", emit=_once(raw),
                 target_python=self.config.target_python,
             )
 
@@ -448,6 +448,20 @@ def _check_task(index: int) -> _Checked:
         gc.freeze()
     run.checked_here += 1
     return run.check_file(index)
+
+
+def _once(findings: list[Finding]) -> Callable[[Finding], None]:
+    """Append to `findings`, but a finding the same as one already there (code, place, message):
+    `a[0] = a[1] = x` is one mutation of `a` at one place, not two findings that read alike."""
+    seen: set[tuple[str, Span, str]] = set()
+
+    def emit(finding: Finding) -> None:
+        key = (finding.code, finding.span, finding.message)
+        if key not in seen:
+            seen.add(key)
+            findings.append(finding)
+
+    return emit
 
 
 class _Run:

@@ -175,16 +175,19 @@ def read_source(path: Path) -> str | ReadProblem:
 def decode_source(data: bytes) -> str | ReadProblem:
     """Decode as Python does: a BOM or a PEP 263 coding line, else UTF-8."""
     if b"\0" in data:
-        return ReadProblem("BL003", "file contains NUL bytes (binary?); skipped")
+        return NUL_BYTES
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
-        return ReadProblem("BL002", f"bad encoding declaration: {error}")
+        if _declares_encoding(data):
+            return ReadProblem("BL002", f"bad encoding declaration: {error}")
+        # No declaration: the first lines are simply not UTF-8; say where, as for any other line.
+        encoding = "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8"
     try:
         codecs.lookup(encoding)
         text = data.decode(encoding)
     except (LookupError, UnicodeDecodeError) as error:
-        line, col = _error_position(data, error)
+        line, col = _error_position(data, error, encoding)
         return ReadProblem("BL002", f"file is not valid {encoding}: {error}", line, col)
     if encoding not in ("utf-8", "utf-8-sig"):  # UTF-8 never decodes to a lone surrogate; others can
         try:
@@ -197,9 +200,37 @@ def decode_source(data: bytes) -> str | ReadProblem:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _error_position(data: bytes, error: Exception) -> tuple[int, int]:
-    if isinstance(error, UnicodeDecodeError):
-        before = data[: error.start]
-        ends = [m.end() for m in _LINE_END.finditer(before)]  # Python's line ends: CRLF, LF, CR
-        return len(ends) + 1, len(before) - (ends[-1] if ends else 0) + 1
-    return 1, 1
+# Python refuses such text ("source code cannot contain null bytes"): from disk or from an editor.
+NUL_BYTES = ReadProblem("BL003", "file contains NUL bytes (binary?); skipped")
+
+
+def _declares_encoding(data: bytes) -> bool:
+    """A PEP 263 coding line among the first two."""
+    lines = data.removeprefix(codecs.BOM_UTF8).split(b"\n", 2)[:2]
+    return any(_CODING.match(line) for line in lines)
+
+
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")  # PEP 263's, as tokenize reads it
+
+
+def shown_text(data: bytes) -> str:
+    """The text an editor shows for bytes that may not decode: what does not decode becomes
+    U+FFFD, so a BL002's line and column (in code points) can still be placed on it."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        codecs.lookup(encoding)
+    except (SyntaxError, LookupError):
+        encoding = "utf-8"
+    return data.decode(encoding, errors="replace").removeprefix("\ufeff")
+
+
+def _error_position(data: bytes, error: Exception, encoding: str) -> tuple[int, int]:
+    if not isinstance(error, UnicodeDecodeError):
+        return 1, 1
+    if codecs.lookup(encoding).name == "utf-8-sig" and data.startswith(codecs.BOM_UTF8):
+        data, encoding = data[len(codecs.BOM_UTF8):], "utf-8"  # its offsets count from past the BOM
+    before = data[: error.start]
+    ends = [m.end() for m in _LINE_END.finditer(before)]  # Python's line ends: CRLF, LF, CR
+    # Columns count code points (finding.Span): what precedes the error on its line decodes.
+    line_start = before[ends[-1] if ends else 0:]
+    return len(ends) + 1, len(line_start.decode(encoding, errors="replace")) + 1

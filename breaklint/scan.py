@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from .files import ReadProblem, decode_source, read_capped
+from .files import NUL_BYTES, ReadProblem, decode_source, read_capped
 from .recursion import with_room
 from .summary import ModuleSummary
 
@@ -64,6 +64,8 @@ def read_bytes(path: Path) -> bytes | ReadProblem:
 def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> FileFacts:
     """Facts of decoded text (a file's, or an editor buffer's)."""
     maybe_suppressed = _MAYBE_SUPPRESSION.search(text) is not None
+    if "\0" in text:  # a buffer gets the verdict the same text gets from disk
+        return FileFacts(digest, NUL_BYTES, b"", "", False, False, maybe_suppressed, len(text))
     try:
         summary = _summary(text, module_name, is_package)
     except Exception as error:  # a bug of ours on this one file: BL005 for it, the others go on

@@ -15,7 +15,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .config import Config, ConfigError, find_pyproject, load_config
 from .engine import Engine, parse_file
-from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path, read_source
+from .files import DEFAULT_EXCLUDE, NUL_BYTES, ReadProblem, discover, display_path, read_source
 from .finding import Finding, Span
 from .project import ModuleIndex, module_name_for
 from .registry import RuleSet
@@ -118,6 +118,8 @@ class Project:
         again only the statements it touched (reparse.py), else the whole text, and indexes
         again only the statements that are new or whose imports changed (reindex.py)."""
         module = module_name_for(path)
+        if buffer is not None and "\0" in buffer:  # the verdict `check` gives the same text
+            return NUL_BYTES, None, added
         parse = reparse(base, buffer, module) if base is not None and buffer is not None else None
         if parse is None:
             where = _unencodable(buffer) if buffer is not None else None
