@@ -110,3 +110,21 @@ def test_a_config_error_names_a_hostile_folder_on_one_line(tmp_path: Path) -> No
     message = stderr.decode("utf-8")
     assert len(message.splitlines()) == 1 and "unknown key 'colour'" in message, message
     no_control_characters(message)
+
+
+def test_the_confirm_report_escapes_names_and_what_a_target_printed() -> None:
+    from breaklint.confirm.join import JoinResult
+    from breaklint.confirm.runner import TargetRun
+    from breaklint.confirm.session import ConfirmReport, render_text
+    from breaklint.confirm.targets import Target
+    from breaklint.finding import Confidence, Finding, Severity, Span, Stage
+
+    hostile = os.fsdecode(b"evil\n::error::INJECTED\xff.py")
+    finding = Finding("BL006", "target-failed", "the target raised", hostile, Span(1, 1, 1, 2), Severity.ERROR,
+                      Confidence.CERTAIN, Stage.META)
+    run = TargetRun(Target(Path("/tmp") / hostile, "provider", 1), error="exited with code 1: \x1b[2J::error::x")
+    text = render_text(ConfirmReport([run], JoinResult([], [finding]), []))
+    text.encode("utf-8")  # writable
+    no_control_characters(text)
+    assert not any(line.lstrip().startswith("::") for line in text.splitlines())
+    assert "evil\\n::error::INJECTED\\xff.py:1:1: BL006" in text and "\\x1b[2J" in text
