@@ -13,6 +13,7 @@ import hashlib
 import pickle
 import re
 import traceback
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypeVar
@@ -146,10 +147,14 @@ class PythonVerdict(NamedTuple):
 
 
 def python_verdict(text: str) -> PythonVerdict:
+    """Python's parser, then its compiler (from the same tree: nothing is parsed twice, nothing
+    runs): a late `from __future__` import, `return` outside a function, a duplicate argument or a
+    `nonlocal` without a binding parse, but no Python runs such a file. The compiler's refusal is
+    final: libcst, which would read the file, is not asked."""
     from .prepass import parse  # imported here so workers import it once
 
     try:
-        return PythonVerdict(parse(text), None, False)
+        tree = parse(text)
     except SyntaxError as error:
         return PythonVerdict(None, syntax_error(text, error), python_error_is_final(error))
     except (RecursionError, MemoryError) as error:  # Python's parser gave up, and says nothing of where
@@ -158,6 +163,24 @@ def python_verdict(text: str) -> PythonVerdict:
         return PythonVerdict(None, problem, True)
     except ValueError:  # e.g. NUL bytes (files.py refuses those before): libcst decides
         return PythonVerdict(None, None, False)
+    refused = compiler_refuses(tree)
+    if refused is not None:
+        return PythonVerdict(None, syntax_error(text, refused), True)
+    return PythonVerdict(tree, None, False)
+
+
+def compiler_refuses(tree: ast.Module) -> SyntaxError | None:
+    """The SyntaxError Python's compiler raises for a parsed module, if any. Its own limits
+    (RecursionError, MemoryError on very deep or very large code) are no verdict on the file."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a SyntaxWarning ("\d") is the compiler's business, not ours
+            compile(tree, "<breaklint>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        return error
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    return None
 
 
 def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
