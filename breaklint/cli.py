@@ -20,7 +20,7 @@ from .config import Config, ConfigError, find_pyproject, load_config, python_ver
 from breaklint.check.engine import CheckResult, Engine
 from .finding import Severity
 from breaklint.check.registry import RuleSet, all_rules, find_rule
-from .versions import TorchVersion
+from breaklint.versions import target_torch as known_torch
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 INTERNAL_ERROR_CODE = "BL005"
@@ -82,7 +82,7 @@ def check(
     from breaklint.check.units import check_units, plan
 
     try:
-        target = TorchVersion.parse(target_torch) if target_torch else None
+        target = known_torch(target_torch) if target_torch else None
         python = python_version(target_python) if target_python else None
 
         def overrides(config: Config) -> Config:
@@ -118,7 +118,9 @@ def exit_code(result: CheckResult, exit_zero: bool) -> int:
 
 
 def _fail(message: str) -> click.exceptions.Exit:
-    click.echo(f"breaklint: error: {message}", err=True)
+    from .report.printable import printable  # messages name paths: one line, writable
+
+    click.echo(f"breaklint: error: {printable(message)}", err=True)
     return click.exceptions.Exit(EXIT_ERROR)
 
 

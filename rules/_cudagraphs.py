@@ -6,6 +6,7 @@ from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode
 from breaklint.rule import FileContext
 
 
+
 def region_records_cudagraphs(ctx: FileContext) -> bool:
     """True when the region's compile site asks for mode="reduce-overhead" (or "max-autotune"):
     CUDA-graph rules only speak where CUDA graphs are recorded."""

@@ -9,6 +9,7 @@ from breaklint.rule import FileContext, Rule
 from breaklint.infra.walk import visit  # one frame per level: deep code cannot overflow the stack
 
 
+
 class PerInstanceSpecialization(Rule):
     """## What it does
     Finds an integer attribute of a module (`self.layer_idx`, set from a constructor argument)

@@ -10,8 +10,8 @@ from testdata import ROOT
 
 # Lower layers first; a module may import its own layer's package and any lower layer.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("breaklint", "breaklint.finding", "breaklint.config", "breaklint.versions", "breaklint.example"),
-    ("breaklint.infra",),
+    ("breaklint.safe_path", "breaklint.infra"),  # process plumbing: files, the pool, safe reads
+    ("breaklint", "breaklint.finding", "breaklint.config", "breaklint.versions", "breaklint.example"),  # the model
     ("breaklint.index",),
     ("breaklint.analysis",),
     ("breaklint.rule",),  # what a rule is given: the rule context

@@ -6,7 +6,10 @@ signature of its body (keyed with a per-user secret outside the tree: see `_secr
 with the `salt` (breaklint's version and sources, Python's
 and libcst's versions). A pack that is missing, truncated, corrupted, from another version or
 unreadable is an empty pack; one that cannot be written is left as it was. So a broken cache
-costs a cold run, never a wrong finding. Every key holds all that its value depends on (see
+costs a cold run, never a wrong finding. What a cloned tree may plant there is ignored: a pack
+is read only when it is a regular file (not a FIFO, which would block forever, nor a link to
+/dev/zero) of at most MAX_PACK_BYTES, and a symlink is never followed, neither for a pack nor a
+marker file nor the cache folder itself, so nothing is read or written outside it. Every key holds all that its value depends on (see
 engine.py), so nothing is ever invalidated: entries unused for a while are dropped on save.
 """
 
@@ -24,12 +27,15 @@ from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
 from breaklint import __version__
+from breaklint.infra.files import Unreadable, read_regular
 
 CACHE_DIR = ".breaklint_cache"
 _MAGIC = b"BREAKLINT-CACHE\n"
 _CHECKSUM = 16
 _KEY_BYTES = 32
 _GITIGNORE = "# Created by breaklint: a cache, never commit it.\n*\n"
+# A pack holds about a KiB per file of the tree; past this it is not ours (or not worth a run's memory).
+MAX_PACK_BYTES = 1024 * 1024 * 1024
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# breaklint's cache (https://bford.info/cachedir/)\n"
 
 V = TypeVar("V")
@@ -123,18 +129,28 @@ class Cache:
 
 def clean(directory: Path) -> bool:
     """Remove a cache directory (only one breaklint made). True when something was removed."""
-    if not (directory / ".gitignore").is_file() or not directory.is_dir():
+    if not usable(directory) or not (directory / ".gitignore").is_file() or not directory.is_dir():
         return False
     shutil.rmtree(directory, ignore_errors=True)
     return not directory.exists()
 
 
+def usable(directory: Path) -> bool:
+    """The cache folder is a folder of the tree, or not there yet: not a symlink to elsewhere."""
+    return not directory.is_symlink() and (directory.is_dir() or not os.path.lexists(directory))
+
+
 def _prepare(directory: Path) -> None:
+    if not usable(directory):
+        raise NotADirectoryError(f"{directory} is not a folder of the tree")
     directory.mkdir(parents=True, exist_ok=True)
     for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _TAG)):
-        marker = directory / name
-        if not marker.exists():
-            marker.write_text(text, encoding="utf-8")
+        try:  # O_EXCL: whatever is there already (a dangling symlink too) is left alone, never followed
+            descriptor = os.open(directory / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            continue
+        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+            out.write(text)
 
 
 @lru_cache(maxsize=1)
@@ -147,10 +163,10 @@ def _secret() -> bytes:
     path = base / "cache-key"
     for _ in range(2):
         try:
-            key = path.read_bytes()
+            key = read_regular(path, _KEY_BYTES)
             if len(key) == _KEY_BYTES:
                 return key
-        except OSError:
+        except Unreadable:
             pass
         key = os.urandom(_KEY_BYTES)
         try:
@@ -171,9 +187,11 @@ def _signature(body: bytes | memoryview) -> bytes:
 
 
 def _read_pack(path: Path, salt: str) -> dict[str, Any]:
+    if not usable(path.parent):
+        return {}
     try:
-        data = path.read_bytes()
-    except OSError:
+        data = read_regular(path, MAX_PACK_BYTES, follow_symlinks=False)
+    except Unreadable:
         return {}
     head = len(_MAGIC) + _CHECKSUM
     if len(data) < head or not data.startswith(_MAGIC):

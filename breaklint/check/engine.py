@@ -33,7 +33,7 @@ import libcst as cst
 
 from breaklint.check.cache import Cache
 from breaklint.config import Config
-from breaklint.infra.files import (DEFAULT_EXCLUDE, ReadProblem, decode_source, discover, display_path, not_unicode,
+from breaklint.infra.files import (DEFAULT_EXCLUDE, NUL_BYTES, ReadProblem, decode_source, discover, display_path, not_unicode,
                                    read_source)
 from breaklint.finding import CheckResult, Finding, Region, Span
 from breaklint.infra.parallel import WorkerPool
@@ -269,7 +269,7 @@ class Engine:
             ctx = FileContext(
                 file=file, module=module, project=project, regions=regions,  # type: ignore[arg-type]
                 functions_by_node=functions, target_torch=self.config.target_torch,
-                scope_all=self.config.scope == "all", emit=raw.append,
+                scope_all=self.config.scope == "all", emit=_once(raw),
                 target_python=self.config.target_python,
             )
 
@@ -364,7 +364,7 @@ def _install_worker(run: _Run | None) -> None:
 def _scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str]) -> FileFacts:
     data, module_name, is_package, digest = task
     if isinstance(data, str):  # an overlay's text
-        problem = not_unicode(data, "the buffer")
+        problem = NUL_BYTES if "\0" in data else not_unicode(data, "the buffer")  # as `check` says of a file
         if problem is not None:
             return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
         return scan_text(data, digest, module_name, is_package)
@@ -388,6 +388,20 @@ def _check_task(index: int) -> _Checked:
         gc.freeze()
     run.checked_here += 1
     return run.check_file(index)
+
+
+def _once(findings: list[Finding]) -> Callable[[Finding], None]:
+    """Append to `findings`, but a finding the same as one already there (code, place, message):
+    `a[0] = a[1] = x` is one mutation of `a` at one place, not two findings that read alike."""
+    seen: set[tuple[str, Span, str]] = set()
+
+    def emit(finding: Finding) -> None:
+        key = (finding.code, finding.span, finding.message)
+        if key not in seen:
+            seen.add(key)
+            findings.append(finding)
+
+    return emit
 
 
 class _Run:
@@ -416,6 +430,7 @@ class _Run:
         self._fingerprint: Callable[[str], Any] | None = None
         self.checked_here = 0  # files checked in this process (see _check_task)
         self.work = Work()
+        self._positions: dict[Path, int] | None = None  # see _position
 
     def __getstate__(self) -> dict[str, Any]:  # what a spawned worker needs (no cache, no index)
         state = dict(self.__dict__)
@@ -710,7 +725,6 @@ class _Run:
         source = self.sources[index]
         regions = {module.defined[ordinal]: region for ordinal, region in self.regions[index].regions
                    if ordinal < len(module.defined)}
-        by_path = {s.path: i for i, s in enumerate(self.sources)}
         trees: dict[Path, ModuleIndex] = {}
         while True:
             view = self.project.replacing(module, *trees.values())
@@ -727,11 +741,18 @@ class _Run:
                 break
             for path in sorted(read):
                 self.work.cross_file_trees += 1
-                trees[path] = self._tree_module(by_path[path])
+                trees[path] = self._tree_module(self._position(path))
         deps = {_DEEP + str(path) for path in trees}
         deps.update(f"{_READ}{path}\0{what}" for path, what in self.reads if path != source.path)
         self.work.cross_file_reads += len(deps)
         return _Checked(tuple(findings), tuple(sorted(view.asked | deps)))
+
+    def _position(self, path: Path) -> int:
+        """Where `path` is in `sources`; the table is made once (once per checked file was
+        quadratic on a large tree)."""
+        if self._positions is None:
+            self._positions = {s.path: i for i, s in enumerate(self.sources)}
+        return self._positions[path]
 
     def _fingerprints(self) -> Callable[[str], Any]:
         """What each thing a checked file's rules may have read is worth now; a cached result

@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable
 from breaklint.finding import CheckResult
 from ..finding import Finding
 from ..report.json import finding_record
+from ..report.printable import printable
 from .join import CONFIRMED, NOT_REACHED, NOT_REPRODUCED, JoinResult, failure_finding, join
 from .ladder import ladder_rows, render_ladder
 from .runner import TargetRun, run_target
@@ -53,18 +54,19 @@ def render_text(report: ConfirmReport) -> str:
         where = f"{result.get('device', '?')}, torch {result.get('torch', '?')}"
         if result.get("triton"):
             where += f", Triton {result['triton']}"
-        lines.append(f"target {run.target.label} ({where})")
+        lines.append(printable(f"target {run.target.label} ({where})"))
         if run.failure:
-            lines.append(f" failed: {run.failure}")
+            lines.append(printable(f" failed: {run.failure}"))  # may quote the target's own output
         if result.get("stages"):
             lines.append(render_ladder(result))
         lines.append("")
     for judged in report.joined.judged:
         f = judged.finding
         evidence = f" — {judged.evidence}" if judged.evidence else ""
-        lines.append(f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.code} {judged.status}{evidence}")
+        lines.append(printable(f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.code} {judged.status}{evidence}"))
     for f in [*report.joined.runtime_only, *report.failures]:
-        lines.append(f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.code} runtime-only [{f.stage.value}] {f.message}")
+        lines.append(printable(f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.code} runtime-only "
+                               f"[{f.stage.value}] {f.message}"))
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
 

@@ -14,11 +14,12 @@ import hashlib
 import pickle
 import re
 import traceback
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from breaklint.infra.files import ReadProblem, decode_source, read_capped
+from breaklint.infra.files import NUL_BYTES, ReadProblem, decode_source, read_capped
 from breaklint.infra.recursion import with_room
 from breaklint.index.summary import ModuleSummary
 
@@ -52,7 +53,7 @@ class FileFacts:
 
 def content_digest(data: bytes, module_name: str, is_package: bool) -> str:
     h = hashlib.blake2b(data, digest_size=16)
-    h.update(f"\0{module_name}\0{is_package}".encode())
+    h.update(f"\0{module_name}\0{is_package}".encode("utf-8", "surrogatepass"))  # a file name need not be UTF-8
     return h.hexdigest()
 
 def read_bytes(path: Path) -> bytes | ReadProblem:
@@ -61,6 +62,8 @@ def read_bytes(path: Path) -> bytes | ReadProblem:
 def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> FileFacts:
     """Facts of decoded text (a file's, or an editor buffer's)."""
     maybe_suppressed = _MAYBE_SUPPRESSION.search(text) is not None
+    if "\0" in text:  # a buffer gets the verdict the same text gets from disk
+        return FileFacts(digest, NUL_BYTES, b"", "", False, False, maybe_suppressed, len(text))
     try:
         summary = _summary(text, module_name, is_package)
     except Exception as error:  # a bug of ours on this one file: BL005 for it, the others go on
@@ -138,10 +141,14 @@ class PythonVerdict(NamedTuple):
         return found
 
 def python_verdict(text: str) -> PythonVerdict:
+    """Python's parser, then its compiler (from the same tree: nothing is parsed twice, nothing
+    runs): a late `from __future__` import, `return` outside a function, a duplicate argument or a
+    `nonlocal` without a binding parse, but no Python runs such a file. The compiler's refusal is
+    final: libcst, which would read the file, is not asked."""
     from breaklint.index.builder import parse  # imported here so workers import it once
 
     try:
-        return PythonVerdict(parse(text), None, False)
+        tree = parse(text)
     except SyntaxError as error:
         return PythonVerdict(None, syntax_error(text, error), python_error_is_final(error))
     except (RecursionError, MemoryError) as error:  # Python's parser gave up, and says nothing of where
@@ -150,6 +157,24 @@ def python_verdict(text: str) -> PythonVerdict:
         return PythonVerdict(None, problem, True)
     except ValueError:  # e.g. NUL bytes (files.py refuses those before): libcst decides
         return PythonVerdict(None, None, False)
+    refused = compiler_refuses(tree)
+    if refused is not None:
+        return PythonVerdict(None, syntax_error(text, refused), True)
+    return PythonVerdict(tree, None, False)
+
+
+def compiler_refuses(tree: ast.Module) -> SyntaxError | None:
+    """The SyntaxError Python's compiler raises for a parsed module, if any. Its own limits
+    (RecursionError, MemoryError on very deep or very large code) are no verdict on the file."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a SyntaxWarning ("\d") is the compiler's business, not ours
+            compile(tree, "<breaklint>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        return error
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    return None
 
 def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
     """The summary from `ast`: Python's own parser is the judge of what is valid (one

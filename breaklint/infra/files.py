@@ -117,21 +117,54 @@ def _walk(top: Path, excluder: Excluder, problems: list[tuple[Path, ReadProblem]
                 yield directory / filename
 
 
-def read_capped(path: Path) -> bytes | ReadProblem:
-    """A regular file's bytes, at most MAX_BYTES. Never opens a FIFO (it would block forever) or
-    a device such as /dev/zero (it never ends), whatever its name."""
-    too_large = ReadProblem("BL003", f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; skipped")
+class Unreadable(Exception):
+    """Why a path gives no bytes, in a few words for a person."""
+
+
+def read_regular(path: Path, limit: int, follow_symlinks: bool = True) -> bytes:
+    """A regular file's bytes, at most `limit` of them, else Unreadable. Never reads a FIFO (it
+    would block forever) or a device such as /dev/zero (it never ends), whatever its name, nor a
+    path swapped for one between the stat() and the open (the open does not block, and what was
+    opened is what is judged). `follow_symlinks=False`: a symlink is not a regular file."""
+    too_large = Unreadable(f"file is larger than {limit // (1024 * 1024)} MiB")
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            return ReadProblem("BL003", "not a regular file (a FIFO, device or socket); skipped")
-        if info.st_size > MAX_BYTES:
-            return too_large
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)  # the size may change after stat()
+        info = path.stat() if follow_symlinks else path.lstat()
+        if not stat.S_ISREG(info.st_mode):  # not even opened: opening a device may act
+            raise Unreadable(_NOT_REGULAR)
+        descriptor = os.open(path, os.O_RDONLY | _OPEN_FLAGS | (0 if follow_symlinks else _NO_FOLLOW))
+        with os.fdopen(descriptor, "rb") as handle:
+            info = os.fstat(descriptor)
+            if not stat.S_ISREG(info.st_mode):
+                raise Unreadable(_NOT_REGULAR)
+            if info.st_size > limit:
+                raise too_large
+            # Ask for the size fstat() gave, not for the cap: a buffer of 8 MiB is a memory
+            # mapping of its own, and shrunk to the file's size it stays one, for as long as the
+            # bytes live (a run keeps them). 65,530 of them and no process can map a library.
+            want = info.st_size + 1
+            data = handle.read(want)
+            if len(data) == want:  # it grew since (or says 0, as in /proc): read on, up to the cap
+                data += handle.read(limit + 1 - want)
     except OSError as error:
-        return ReadProblem("BL003", f"cannot read file: {error.strerror or error}")
-    return too_large if len(data) > MAX_BYTES else data
+        raise Unreadable(f"cannot read file: {error.strerror or error}") from None
+    if len(data) > limit:
+        raise too_large
+    return data
+
+
+_NOT_REGULAR = "not a regular file (a FIFO, device or socket)"
+# Never wait on a FIFO, never take a terminal as ours; bytes as they are on Windows.
+_OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def read_capped(path: Path) -> bytes | ReadProblem:
+    """A source file's bytes (at most MAX_BYTES), or the BL003 that says why not."""
+    try:
+        return read_regular(path, MAX_BYTES)
+    except Unreadable as why:
+        message = str(why)
+        return ReadProblem("BL003", message if message.startswith("cannot") else f"{message}; skipped")
 
 
 def read_source(path: Path) -> str | ReadProblem:
@@ -142,16 +175,19 @@ def read_source(path: Path) -> str | ReadProblem:
 def decode_source(data: bytes) -> str | ReadProblem:
     """Decode as Python does: a BOM or a PEP 263 coding line, else UTF-8."""
     if b"\0" in data:
-        return ReadProblem("BL003", "file contains NUL bytes (binary?); skipped")
+        return NUL_BYTES
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
-        return ReadProblem("BL002", f"bad encoding declaration: {error}")
+        if _declares_encoding(data):
+            return ReadProblem("BL002", f"bad encoding declaration: {error}")
+        # No declaration: the first lines are simply not UTF-8; say where, as for any other line.
+        encoding = "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8"
     try:
         codecs.lookup(encoding)
         text = data.decode(encoding)
     except (LookupError, UnicodeDecodeError) as error:
-        line, col = _error_position(data, error)
+        line, col = _error_position(data, error, encoding)
         return ReadProblem("BL002", f"file is not valid {encoding}: {error}", line, col)
     if encoding not in ("utf-8", "utf-8-sig"):  # UTF-8 never decodes to a lone surrogate; others can
         problem = not_unicode(text, f"file decoded as {encoding}")
@@ -173,9 +209,37 @@ def not_unicode(text: str, what: str) -> ReadProblem | None:
                            len(ends) + 1, len(before) - (ends[-1] if ends else 0) + 1)
 
 
-def _error_position(data: bytes, error: Exception) -> tuple[int, int]:
-    if isinstance(error, UnicodeDecodeError):
-        before = data[: error.start]
-        ends = [m.end() for m in _LINE_END.finditer(before)]  # Python's line ends: CRLF, LF, CR
-        return len(ends) + 1, len(before) - (ends[-1] if ends else 0) + 1
-    return 1, 1
+# Python refuses such text ("source code cannot contain null bytes"): from disk or from an editor.
+NUL_BYTES = ReadProblem("BL003", "file contains NUL bytes (binary?); skipped")
+
+
+def _declares_encoding(data: bytes) -> bool:
+    """A PEP 263 coding line among the first two."""
+    lines = data.removeprefix(codecs.BOM_UTF8).split(b"\n", 2)[:2]
+    return any(_CODING.match(line) for line in lines)
+
+
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")  # PEP 263's, as tokenize reads it
+
+
+def shown_text(data: bytes) -> str:
+    """The text an editor shows for bytes that may not decode: what does not decode becomes
+    U+FFFD, so a BL002's line and column (in code points) can still be placed on it."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        codecs.lookup(encoding)
+    except (SyntaxError, LookupError):
+        encoding = "utf-8"
+    return data.decode(encoding, errors="replace").removeprefix("\ufeff")
+
+
+def _error_position(data: bytes, error: Exception, encoding: str) -> tuple[int, int]:
+    if not isinstance(error, UnicodeDecodeError):
+        return 1, 1
+    if codecs.lookup(encoding).name == "utf-8-sig" and data.startswith(codecs.BOM_UTF8):
+        data, encoding = data[len(codecs.BOM_UTF8):], "utf-8"  # its offsets count from past the BOM
+    before = data[: error.start]
+    ends = [m.end() for m in _LINE_END.finditer(before)]  # Python's line ends: CRLF, LF, CR
+    # Columns count code points (finding.Span): what precedes the error on its line decodes.
+    line_start = before[ends[-1] if ends else 0:]
+    return len(ends) + 1, len(line_start.decode(encoding, errors="replace")) + 1

@@ -23,6 +23,8 @@ from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
+from .lifeline import die_with
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -85,7 +87,7 @@ class WorkerPool:
         marks = self._context.Array("b", len(items), lock=False)
         self._executor = ProcessPoolExecutor(
             max_workers=self.jobs, mp_context=self._context,
-            initializer=_install, initargs=(self._initializer, self._state, marks),
+            initializer=_install, initargs=(os.getpid(), self._initializer, self._state, marks),
         )
         try:
             chunks = [todo[i:i + chunksize] for i in range(0, len(todo), chunksize)]
@@ -113,7 +115,7 @@ class WorkerPool:
         """`function(item)` in a process of its own (through the pool's initializer)."""
         receiver, sender = self._context.Pipe(duplex=False)
         process = self._context.Process(target=_run_alone,
-                                        args=(self._initializer, self._state, function, item, sender))
+                                        args=(os.getpid(), self._initializer, self._state, function, item, sender))
         process.start()
         sender.close()  # ours: end of input once the child's copy closes
         try:
@@ -147,7 +149,8 @@ def _death(exitcode: int | None) -> str:
     return f"exit code {exitcode}"
 
 
-def _install(initializer: Callable[[Any], None], state: Any, marks: Any) -> None:
+def _install(parent: int, initializer: Callable[[Any], None], state: Any, marks: Any) -> None:
+    die_with(parent)  # a killed parent must not leave its workers waiting on the queue
     _MARKS[:] = [marks]
     initializer(state)
 
@@ -162,8 +165,9 @@ def _run_chunk(function: Callable[[T], R], chunk: list[tuple[int, T]]) -> list[R
     return results
 
 
-def _run_alone(initializer: Callable[[Any], None], state: Any, function: Callable[[T], R], item: T,
+def _run_alone(parent: int, initializer: Callable[[Any], None], state: Any, function: Callable[[T], R], item: T,
                sender: Any) -> None:
+    die_with(parent)
     initializer(state)
     try:
         outcome: tuple[bool, object] = (True, function(item))

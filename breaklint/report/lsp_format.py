@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from breaklint.finding import CheckResult
-from breaklint.infra.files import ReadProblem, read_source
+from breaklint.infra.files import ReadProblem, read_capped, read_source, shown_text
 from breaklint.finding import Finding, Severity
 from breaklint.report.positions import UTF16, lsp_range, split_lines
 
@@ -56,7 +56,10 @@ def absolute(path: str, base: Path) -> Path:
 
 def _disk_lines(path: Path) -> list[str]:
     text = read_source(path)
-    return [] if isinstance(text, ReadProblem) else split_lines(text)
+    if isinstance(text, ReadProblem):  # a BL002 still has a place in what the editor shows
+        data = read_capped(path)
+        return [] if isinstance(data, ReadProblem) else split_lines(shown_text(data))
+    return split_lines(text)
 
 
 def diagnostics_by_uri(

@@ -42,7 +42,8 @@ def rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
 def _location(path: str) -> dict[str, str]:
     if Path(path).is_absolute():
         return {"uri": Path(path).as_uri()}
-    return {"uri": quote(path), "uriBaseId": SRCROOT}
+    # A name that is not UTF-8 (lone surrogates from os.fsdecode) is percent-encoded as its bytes.
+    return {"uri": quote(path, errors="surrogateescape"), "uriBaseId": SRCROOT}
 
 
 def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:

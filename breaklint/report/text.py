@@ -1,22 +1,25 @@
-"""`path:line:col: CODE [confidence] message`, a help line, and a summary."""
+"""`path:line:col: CODE [confidence] message`, a help line, and a summary. What comes from the
+checked tree (paths, and messages naming them) is escaped: one finding, one line (printable.py)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from breaklint.finding import CheckResult
+from breaklint.report.printable import printable
 
 
 def render_text(result: CheckResult, verbose: bool = False) -> str:
     lines: list[str] = []
     for f in result.findings:
-        lines.append(f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.code} [{f.confidence.value}] {f.message}")
+        lines.append(printable(f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.code} [{f.confidence.value}] "
+                               f"{f.message}"))
         if f.help:
-            lines.append(f"    help: {f.help}")
+            lines.append(printable(f"    help: {f.help}"))
         if verbose and f.region is not None and len(f.region.path) > 1:
-            lines.append(f"    call chain: {' -> '.join(f.region.path)}")
+            lines.append(printable(f"    call chain: {' -> '.join(f.region.path)}"))
         if verbose and f.details:
-            lines.extend("    " + line for line in f.details.rstrip().splitlines())
+            lines.extend("    " + printable(line) for line in f.details.rstrip().split("\n"))
     lines.append(summary(result))
     return "\n".join(lines) + "\n"
 

@@ -314,14 +314,14 @@ def test_unreadable_file_even_as_root(tree: Path, monkeypatch: pytest.MonkeyPatc
     """tests/test_bad_input.py chmods a file, which root (CI's containers) reads anyway: here
     opening it fails as it would for anyone else."""
     (tree / "locked.py").write_text(BAD, encoding="utf-8")
-    real_open = Path.open
+    real_open = os.open
 
-    def refuse(self: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if self.name == "locked.py":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_open(self, *args, **kwargs)
+    def refuse(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if Path(path).name == "locked.py":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "open", refuse)
+    monkeypatch.setattr(os, "open", refuse)  # files.read_regular opens with os.open
     result = check([tree], root=tree)
     found = by_path(result.findings)
     assert found == {"good.py": GOOD, "locked.py": [("BL003", 1, 1)]}
