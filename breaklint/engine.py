@@ -46,11 +46,10 @@ from .scan import FileFacts, clamp, content_digest, python_verdict, read_bytes, 
 from .shallow import Fragments, shallow_module
 from .source import ParsedFile
 from .summary import ModuleSummary
-from .suppress import Suppression, apply_suppressions, parse_suppressions
+from .suppress import MAYBE_SUPPRESSION, Suppression, apply_suppressions, parse_suppressions
 from .walk import Visitor, trivia_names, visit
 
 # suppress.py's comments need one of these (its patterns are case-insensitive).
-_MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
 
 
 def parse_file(path: Path, root: Path, text: str | None = None,
@@ -363,7 +362,7 @@ class Engine:
             except Exception as error:  # the engine itself failed on this file: keep the others
                 internal_error(None, error)
             file.scope = None
-        suppressions = parse_suppressions(file.text) if _MAYBE_SUPPRESSION.search(file.text) else []
+        suppressions = parse_suppressions(file.text) if MAYBE_SUPPRESSION.search(file.text) else []
         if not suppressions:
             return raw
         return apply_suppressions(raw, suppressions, lambda s, idle: self._unused(file.display, s, idle))

@@ -20,10 +20,9 @@ from typing import NamedTuple, TypeVar
 from .files import ReadProblem, decode_source, read_capped
 from .recursion import with_room
 from .summary import ModuleSummary
+from .suppress import MAYBE_SUPPRESSION
 
 T = TypeVar("T")
-# A suppression comment needs one of these words (suppress.py's patterns are case-insensitive).
-_MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,7 @@ def read_bytes(path: Path) -> bytes | ReadProblem:
 
 def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> FileFacts:
     """Facts of decoded text (a file's, or an editor buffer's)."""
-    maybe_suppressed = _MAYBE_SUPPRESSION.search(text) is not None
+    maybe_suppressed = MAYBE_SUPPRESSION.search(text) is not None
     try:
         summary = _summary(text, module_name, is_package)
     except Exception as error:  # a bug of ours on this one file: BL005 for it, the others go on
