@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 BAD = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n"
 CLEAN = "import torch\n\n@torch.compile\ndef f(x):\n    return x + 1\n"
@@ -16,7 +16,7 @@ CLEAN = "import torch\n\n@torch.compile\ndef f(x):\n    return x + 1\n"
 
 def breaklint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "breaklint", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=HANG_GUARD_S)
 
 
 @pytest.fixture
@@ -111,7 +111,7 @@ def test_rule_and_rules_commands(tree: Path) -> None:
 def test_console_script_is_installed() -> None:
     script = Path(sys.executable).with_name("breaklint")
     assert script.exists()
-    result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 0 and "breaklint" in result.stdout
 
 
@@ -142,7 +142,7 @@ def test_check_never_imports_torch(tmp_path: Path) -> None:
     )
     env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}
     result = subprocess.run([sys.executable, "-m", "breaklint", "check", "examples/"], cwd=ROOT,
-                            capture_output=True, text=True, env=env, timeout=120)
+                            capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
     assert result.returncode == 1, result.stderr
     assert "BL101" in result.stdout
 
@@ -157,7 +157,7 @@ def test_a_warm_check_does_not_import_libcst(tree: Path) -> None:
 
     def run() -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-c", probe, "check", "--format", "json", "."], cwd=tree,
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=HANG_GUARD_S)
 
     cold, warm = run(), run()
     assert cold.stderr.split()[-2:] == ["LIBCST", "1"], cold.stderr

@@ -12,7 +12,7 @@ import pytest
 
 from breaklint.registry import all_rules
 from breaklint.report import ruledoc
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 GENERATOR = ROOT / "tools" / "gen_docs.py"
 
@@ -27,7 +27,7 @@ def gen_docs() -> ModuleType:
 
 
 def test_committed_docs_are_current() -> None:
-    result = subprocess.run([sys.executable, str(GENERATOR), "--check"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, str(GENERATOR), "--check"], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 0, "stale docs, run `python tools/gen_docs.py`:\n" + result.stdout
 
 

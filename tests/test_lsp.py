@@ -16,8 +16,9 @@ import pytest
 pytest.importorskip("pygls")
 from lsprotocol import types  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
+from testdata import HANG_GUARD_S  # noqa: E402
 
-TIMEOUT = 60.0
+TIMEOUT = HANG_GUARD_S
 PREFIX = '        label = "é😀"; y = '  # code points and UTF-16 units differ before the finding
 LAYERS = (
     "import torch\nfrom torch import nn\n\n\nclass Scale(nn.Module):\n    def forward(self, x):\n"
@@ -97,7 +98,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def run(coroutine: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coroutine, 240))
+    return asyncio.run(asyncio.wait_for(coroutine, HANG_GUARD_S))
 
 
 async def start(root: Path, encodings: list[types.PositionEncodingKind] | None = None) -> Client:
@@ -314,7 +315,7 @@ def test_diagnostics_after_edits_are_check_format_lsp(project: Path, tmp_path_fa
             published = await client.wait_until_version(layers, version)
             (disk / "layers.py").write_text(text, encoding="utf-8")
             cli = subprocess.run([sys.executable, "-m", "breaklint", "check", ".", "--format", "lsp",
-                                  "--no-cache"], cwd=disk, capture_output=True, text=True, timeout=120)
+                                  "--no-cache"], cwd=disk, capture_output=True, text=True, timeout=HANG_GUARD_S)
             assert cli.returncode in (0, 1), cli.stderr
             expected = json.loads(cli.stdout).get((disk / "layers.py").as_uri(), [])
             got = [client.protocol._converter.unstructure(d) for d in published.diagnostics]

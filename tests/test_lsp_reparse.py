@@ -23,7 +23,7 @@ from breaklint.report.json import finding_record
 from breaklint.reparse import Parse, reparse, summary_lines
 from breaklint.source import ParsedFile
 from breaklint.workspace import load_project
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 MODULE = ("m", False)
 SOURCES = sorted([*ROOT.glob("breaklint/*.py"), *ROOT.glob("rules/*.py"), *ROOT.glob("examples/**/*.py")])
@@ -228,7 +228,7 @@ def test_findings_after_edits_are_checks(tmp_path: Path) -> None:
         reparsed += after.text == text and after.tree.body[0] is before.tree.body[0]  # nodes shared: spliced
         (disk / "model.py").write_text(text, encoding="utf-8")
         cli = subprocess.run([sys.executable, "-m", "breaklint", "check", "model.py", "train.py", "--format", "json",
-                              "--no-cache"], cwd=disk, capture_output=True, text=True, timeout=120)
+                              "--no-cache"], cwd=disk, capture_output=True, text=True, timeout=HANG_GUARD_S)
         assert cli.returncode in (0, 1), cli.stderr
         expected = [r for r in json.loads(cli.stdout) if r["path"] == "model.py"]
         assert [finding_record(f) for f in found] == expected, (old, new)

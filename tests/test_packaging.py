@@ -8,14 +8,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 
 def test_wheel_layout(tmp_path: Path) -> None:
     pytest.importorskip("setuptools")
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=HANG_GUARD_S,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     (wheel,) = tmp_path.glob("breaklint-*.whl")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 pytest.importorskip("pre_commit")
 import yaml  # noqa: E402  (pre-commit's own dependency)
@@ -22,18 +22,17 @@ if shutil.which("git") is None:
 
 BAD = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n"
 GOOD = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum()\n"
-INSTALL_TIMEOUT = 600  # pre-commit builds a virtualenv and pip-installs breaklint into it
 
 
 def git(*args: str, cwd: Path, env: dict[str, str]) -> str:
-    result = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 
 
 def pre_commit(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=INSTALL_TIMEOUT)
+                          text=True, timeout=HANG_GUARD_S)
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +54,7 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) -> 
     pre-commit installs from a commit, and /work's own history is never touched."""
     repo = tmp_path_factory.mktemp("hook-repo")
     listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60, check=True).stdout.split("\0")
+                            capture_output=True, text=True, timeout=HANG_GUARD_S, check=True).stdout.split("\0")
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
@@ -104,14 +103,14 @@ def test_installed_hook_blocks_a_bad_commit(hook_repo: Path, work: Path, env: di
     # a good file (and an excluded bad one: --force-exclude) commits
     git("add", ".pre-commit-config.yaml", "pyproject.toml", "good.py", "vendored/third_party.py", cwd=work, env=env)
     commit = subprocess.run(["git", "commit", "-m", "good"], cwd=work, env=env, capture_output=True, text=True,
-                            timeout=INSTALL_TIMEOUT)
+                            timeout=HANG_GUARD_S)
     assert commit.returncode == 0, commit.stdout + commit.stderr
     assert "breaklint" in commit.stdout + commit.stderr and "Passed" in commit.stdout + commit.stderr
 
     # a bad file does not
     git("add", "bad.py", cwd=work, env=env)
     blocked = subprocess.run(["git", "commit", "-m", "bad"], cwd=work, env=env, capture_output=True, text=True,
-                             timeout=INSTALL_TIMEOUT)
+                             timeout=HANG_GUARD_S)
     output = blocked.stdout + blocked.stderr
     assert blocked.returncode != 0, output
     assert "bad.py:5:12: BL101" in output and "Failed" in output

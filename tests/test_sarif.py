@@ -14,7 +14,7 @@ import pytest
 
 from breaklint.registry import all_rules
 from breaklint.report import ruledoc
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 jsonschema = pytest.importorskip("jsonschema")
 OASIS_ID = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -32,7 +32,7 @@ def validator() -> Any:
 
 def sarif(*args: str, cwd: Path) -> dict[str, Any]:
     result = subprocess.run([sys.executable, "-m", "breaklint", "check", *args, "--format", "sarif"], cwd=cwd,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode in (0, 1), result.stderr
     return json.loads(result.stdout)
 
