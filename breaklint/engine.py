@@ -32,7 +32,7 @@ import libcst as cst
 
 from .cache import Cache
 from .config import Config
-from .files import DEFAULT_EXCLUDE, ReadProblem, decode_source, discover, display_path, read_source
+from .files import DEFAULT_EXCLUDE, Excluder, ReadProblem, decode_source, discover, display_path, read_source
 from .finding import Finding, Region, Span
 from .parallel import WorkerPool
 from .patterns import untraced_blocks
@@ -263,7 +263,8 @@ class Engine:
         definition the shortcut is held to (tests/test_speed_equivalence.py)."""
         config = self.config
         exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
-        files, problems = discover(paths, config.root, exclude, force_exclude)
+        files, problems = _with_overlays(discover(paths, config.root, exclude, force_exclude), overlays,
+                                         Excluder(exclude, config.root) if force_exclude else None)
         shown_from = Path.cwd()  # paths print relative to where the user stands, like ruff
         findings = [self._problem(display_path(p, shown_from), problem) for p, problem in problems]
         parsed: list[ParsedFile] = []
@@ -403,6 +404,18 @@ def _region_errors(errors: dict[Path, list[tuple[str, str]]]) -> Callable[[Funct
     return record
 
 
+def _with_overlays(found: tuple[list[Path], list[tuple[Path, ReadProblem]]], overlays: Mapping[Path, str],
+                   excluder: Excluder | None) -> tuple[list[Path], list[tuple[Path, ReadProblem]]]:
+    """A named file that is not on disk but has a text (stdin with `--stdin-filename`) is checked,
+    unless `excluder` (--force-exclude) excludes it."""
+    files, problems = found
+    texts = [path for path, _ in problems if path in overlays]
+    if not texts:
+        return files, problems
+    kept = [path for path in texts if excluder is None or not excluder.excludes(path)]
+    return sorted({*files, *kept}), [(path, problem) for path, problem in problems if path not in overlays]
+
+
 def _absolute(path: Path) -> Path:
     return Path(os.path.normpath(path if path.is_absolute() else Path.cwd() / path))
 
@@ -500,7 +513,8 @@ class _Run:
     def _check(self, paths: Sequence[Path], force_exclude: bool) -> tuple[list[Finding], int]:
         config = self.config
         exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
-        files, problems = discover(paths, config.root, exclude, force_exclude)
+        files, problems = _with_overlays(discover(paths, config.root, exclude, force_exclude), self.overlays,
+                                         Excluder(exclude, config.root) if force_exclude else None)
         findings = [self.engine._problem(display_path(p, self.shown_from), problem) for p, problem in problems]
         names = ModuleNames()
         self.sources = [_Source(path, display_path(path, self.shown_from), *names(path)) for path in files]
@@ -818,6 +832,7 @@ class _Run:
     def _findings_key(self, index: int) -> str:
         config, source = self.config, self.sources[index]
         return _digest("findings", self.facts[index].digest, source.display, str(source.path), config.select,
+                       config.extend_select,
                        config.ignore, sorted(config.per_file_ignores.items()), str(config.target_torch),
                        str(config.target_python), config.scope, self.regions[index])
 

@@ -11,12 +11,11 @@ import libcst as cst
 
 from .binding import bind
 from .configs import Defaults
-from .finding import Region
+from .finding import ASSUMED, Region  # ASSUMED: the site of forwards compiled by assumption
 from .names import dotted
 from .project import Build, ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
 
 PARTIAL_NAMES = frozenset({"functools.partial"})
-ASSUMED = "assume-forward-compiled"  # the site label of forwards compiled by assumption
 # Escape hatches whose body Dynamo does not trace (torch 2.13, checked on the real compiler):
 # a custom op is called through its fake implementation and runs eagerly; a leaf function
 # (torch 2.11+; only in torch._dynamo.decorators) likewise. torch.compiler has neither

@@ -11,7 +11,7 @@ import libcst as cst
 
 from .arguments import caller_functions, passed_values
 from .configs import fails
-from .finding import Confidence, Finding, Region, Severity, Span, Stage
+from .finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
 from .numpy_flow import NumpyFlow, uses_numpy
 from .patterns import value_while_compiling
 from .project import FunctionInfo, ModuleIndex, ProjectIndex, guards_of
@@ -337,6 +337,7 @@ class Rule:
         details: str = "",
         target: TorchVersion | None = None,
         severity: Severity | None = None,
+        help: str | None = None,
     ) -> Finding:
         """A finding of this rule; `says` picks the Dynamo messages to quote (GB ids or keys).
 
@@ -355,7 +356,7 @@ class Rule:
                 else f'"{cls.dynamo_says[key]}"' if _is_gb_id(key) else cls.dynamo_says[key]
                 for key in keys
             )
-            message = f"{message}; Dynamo: {quotes}"
+            message = f"{message}{DYNAMO_SAYS}{quotes}"
         return Finding(
             code=cls.code,
             name=cls.name,
@@ -365,7 +366,7 @@ class Rule:
             severity=severity or cls.severity,
             confidence=confidence,
             stage=cls.stage,
-            help=cls.help,
+            help=cls.help if help is None else help,
             region=region,
             gb_ids=gb_ids,
             url=cls.url(),
@@ -378,8 +379,10 @@ class Rule:
         *,
         confidence: Confidence,
         says: str | tuple[str, ...] | None = None,
+        help: str | None = None,
         **fields: str,
     ) -> None:
+        """Report `node`; `help` replaces the rule's for this finding (advice that fits its form)."""
         region = self.ctx.region
         if region is not None and region.nonstrict and not self.applies_nonstrict:
             return  # not traced by Dynamo: this pattern runs as plain Python under nonstrict_trace
@@ -412,7 +415,7 @@ class Rule:
         self.ctx.emit(
             self.make_finding(
                 self.ctx.file.display, self.ctx.file.span(node), text, confidence, region, says,
-                target=self.ctx.target_torch, severity=severity,
+                target=self.ctx.target_torch, severity=severity, help=help,
             )
         )
 

@@ -30,10 +30,11 @@ def test_text_output_and_exit_one(tree: Path) -> None:
     result = breaklint("check", ".", cwd=tree)
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("bad.py:5:12: BL101 [likely] `.item()` in compiled region `f` via bad.py:3")
-    assert '(GB0124)' in lines[0]
-    assert lines[1].startswith("    help: ")
-    assert lines[-1].startswith("Found 1 finding (1 in compiled regions; 2 files,")
+    assert lines[0] == ("bad.py:5:12: BL101 warning [likely] `.item()` in compiled region `f` via bad.py:3 turns a "
+                        "tensor into a Python scalar and forces a graph break")
+    assert lines[1] == '    dynamo: "Unsupported Tensor.item() call with capture_scalar_outputs=False" (GB0124)'
+    assert lines[2].startswith("    help: keep the value a tensor")
+    assert lines[-1].startswith("Found 1 finding (1 warning; 1 in compiled regions; 2 files,")
 
 
 def test_clean_exit_zero(tree: Path) -> None:
@@ -82,6 +83,11 @@ def test_select_ignore_and_scope(tree: Path) -> None:
 
 def test_statistics_and_quiet(tree: Path) -> None:
     assert breaklint("check", ".", "--statistics", cwd=tree).stdout.split() == ["1", "BL101", "tensor-to-scalar"]
+    as_json = breaklint("check", ".", "--statistics", "--output-format", "json", cwd=tree)
+    assert json.loads(as_json.stdout) == [{"code": "BL101", "name": "tensor-to-scalar", "count": 1}]
+    assert as_json.returncode == 1
+    refused = breaklint("check", ".", "--statistics", "--output-format", "sarif", cwd=tree)
+    assert refused.returncode == 2 and "--statistics prints text or json" in refused.stderr
     quiet = breaklint("check", ".", "--quiet", cwd=tree).stdout
     assert "Found" not in quiet and "BL101" in quiet
 

@@ -569,7 +569,10 @@ def test_assume_forward_switch(tmp_path, check) -> None:
         """})
     result = check([root], root=root)
     assert flagged(result) == {("m.py", 6)}
-    assert regions(result)[6] == "`Net.forward` via assume-forward-compiled"
+    # Said as an assumption a newcomer can turn off, never as a compile call that was seen.
+    assert regions(result)[6] == ("`Net.forward` (assumed compiled: no torch.compile of it was seen; "
+                                  "assume-forward-compiled = false turns this off)")
+    assert next(f for f in result.findings if f.span.start_line == 6).region.assumed
     assert flagged(check([root], root=root, assume_forward_compiled=False)) == set()
 
 
