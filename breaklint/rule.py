@@ -14,6 +14,7 @@ from .configs import fails
 from .finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
 from .numpy_flow import NumpyFlow, uses_numpy
 from .patterns import value_while_compiling
+from .project_urls import rule_page
 from .project import FunctionInfo, ModuleIndex, ProjectIndex, guards_of
 from .regions import CallResolver, pass_instances
 from .returns import ReturnFlow
@@ -23,7 +24,6 @@ from .values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion, Versions
 from .walk import OwnCode, if_arms, visit
 
-DOCS_URL = "https://breaklint.dev/rules/{code}"
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
 # placeholder Gb_type there and got its real name in 2.9 (shared/reference/graph-break-registry.md).
 GB_IDS_SINCE = TorchVersion(2, 8)
@@ -310,7 +310,8 @@ class Rule:
 
     @classmethod
     def url(cls) -> str:
-        return DOCS_URL.format(code=cls.code)
+        """The rule's page in the repository ("" when breaklint does not know its repository)."""
+        return rule_page(cls.code)
 
     @classmethod
     def applies_to(cls, version: TorchVersion) -> bool:

@@ -63,7 +63,7 @@ def test_json_output(tree: Path) -> None:
         "confidence": "likely", "stage": "dynamo", "gb_ids": ["GB0124"],
     }
     assert record["region"] == {"entry": "f", "site": "bad.py:3", "call_chain": ["f"]}
-    assert record["url"].endswith("/BL101") and record["help"]
+    assert record["url"].endswith("/docs/rules/BL101.md") and record["help"]
 
 
 def test_output_file(tree: Path) -> None:
