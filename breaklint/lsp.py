@@ -236,7 +236,7 @@ class Linter:
         """On the worker thread: the project's findings for `targets`, and a config error to show."""
         error = None
         project = self.projects.get(root)
-        if project is None:
+        if project is None or project.disk.settings_changed():  # also without the client's file watchers
             project, error = load_project(root)
             self.projects[root] = project
         return project.check(targets, buffers), error

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .config import Config, ConfigError, find_pyproject, load_config
+from .disk_watch import DiskWatch
 from .engine import Engine, parse_file
 from .files import DEFAULT_EXCLUDE, ReadProblem, discover, display_path, read_source
 from .finding import Finding, Span
@@ -45,6 +46,8 @@ class Project:
         self.engine = Engine(config, self.rules)
         self._files: list[Path] | None = None  # discovered once, again after invalidate()
         self._index: dict[Path, _Indexed] = {}
+        # Looked at before each check, for editors that watch no files (disk_watch.py).
+        self.disk = DiskWatch(root, config.root, (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude))
 
     def contains(self, path: Path) -> bool:
         return path == self.root or self.root in path.parents
@@ -58,6 +61,8 @@ class Project:
     def check(self, targets: Sequence[Path], buffers: Mapping[Path, str] | None = None) -> dict[Path, list[Finding]]:
         """Findings for each target (absolute paths); open buffers replace the files on disk."""
         buffers = buffers or {}
+        if self.disk.tree_changed():
+            self._files = None  # a file was created, deleted or renamed: list the tree again
         paths = dict.fromkeys([*self._discover(), *(p for p in buffers if self.contains(p)), *targets])
         indexed = {path: self._indexed(path, buffers.get(path)) for path in paths}
         for gone in self._index.keys() - indexed.keys():  # deleted, excluded, or a closed buffer

@@ -101,7 +101,8 @@ def run(coroutine: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coroutine, HANG_GUARD_S))
 
 
-async def start(root: Path, encodings: list[types.PositionEncodingKind] | None = None) -> Client:
+async def start(root: Path, encodings: list[types.PositionEncodingKind] | None = None, watches: bool = True) -> Client:
+    """A client over stdio; `watches`: whether it offers file watchers (Neovim, by default, does not)."""
     client = Client()
     await client.start_io(sys.executable, "-m", "breaklint", "lsp", cwd=str(root.parent),
                           env={**os.environ, "PYTHONWARNINGS": "ignore"})
@@ -112,7 +113,7 @@ async def start(root: Path, encodings: list[types.PositionEncodingKind] | None =
         capabilities=types.ClientCapabilities(
             general=types.GeneralClientCapabilities(position_encodings=encodings),
             workspace=types.WorkspaceClientCapabilities(
-                did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)),
+                did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=watches)),
         ),
     ))
     capabilities = result.capabilities
@@ -281,6 +282,39 @@ def test_refresh_on_other_files_and_pyproject(project: Path) -> None:
         relinted = await client.wait_until(layers, seen, ["BL101"])
         assert "via train.py:5" in relinted.diagnostics[0].message
         assert (project / "train.py").read_text(encoding="utf-8") == TRAIN_EAGER  # disk untouched
+
+        await stop(client)
+
+    run(session())
+
+
+def test_a_client_without_file_watchers(project: Path) -> None:
+    """Neovim registers no file watchers by default: the server is never told of a change on disk,
+    and sees it on its next run anyway (breaklint/disk_watch.py)."""
+    layers = (project / "layers.py").as_uri()
+
+    async def session() -> None:
+        client = await start(project, watches=False)
+        open_doc(client, layers, LAYERS)
+        assert [d.code for d in (await client.wait_for(layers, 1)).diagnostics] == ["BL101"]
+        assert client.registrations == []  # nothing to watch with
+
+        # the settings change on disk; the next edit is judged by them
+        (project / "pyproject.toml").write_text(STRICT + "ignore = ['BL101']\n", encoding="utf-8")
+        change(client, layers, 2, LAYERS)
+        assert (await client.wait_until_version(layers, 2)).diagnostics == ()
+        (project / "pyproject.toml").write_text(STRICT, encoding="utf-8")
+        change(client, layers, 3, LAYERS)
+        assert [d.code for d in (await client.wait_until_version(layers, 3)).diagnostics] == ["BL101"]
+
+        # train.py, which compiles the model, is deleted; then a new file compiles it again
+        (project / "train.py").unlink()
+        change(client, layers, 4, LAYERS)
+        assert (await client.wait_until_version(layers, 4)).diagnostics == ()
+        (project / "run.py").write_text(TRAIN, encoding="utf-8")
+        change(client, layers, 5, LAYERS)
+        (found,) = (await client.wait_until_version(layers, 5)).diagnostics
+        assert found.code == "BL101" and "via run.py:5" in found.message
 
         await stop(client)
 
