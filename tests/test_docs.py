@@ -57,3 +57,10 @@ def test_readme_links_the_rule_docs() -> None:
     targets = re.findall(r"\]\((docs/rules/[^)#]+)", readme)
     assert "docs/rules/README.md" in targets
     assert all((ROOT / target).is_file() for target in targets), targets
+
+
+def test_links_between_the_docs_resolve() -> None:
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#]+)", page.read_text(encoding="utf-8")):
+            if "://" not in target:
+                assert (page.parent / target).exists(), f"{page.relative_to(ROOT)}: {target}"
