@@ -348,6 +348,9 @@ class Rule:
         if region is not None and region.gate:
             message = f"{message}; only when {region.gate} (this code runs only under that setting)"
             confidence, severity = Confidence.POSSIBLE, Severity.INFO
+        if region is not None and region.assumed and confidence is Confidence.CERTAIN:
+            # Compiled only by the assumption that every forward is: never "certain" as a whole.
+            confidence = Confidence.LIKELY
         gb_ids: tuple[str, ...] = ()
         if says:
             keys = (says,) if isinstance(says, str) else says
