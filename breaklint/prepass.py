@@ -15,7 +15,7 @@ import warnings
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 from .names import ImportTable
-from .patterns import FALSE_WHILE_COMPILING, TRUE_WHILE_COMPILING, TRUE_WHILE_COMPILING_WRAPPERS
+from .patterns import called_while_compiling
 from .project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
 from .summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
 
@@ -416,11 +416,7 @@ class _Walker:
                 return decisive
             return None if None in known else not decisive
         if isinstance(test, ast.Call) and not test.args and not test.keywords:
-            name = self.resolve(test.func)
-            if name in TRUE_WHILE_COMPILING or (name or "").rpartition(".")[2] in TRUE_WHILE_COMPILING_WRAPPERS:
-                return True
-            if name in FALSE_WHILE_COMPILING:
-                return False
+            return called_while_compiling(self.resolve(test.func))
         return None
 
     # --- bindings ---------------------------------------------------------------------------
