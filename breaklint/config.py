@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import reprlib
 import sys
@@ -9,8 +10,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from breaklint.infra.files import Unreadable, read_regular
-from .versions import TorchVersion, default_target, target_torch
+from breaklint.infra.files import DEFAULT_EXCLUDE, Unreadable, read_regular
+from breaklint.versions import TorchVersion, default_target, target_torch
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,6 +26,7 @@ class ConfigError(Exception):
 @dataclass(frozen=True)
 class Config:
     select: tuple[str, ...] = ("BL",)
+    extend_select: tuple[str, ...] = ()  # added to `select` (which a command line may replace)
     ignore: tuple[str, ...] = ()
     per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     exclude: tuple[str, ...] = ()
@@ -158,6 +160,7 @@ def _entry_points(value: object, where: str) -> tuple[str, ...]:
 
 _KEYS: dict[str, tuple[str, Callable[[object, str], object]]] = {
     "select": ("select", _str_list),
+    "extend-select": ("extend_select", _str_list),
     "ignore": ("ignore", _str_list),
     "per-file-ignores": ("per_file_ignores", _per_file),
     "exclude": ("exclude", _globs),
@@ -168,6 +171,30 @@ _KEYS: dict[str, tuple[str, Callable[[object, str], object]]] = {
     "target-python": ("target_python", _python),
     "scope": ("scope", _scope),
 }
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)) and not (len(value) == 2 and all(isinstance(v, int) for v in value)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, tuple):  # target-python, (3, 12)
+        return _toml_value(".".join(map(str, value)))
+    if isinstance(value, Mapping):
+        if not value:
+            return "{}"
+        return "{ " + ", ".join(f"{_toml_value(str(k))} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    return json.dumps(str(value))  # a TOML basic string is a JSON string for what these hold
+
+
+def settings_toml(config: Config) -> str:
+    """Every setting of `config`, in effect, as the `[tool.breaklint]` table that would give it
+    (`--show-settings`): the file it came from, then one `key = value` a setting."""
+    origin = str(config.source) if config.source is not None else "no settings file: the defaults"
+    lines = [f"# {origin}", "[tool.breaklint]"]
+    effective = replace(config, exclude=config.exclude or DEFAULT_EXCLUDE)  # an empty `exclude` means these
+    lines += [f"{key} = {_toml_value(getattr(effective, attribute))}" for key, (attribute, _) in _KEYS.items()]
+    return "\n".join(lines) + "\n"
 
 
 def find_pyproject(start: Path) -> Path | None:

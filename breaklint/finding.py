@@ -45,6 +45,14 @@ class Span:
     end_col: int
 
 
+# The site of a region that is compiled only because every nn.Module.forward is assumed to be
+# (the `assume-forward-compiled` setting, on by default).
+ASSUMED = "assume-forward-compiled"
+# Where a finding's message quotes Dynamo (Rule.make_finding): the text report shows it on a line
+# of its own.
+DYNAMO_SAYS = "; Dynamo: "
+
+
 @dataclass(frozen=True)
 class Region:
     """The compiled region a finding sits in: the traced entry point and how it is compiled."""
@@ -70,7 +78,15 @@ class Region:
     # (subject, values): a finding in an arm of its own the defaults do not take is `possible`.
     settings: tuple[tuple[str, tuple[object, ...]], ...] = ()
 
+    @property
+    def assumed(self) -> bool:
+        """Compiled only by the assumption that every nn.Module.forward is: no torch.compile
+        call (or configured entry point) was seen to reach it."""
+        return self.site == ASSUMED
+
     def describe(self) -> str:
+        if self.assumed:
+            return f"`{self.entry}` (assumed compiled: no torch.compile of it was seen; {ASSUMED} = false turns this off)"
         return f"`{self.entry}` via {self.site}"
 
 

@@ -11,11 +11,12 @@ import libcst as cst
 
 from breaklint.analysis.arguments import caller_functions, passed_values
 from breaklint.analysis.model_config import fails
-from .finding import Confidence, Finding, Region, Severity, Span, Stage
+from breaklint.finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
 from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
 from breaklint.index.patterns import value_while_compiling
 from breaklint.index.conditions import cst_guards_of
 from breaklint.index.project import FunctionInfo, ModuleIndex, ProjectIndex
+from breaklint.project_urls import rule_page
 from breaklint.analysis.regions import CallResolver, pass_instances
 from breaklint.analysis.returns import ReturnFlow
 from breaklint.index.summary import Guard
@@ -24,7 +25,6 @@ from breaklint.analysis.values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion, Versions
 from breaklint.infra.walk import OwnCode, if_arms, visit
 
-DOCS_URL = "https://breaklint.dev/rules/{code}"
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
 # placeholder Gb_type there and got its real name in 2.9 (shared/reference/graph-break-registry.md).
 GB_IDS_SINCE = TorchVersion(2, 8)
@@ -311,7 +311,8 @@ class Rule:
 
     @classmethod
     def url(cls) -> str:
-        return DOCS_URL.format(code=cls.code)
+        """The rule's page in the repository ("" when breaklint does not know its repository)."""
+        return rule_page(cls.code)
 
     @classmethod
     def applies_to(cls, version: TorchVersion) -> bool:
@@ -338,6 +339,7 @@ class Rule:
         details: str = "",
         target: TorchVersion | None = None,
         severity: Severity | None = None,
+        help: str | None = None,
     ) -> Finding:
         """A finding of this rule; `says` picks the Dynamo messages to quote (GB ids or keys).
 
@@ -347,6 +349,9 @@ class Rule:
         if region is not None and region.gate:
             message = f"{message}; only when {region.gate} (this code runs only under that setting)"
             confidence, severity = Confidence.POSSIBLE, Severity.INFO
+        if region is not None and region.assumed and confidence is Confidence.CERTAIN:
+            # Compiled only by the assumption that every forward is: never "certain" as a whole.
+            confidence = Confidence.LIKELY
         gb_ids: tuple[str, ...] = ()
         if says:
             keys = (says,) if isinstance(says, str) else says
@@ -356,7 +361,7 @@ class Rule:
                 else f'"{cls.dynamo_says[key]}"' if _is_gb_id(key) else cls.dynamo_says[key]
                 for key in keys
             )
-            message = f"{message}; Dynamo: {quotes}"
+            message = f"{message}{DYNAMO_SAYS}{quotes}"
         return Finding(
             code=cls.code,
             name=cls.name,
@@ -366,7 +371,7 @@ class Rule:
             severity=severity or cls.severity,
             confidence=confidence,
             stage=cls.stage,
-            help=cls.help,
+            help=cls.help if help is None else help,
             region=region,
             gb_ids=gb_ids,
             url=cls.url(),
@@ -379,8 +384,10 @@ class Rule:
         *,
         confidence: Confidence,
         says: str | tuple[str, ...] | None = None,
+        help: str | None = None,
         **fields: str,
     ) -> None:
+        """Report `node`; `help` replaces the rule's for this finding (advice that fits its form)."""
         region = self.ctx.region
         if region is not None and region.nonstrict and not self.applies_nonstrict:
             return  # not traced by Dynamo: this pattern runs as plain Python under nonstrict_trace
@@ -413,7 +420,7 @@ class Rule:
         self.ctx.emit(
             self.make_finding(
                 self.ctx.file.display, self.ctx.file.span(node), text, confidence, region, says,
-                target=self.ctx.target_torch, severity=severity,
+                target=self.ctx.target_torch, severity=severity, help=help,
             )
         )
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from breaklint.rule import Rule
+from testdata import HANG_GUARD_S
 
 BAD = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n"
 
@@ -106,7 +107,7 @@ def test_exit_code_two_on_internal_error(tree: Path) -> None:
         "TensorToScalar.visit_Call = boom\n"
         "from breaklint.cli import main\nsys.argv = ['breaklint', 'check', '.', '--verbose']\nmain()\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=tree, capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", script], cwd=tree, capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 2
     assert "BL005" in result.stdout and "RuntimeError: boom" in result.stdout
     assert "Traceback" in result.stdout  # --verbose shows it

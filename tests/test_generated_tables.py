@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from breaklint.rules.untraceable_numpy_call import UNTRACEABLE_NUMPY
+from testdata import HANG_GUARD_S
 
 pytestmark = pytest.mark.dynamo  # runs the real compiler (deselect with -m 'not dynamo')
 
@@ -33,5 +34,5 @@ def test_torch_api_table_is_current() -> None:
     from testdata import ROOT
 
     generated = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_torch_api.py")],
-                               capture_output=True, text=True, timeout=120, check=True).stdout
+                               capture_output=True, text=True, timeout=HANG_GUARD_S, check=True).stdout
     assert generated == (ROOT / "breaklint" / "torch_api.py").read_text(encoding="utf-8")

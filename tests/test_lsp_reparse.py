@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from breaklint.report.json import finding_record
 from breaklint.lsp.reparse import Parse, reparse
 from breaklint.lsp.workspace import load_project
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 SOURCES = sorted([*ROOT.glob("breaklint/**/*.py"), *ROOT.glob("rules/*.py"), *ROOT.glob("examples/**/*.py")])
 # A spread of them, small enough that a whole parse after each edit stays cheap.
@@ -221,7 +221,7 @@ def test_findings_after_edits_are_checks(tmp_path: Path) -> None:
             reparsed += after.tree.body[0] is before.tree.body[0]  # nodes shared: spliced
         (disk / "model.py").write_text(text, encoding="utf-8")
         cli = subprocess.run([sys.executable, "-m", "breaklint", "check", "model.py", "train.py", "--format", "json",
-                              "--no-cache"], cwd=disk, capture_output=True, text=True, timeout=120)
+                              "--no-cache"], cwd=disk, capture_output=True, text=True, timeout=HANG_GUARD_S)
         assert cli.returncode in (0, 1), cli.stderr
         expected = [r for r in json.loads(cli.stdout) if r["path"] == "model.py"]
         assert [finding_record(f) for f in found] == expected, (old, new)

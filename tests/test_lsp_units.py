@@ -15,7 +15,7 @@ from breaklint.check.engine import Engine
 from breaklint.finding import Span
 from breaklint.report.positions import UTF8, UTF16, UTF32, from_code_units, lsp_range, one_based, split_lines, to_code_units
 from breaklint.lsp.workspace import load_project
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 
 @pytest.mark.parametrize(("encoding", "expected"), [(UTF16, 5), (UTF8, 8), (UTF32, 4)])
@@ -159,7 +159,7 @@ def test_format_lsp_one_shot(tmp_path: Path) -> None:
                                    encoding="utf-8")
     (tmp_path / "clean.py").write_text("x = 1\n", encoding="utf-8")
     result = subprocess.run([sys.executable, "-m", "breaklint", "check", ".", "--format", "lsp"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 1, result.stderr
     published = json.loads(result.stdout)
     assert list(published) == [(tmp_path / "m.py").as_uri()]
@@ -191,9 +191,9 @@ def test_pygls_stays_optional(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("import torch\n@torch.compile\ndef f(x):\n    return x.item()\n", encoding="utf-8")
     for output in ("lsp", "sarif", "github"):
         result = subprocess.run([sys.executable, "-m", "breaklint", "check", "m.py", "--format", output],
-                                cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
+                                cwd=tmp_path, capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
         assert result.returncode == 1 and "BL101" in result.stdout, result.stderr
     server = subprocess.run([sys.executable, "-m", "breaklint", "lsp"], cwd=tmp_path, capture_output=True,
-                            text=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
+                            text=True, env=env, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
     assert server.returncode == 2
     assert "pip install 'breaklint[lsp]'" in server.stderr

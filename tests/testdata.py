@@ -21,6 +21,10 @@ from pathlib import Path
 from breaklint.versions import TorchVersion, Versions, default_target
 
 ROOT = Path(__file__).resolve().parent.parent
+# Every wait in the tests (a subprocess, a server's answer) is bounded by this, only so that a hang
+# fails the test instead of stalling the run. No outcome may depend on it: nothing a test asserts
+# depends on how long something took (speed targets live in benchmarks/).
+HANG_GUARD_S = 600.0
 TESTDATA = ROOT / "testdata" / "rules"
 PROJECTS = ROOT / "testdata" / "projects"
 _CODES = r"(?P<codes>BL\d{3}(?:\s*,\s*BL\d{3})*)(?:\s*\((?P<why>.*)\)\s*$)?"

@@ -11,12 +11,11 @@ import libcst as cst
 
 from breaklint.analysis.binding import bind
 from breaklint.analysis.model_config import Defaults
-from breaklint.finding import Region
+from breaklint.finding import ASSUMED, Region  # ASSUMED: the site of forwards compiled by assumption
 from breaklint.index.imports import dotted
 from breaklint.index.project import Build, ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
 
 PARTIAL_NAMES = frozenset({"functools.partial"})
-ASSUMED = "assume-forward-compiled"  # the site label of forwards compiled by assumption
 # Escape hatches whose body Dynamo does not trace (torch 2.13, checked on the real compiler):
 # a custom op is called through its fake implementation and runs eagerly; a leaf function
 # (torch 2.11+; only in torch._dynamo.decorators) likewise. torch.compiler has neither

@@ -22,7 +22,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
-import re
 import time
 import traceback
 from dataclasses import dataclass
@@ -33,13 +32,13 @@ import libcst as cst
 
 from breaklint.check.cache import Cache
 from breaklint.config import Config
-from breaklint.infra.files import (DEFAULT_EXCLUDE, NUL_BYTES, ReadProblem, decode_source, discover, display_path, not_unicode,
-                                   read_source)
+from breaklint.infra.files import (DEFAULT_EXCLUDE, NUL_BYTES, Excluder, ReadProblem, decode_source, discover, display_path,
+                                   not_unicode, read_source)
 from breaklint.finding import CheckResult, Finding, Region, Span
 from breaklint.infra.parallel import WorkerPool
 from breaklint.index.patterns import untraced_blocks
 from breaklint.index.project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, PendingModule, ProjectIndex,
-                      module_name_for)
+                                     module_name_for)
 from breaklint.analysis.regions import compute_regions, find_entry_points
 from breaklint.check.registry import RuleSet
 from breaklint.rule import FileContext, Rule
@@ -48,11 +47,10 @@ from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes, s
 from breaklint.index.view import Fragments, bind_tree, shallow_module
 from breaklint.index.source import ParsedFile
 from breaklint.index.summary import ModuleSummary
-from breaklint.check.suppress import Suppression, apply_suppressions, parse_suppressions
+from breaklint.index.suppress import MAYBE_SUPPRESSION, Suppression, apply_suppressions, parse_suppressions
 from breaklint.infra.walk import Visitor, trivia_names, visit
 
 # suppress.py's comments need one of these (its patterns are case-insensitive).
-_MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
 
 
 def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[str, bool] | None = None,
@@ -300,7 +298,7 @@ class Engine:
             except Exception as error:  # the engine itself failed on this file: keep the others
                 internal_error(None, error)
             file.scope = None
-        suppressions = parse_suppressions(file.text) if _MAYBE_SUPPRESSION.search(file.text) else []
+        suppressions = parse_suppressions(file.text) if MAYBE_SUPPRESSION.search(file.text) else []
         if not suppressions:
             return raw
         return apply_suppressions(raw, suppressions, lambda s, idle: self._unused(file.display, s, idle))
@@ -459,7 +457,8 @@ class _Run:
         config = self.config
         exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
         files, problems = discover(paths, config.root, exclude, force_exclude)
-        files, problems = self._with_overlays(paths, files, problems)
+        files, problems = self._with_overlays(paths, files, problems,
+                                              Excluder(exclude, config.root) if force_exclude else None)
         findings = [self.engine._problem(display_path(p, self.shown_from), problem) for p, problem in problems
                     if self._reported(p)]
         names = ModuleNames()
@@ -491,15 +490,17 @@ class _Run:
             self.cache.save()
         return findings, len(files)
 
-    def _with_overlays(self, paths: Sequence[Path], files: list[Path], problems: list[tuple[Path, ReadProblem]]
-                       ) -> tuple[list[Path], list[tuple[Path, ReadProblem]]]:
-        """An unsaved buffer under the checked paths is a file of the project, on disk or not."""
+    def _with_overlays(self, paths: Sequence[Path], files: list[Path], problems: list[tuple[Path, ReadProblem]],
+                       excluder: Excluder | None) -> tuple[list[Path], list[tuple[Path, ReadProblem]]]:
+        """An unsaved buffer under the checked paths (or a text named by `--stdin-filename`) is a
+        file of the project, on disk or not, unless `excluder` (--force-exclude) excludes it."""
         if not self.overlays:
             return files, problems
         roots = [_absolute(path) for path in paths]
         known = {_absolute(path) for path in files}
         added = [path for path in self.overlays if path not in known
-                 and any(path == root or root in path.parents for root in roots)]
+                 and any(path == root or root in path.parents for root in roots)
+                 and (excluder is None or not excluder.excludes(path))]
         return sorted([*files, *added]), [(p, problem) for p, problem in problems if _absolute(p) not in self.overlays]
 
     def _reported(self, path: Path) -> bool:
@@ -813,6 +814,7 @@ class _Run:
     def _findings_key(self, index: int) -> str:
         config, source = self.config, self.sources[index]
         return _digest("findings", self.facts[index].digest, source.display, str(source.path), config.select,
+                       config.extend_select,
                        config.ignore, sorted(config.per_file_ignores.items()), str(config.target_torch),
                        str(config.target_python), config.scope, self.regions[index])
 

@@ -45,6 +45,7 @@ class RuleSet:
     def __init__(self, config: Config) -> None:
         source = str(config.source or "command line")
         validate_selectors(config.select, f"{source}: select")
+        validate_selectors(config.extend_select, f"{source}: extend-select")
         validate_selectors(config.ignore, f"{source}: ignore")
         for glob, codes in config.per_file_ignores.items():
             validate_selectors(codes, f"{source}: per-file-ignores {glob!r}")
@@ -53,7 +54,7 @@ class RuleSet:
             rule for rule in all_rules()
             if (rule.code in ALWAYS_SHOWN)
             or (
-                any(_matches(rule, s) for s in config.select)
+                any(_matches(rule, s) for s in (*config.select, *config.extend_select))
                 and not any(_matches(rule, s) for s in config.ignore)
                 and rule.applies_to(config.target_torch)
             )

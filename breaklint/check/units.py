@@ -17,7 +17,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from breaklint.check.cache import CACHE_DIR, Cache
 from breaklint.config import Config, find_pyproject, load_config
@@ -72,16 +72,18 @@ def _exclude(config: Config) -> tuple[str, ...]:
     return (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
 
 
-def check_units(units: Sequence[CheckUnit], jobs: int, use_cache: bool, force_exclude: bool = False) -> CheckResult:
-    """Every unit through the one pipeline (each with its rules and its cache), as one result.
-    Raises ConfigError for settings the rule registry rejects (an unknown selector)."""
+def check_units(units: Sequence[CheckUnit], jobs: int, use_cache: bool, force_exclude: bool = False,
+                overlays: Mapping[Path, str] | None = None) -> CheckResult:
+    """Every unit through the one pipeline (each with its rules and its cache), as one result;
+    `overlays` (path -> text) stand in for files (stdin's text). Raises ConfigError for settings
+    the rule registry rejects (an unknown selector)."""
     engines = [Engine(unit.config, RuleSet(unit.config), jobs=jobs,
                       cache=Cache(unit.config.root / CACHE_DIR) if use_cache else None) for unit in units]
     findings: list[Finding] = []
     files = 0
     started = time.perf_counter()
     for unit, engine in zip(units, engines):
-        result = engine.check(list(unit.paths), force_exclude=force_exclude, report=unit.report)
+        result = engine.check(list(unit.paths), force_exclude=force_exclude, overlays=overlays, report=unit.report)
         findings.extend(result.findings)
         files += len(unit.report) if unit.report is not None else result.files_checked
     findings.sort(key=lambda f: f.sort_key)

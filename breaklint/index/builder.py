@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator, Optional
 
 from breaklint.index.conditions import dotted, guards_of, is_concatenation
 from breaklint.index.imports import ImportTable
-from breaklint.index.patterns import FALSE_WHILE_COMPILING, TRUE_WHILE_COMPILING, TRUE_WHILE_COMPILING_WRAPPERS
+from breaklint.index.patterns import called_while_compiling
 from breaklint.index.project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
 from breaklint.index.summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
 
@@ -386,11 +386,7 @@ class _Walker:
                 return decisive
             return None if None in known else not decisive
         if isinstance(test, ast.Call) and not test.args and not test.keywords:
-            name = self.resolve(test.func)
-            if name in TRUE_WHILE_COMPILING or (name or "").rpartition(".")[2] in TRUE_WHILE_COMPILING_WRAPPERS:
-                return True
-            if name in FALSE_WHILE_COMPILING:
-                return False
+            return called_while_compiling(self.resolve(test.func))
         return None
 
     # --- bindings ---------------------------------------------------------------------------

@@ -20,11 +20,30 @@ TRUE_WHILE_COMPILING = frozenset(
     {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
      "torch._dynamo.external_utils.is_compiling", "torch._utils.is_compiling"}
 )
-FALSE_WHILE_COMPILING = frozenset({"torch.jit.is_scripting", "torch.jit.is_tracing"})
+# `torch._C._get_tracing_state()` is set only by torch.jit.trace (and so ONNX export): None while
+# Dynamo traces (torch 2.13, testdata/rules/BL106/good.py).
+FALSE_WHILE_COMPILING = frozenset({"torch.jit.is_scripting", "torch.jit.is_tracing", "torch._C._get_tracing_state"})
+# Libraries' own wrappers of those, known by their name: torchvision's `_is_tracing()` returns
+# `torch._C._get_tracing_state()`, detectron2's `torch.jit.is_tracing()`.
+FALSE_WHILE_COMPILING_WRAPPERS = frozenset({"_is_tracing"})
 # Libraries' own wrappers of `torch.compiler.is_compiling()`, known by their name wherever they
 # are imported from (transformers' `is_torchdynamo_compiling`, diffusers' `is_torch_dynamo_compiling`).
 TRUE_WHILE_COMPILING_WRAPPERS = frozenset({"is_torchdynamo_compiling", "is_torch_dynamo_compiling",
                                            "is_dynamo_compiling"})
+
+
+def called_while_compiling(name: str | None) -> bool | None:
+    """What a call of the function `name` (qualified, no arguments) gives while Dynamo traces:
+    True, False, or None when it is not one of the known tests. The one table both indexers read
+    (prepass.py on ast, value_while_compiling on libcst)."""
+    last = (name or "").rpartition(".")[2]
+    if name in TRUE_WHILE_COMPILING or last in TRUE_WHILE_COMPILING_WRAPPERS:
+        return True
+    if name in FALSE_WHILE_COMPILING or last in FALSE_WHILE_COMPILING_WRAPPERS:
+        return False
+    return None
+
+
 # A local name bound once to a known test: `is_tracing = torch.jit.is_tracing() or is_compiling()`.
 LocalTest = Callable[[str], "cst.BaseExpression | None"]
 
@@ -45,11 +64,9 @@ def value_while_compiling(test: cst.BaseExpression, resolve: Callable[[cst.BaseE
             return decisive
         return None if left is None or right is None else not decisive
     if isinstance(test, cst.Call) and not test.args:
-        name = resolve(test.func)
-        if name in TRUE_WHILE_COMPILING or (name or "").rpartition(".")[2] in TRUE_WHILE_COMPILING_WRAPPERS:
-            return True
-        if name in FALSE_WHILE_COMPILING:
-            return False
+        known = called_while_compiling(resolve(test.func))
+        if known is not None:
+            return known
     if isinstance(test, cst.Name) and local is not None:
         bound = local(test.value)
         if bound is not None:

@@ -22,10 +22,9 @@ from typing import NamedTuple, TypeVar
 from breaklint.infra.files import NUL_BYTES, ReadProblem, decode_source, read_capped
 from breaklint.infra.recursion import with_room
 from breaklint.index.summary import ModuleSummary
+from breaklint.index.suppress import MAYBE_SUPPRESSION
 
 T = TypeVar("T")
-# A suppression comment needs one of these words (suppress.py's patterns are case-insensitive).
-_MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa:\s*bl\d", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class FileFacts:
@@ -61,7 +60,7 @@ def read_bytes(path: Path) -> bytes | ReadProblem:
 
 def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> FileFacts:
     """Facts of decoded text (a file's, or an editor buffer's)."""
-    maybe_suppressed = _MAYBE_SUPPRESSION.search(text) is not None
+    maybe_suppressed = MAYBE_SUPPRESSION.search(text) is not None
     if "\0" in text:  # a buffer gets the verdict the same text gets from disk
         return FileFacts(digest, NUL_BYTES, b"", "", False, False, maybe_suppressed, len(text))
     try:

@@ -22,7 +22,7 @@ DOCS_DIR = Path(__file__).resolve().parents[2] / "docs" / "rules"
 
 def rule_href(code: str, url: str) -> str:
     """The rule's page: its generated doc in this checkout when there is one (a link that
-    resolves offline), else the rule's published URL."""
+    resolves offline), else its page in the repository ("" when neither is known)."""
     page = DOCS_DIR / f"{code}.md"
     return page.as_uri() if page.is_file() else url
 
@@ -32,7 +32,6 @@ def diagnostic(finding: Finding, lines: Sequence[str], encoding: str = UTF16) ->
         "range": lsp_range(finding.span, lines, encoding),
         "severity": SEVERITY[finding.severity],
         "code": finding.code,
-        "codeDescription": {"href": rule_href(finding.code, finding.url)},
         "source": SOURCE,
         "message": finding.message,
         "data": {
@@ -43,6 +42,9 @@ def diagnostic(finding: Finding, lines: Sequence[str], encoding: str = UTF16) ->
             "gbIds": list(finding.gb_ids),
         },
     }
+    href = rule_href(finding.code, finding.url)
+    if href:  # none for a rule without a page here or a known repository
+        record["codeDescription"] = {"href": href}
     if finding.code == UNUSED_SUPPRESSION:
         record["tags"] = [UNNECESSARY]
     return record

@@ -83,3 +83,16 @@ def one_based(span: Span) -> tuple[int, int, int, int]:
 def sarif_region(span: Span) -> dict[str, int]:
     start_line, start_col, end_line, end_col = one_based(span)
     return {"startLine": start_line, "startColumn": start_col, "endLine": end_line, "endColumn": end_col}
+
+
+def span_text(span: Span, lines: Sequence[str]) -> str:
+    """The source a span covers (1-based code points, end exclusive), "" where the lines lack it."""
+    start_line, start_col, end_line, end_col = one_based(span)
+    if start_line > len(lines):
+        return ""
+    if start_line == end_line:
+        return lines[start_line - 1][start_col - 1:end_col - 1]
+    inside = [lines[start_line - 1][start_col - 1:], *lines[start_line:end_line - 1]]
+    if end_line <= len(lines):
+        inside.append(lines[end_line - 1][:end_col - 1])
+    return "\n".join(inside)

@@ -23,6 +23,24 @@ def summary(rule: type[Rule]) -> str:
     return " ".join((match.group(1) if match else rule.name).split())
 
 
+def sentence(rule: type[Rule]) -> str:
+    """The summary's first sentence, up to its list of forms (`Finds X in a compiled region:
+    ...`): SARIF's shortDescription. Code spans and parentheses are never cut."""
+    text = summary(rule)
+    quoted, depth = False, 0
+    for at, char in enumerate(text):
+        if char == "`":
+            quoted = not quoted
+        elif not quoted and char in "([":
+            depth += 1
+        elif not quoted and char in ")]":
+            depth = max(0, depth - 1)
+        elif not quoted and depth == 0 and text[at + 1:at + 2] in ("", " "):
+            if char in ":;" or (char == "." and (at + 2 >= len(text) or text[at + 2].isupper())):
+                return text[:at].rstrip(" ,") + "."
+    return text.rstrip(".") + "."
+
+
 def versions(rule: type[Rule]) -> str:
     low, high = rule.torch_versions
     if not (low or high):

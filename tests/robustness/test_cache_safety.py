@@ -16,6 +16,7 @@ from breaklint.check.engine import Engine
 from breaklint.check.registry import RuleSet
 
 from .support import breaklint_command, stable_view
+from testdata import HANG_GUARD_S
 
 LAYERS = ("import torch\nfrom torch import nn\n\n\nclass Scale(nn.Module):\n    def forward(self, x):\n"
           "        y = x.sum().item()\n        return x * y\n")
@@ -147,11 +148,11 @@ def test_concurrent_runs_share_one_cache(project: Path) -> None:
     for i in range(6):
         (project / f"extra{i}.py").write_text(OTHER.replace("x.tolist()", f"x.tolist()  # {i}"), encoding="utf-8")
     expected = subprocess.run([*breaklint_command(), "check", "--no-cache", "--format", "json", "."], cwd=project,
-                              capture_output=True, text=True, timeout=120).stdout
+                              capture_output=True, text=True, timeout=HANG_GUARD_S).stdout
     processes = [subprocess.Popen([*breaklint_command(), "check", "--format", "json", "--jobs", "1", "."],
                                   cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                  for _ in range(4)]
-    outputs = [p.communicate(timeout=120) for p in processes]
+    outputs = [p.communicate(timeout=HANG_GUARD_S) for p in processes]
     for (stdout, stderr), process in zip(outputs, processes):
         assert process.returncode == 1, stderr
         assert stdout == expected
@@ -160,7 +161,7 @@ def test_concurrent_runs_share_one_cache(project: Path) -> None:
         assert _read_pack(pack, salt), f"{pack.name} is not a whole pack"
     assert not list((project / CACHE_DIR).glob("*.tmp"))
     again = subprocess.run([*breaklint_command(), "check", "--format", "json", "."], cwd=project,
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert again.stdout == expected
 
 
@@ -172,7 +173,7 @@ PACKS = ("facts.pack", "regions.pack", "findings.pack")
 
 def cli_json(root: Path, *args: str) -> str:
     done = subprocess.run([*breaklint_command(), "check", "--format", "json", *args, "."], cwd=root,
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+                          capture_output=True, text=True, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
     return done.stdout
 

@@ -161,7 +161,7 @@ def test_a_config_that_is_not_a_settings_file(project: Path, kind: str) -> None:
         config.symlink_to("/dev/zero")
     else:
         config.write_text("select = ['BL1']\n" + "# padding\n" * 200_000, encoding="utf-8")
-    run = run_cli(["check", "--no-cache", "--config", str(config), "."], cwd=project, timeout=60)
+    run = run_cli(["check", "--no-cache", "--config", str(config), "."], cwd=project)
     assert run.returncode == 2 and run.stdout == "", run.stderr
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
     assert "not a regular file" in run.stderr if kind != "large" else "larger than 1 MiB" in run.stderr

@@ -20,6 +20,7 @@ from breaklint.infra.parallel import WorkerPool
 from breaklint.rule import Rule
 
 from .support import BAD, by_path, check, exit_status
+from testdata import HANG_GUARD_S
 
 BRANCH = BAD + "    if x.sum() > 0:\n        pass\n"  # BL101 at 5:12 and BL102 at 6:8
 OTHER = BAD.replace("item", "tolist")  # BL101 at 5:12
@@ -77,7 +78,7 @@ def _cli_with_patch(tree: Path, patch: str, *args: str) -> subprocess.CompletedP
         main()
     """).replace("ARGS", repr(list(args)))
     return subprocess.run([sys.executable, "-c", "import sys, os\n" + script], cwd=tree, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=HANG_GUARD_S)
 
 
 RAISE_ON_BOOM = """

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from .support import BAD, CLI_TIMEOUT, breaklint_command
+from testdata import HANG_GUARD_S
+
+from .support import BAD, breaklint_command
 
 # The same file (one BL101 at 5:12) under hostile names, as bytes: what is on disk.
 NAMES = [
@@ -36,7 +38,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def run_bytes(args: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
-    done = subprocess.run([*breaklint_command(), *args], cwd=cwd, capture_output=True, timeout=CLI_TIMEOUT,
+    done = subprocess.run([*breaklint_command(), *args], cwd=cwd, capture_output=True, timeout=HANG_GUARD_S,
                           stdin=subprocess.DEVNULL)
     return done.returncode, done.stdout, done.stderr
 

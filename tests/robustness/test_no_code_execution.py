@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from .support import assert_no_crash, breaklint_command, run_cli
+from testdata import HANG_GUARD_S
 
 MARKERS = "markers"
 PLANTED = [
@@ -104,7 +105,7 @@ def test_rule_and_rules_execute_nothing(planted: Path) -> None:
 
 def test_python_dash_m_executes_nothing(planted: Path) -> None:
     completed = subprocess.run([sys.executable, "-m", "breaklint", "check", "."], cwd=planted,
-                               capture_output=True, text=True, timeout=60)
+                               capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert completed.returncode in (1, 2)
     assert executed(planted) == []
 

@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from testdata import HANG_GUARD_S
+
 from .support import BAD, breaklint_command
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
 # How long the orphans get to go: generous, it is only waited out when they do not.
-GRACE_SECONDS = 60.0
+GRACE_SECONDS = HANG_GUARD_S  # a hang guard: PR_SET_PDEATHSIG ends them at once
 
 
 def children(pid: int) -> set[int]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import CLI_TIMEOUT
+from testdata import HANG_GUARD_S
 
 MODEL = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n"
 # Enough files that the pre-pass and the rules both run in a pool of workers (engine.py: 64).
@@ -43,7 +43,7 @@ def python_m(args: list[str], cwd: Path, *flags: str) -> subprocess.CompletedPro
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH")}
     env["XDG_CACHE_HOME"] = str(cwd.parent / "xdg")  # the cache key, outside the tree
     return subprocess.run([sys.executable, *flags, "-m", "breaklint", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=CLI_TIMEOUT * 2, stdin=subprocess.DEVNULL)
+                          text=True, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
 
 
 def imported_names(cwd: Path) -> set[str]:

@@ -13,7 +13,11 @@ from breaklint.finding import Finding, Span
 _DIRECTIVE = re.compile(
     r"#\s*breaklint:\s*(?P<kind>ignore|file-ignore)\s*(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE
 )
-_NOQA = re.compile(r"#\s*noqa:\s*(?P<codes>BL\d+(?:\s*,\s*BL\d+)*)", re.IGNORECASE)
+# flake8's and ruff's form: `# noqa: E501, BL101`, `# noqa:E501,BL101`, `# noqa: E501 BL101`; the
+# list is every code (letters, digits) separated by commas or spaces, and only ours count here.
+_NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
+# A cheap test of a whole file before it is tokenized: every suppression matches it.
+MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa\s*:[^\n]*?bl\d", re.IGNORECASE)
 
 
 @dataclass
@@ -70,7 +74,9 @@ def _parse_comment(comment: str, line: int, col: int, trailing: bool) -> Iterabl
         else:
             yield Suppression(selectors, target, span)
     for match in _NOQA.finditer(comment):
-        yield Suppression(_split(match.group("codes")), target, span)
+        ours = tuple(code.upper() for code in re.split(r"[\s,]+", match.group("codes")) if code[:2].upper() == "BL")
+        if ours:  # `# noqa: E501` alone belongs to another linter
+            yield Suppression(ours, target, span)
 
 
 def _split(codes: str | None) -> tuple[str, ...]:
