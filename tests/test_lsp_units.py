@@ -197,3 +197,22 @@ def test_pygls_stays_optional(tmp_path: Path) -> None:
                             text=True, env=env, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
     assert server.returncode == 2
     assert "pip install 'breaklint[lsp]'" in server.stderr
+
+
+def test_a_sub_project_keeps_its_own_settings_in_the_editor(tmp_path: Path) -> None:
+    """As `check` does: each open file takes the nearest [tool.breaklint] above it."""
+    loop = "import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x.sum().item()\n"
+    (tmp_path / "pyproject.toml").write_text("[tool.breaklint]\nignore = ['BL101']\n", encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "pyproject.toml").write_text("[tool.breaklint]\nignore = ['BL106']\n", encoding="utf-8")
+    top, sub = tmp_path / "m.py", tmp_path / "sub" / "m.py"
+    top.write_text(loop, encoding="utf-8")
+    sub.write_text(loop, encoding="utf-8")
+    project, error = load_project(tmp_path)
+    assert error is None
+    found = project.check([top, sub])
+    assert [f.code for f in found[top]] == ["BL106"] and [f.code for f in found[sub]] == ["BL101"]
+    assert not project.stale()
+    (tmp_path / "sub" / "pyproject.toml").write_text("[tool.breaklint]\nignore = ['BL106', 'BL101']\n",
+                                                     encoding="utf-8")
+    assert project.stale()  # the server loads the workspace again before its next check

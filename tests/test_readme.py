@@ -32,8 +32,9 @@ def test_the_install_is_the_one_ci_runs() -> None:
     install = "pip install -c constraints.txt -e '.[test,confirm]'"
     assert install in ci and "python -m pytest" in ci
     (line,) = [line for line in README.splitlines() if install in line]
-    assert line.startswith(install + " --extra-index-url https://download.pytorch.org/whl/cpu")
-    assert "python -m pytest" in line
+    fresh = "python3 -m venv .venv && . .venv/bin/activate && "  # a newcomer's machine has no venv
+    assert line.startswith(fresh + install + " --extra-index-url https://download.pytorch.org/whl/cpu")
+    assert line.endswith("&& python -m pytest")
     pins = [line for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
             if line and not line.startswith("#")]
     assert pins == ["torch==2.13.0+cpu"] and "`torch==2.13.0+cpu`" in README

@@ -41,17 +41,35 @@ class _SessionCache(Cache):
         super().save()
 
 
+class _Part:
+    """The files of the workspace one settings file governs: its rules, its engine, its cache."""
+
+    def __init__(self, config: Config, shown_from: Path, trees: BufferTrees) -> None:
+        self.config = config
+        self.rules = RuleSet(config)  # raises ConfigError for unknown selectors
+        self.cache = _SessionCache(config.root / CACHE_DIR)
+        self.engine = Engine(config, self.rules, jobs=available_cores(), cache=self.cache, shown_from=shown_from,
+                             parse_buffer=trees.parse)
+        self.stamp = _stamp(config.source)
+        self.saved = False
+
+
 class Project:
+    """A workspace folder. Each file takes the nearest `[tool.breaklint]` above it, as `check`
+    does: a sub-project with settings of its own is checked with them, inside its own folder."""
+
     def __init__(self, root: Path, config: Config, settings: tuple[int, int] | None = None) -> None:
         self.root = root
         self.config = config
-        self.settings = settings  # (mtime_ns, size) of the settings file when read, None: none
-        self.rules = RuleSet(config)  # raises ConfigError for unknown selectors
-        self.cache = _SessionCache(config.root / CACHE_DIR)
+        self.settings = settings  # (mtime_ns, size) of the root's settings file when read, None: none
         self.trees = BufferTrees()  # an edit of a buffer parses the statements it touched
-        self.engine = Engine(config, self.rules, jobs=available_cores(), cache=self.cache, shown_from=root,
-                             parse_buffer=self.trees.parse)
-        self._saved = False
+        main = _Part(config, root, self.trees)
+        self.rules = main.rules
+        self._parts: dict[Path | None, _Part] = {config.source: main}
+
+    @property
+    def engine(self) -> Engine:
+        return self._parts[self.config.source].engine
 
     def contains(self, path: Path) -> bool:
         return path == self.root or self.root in path.parents
@@ -64,27 +82,47 @@ class Project:
         """Findings for each target (absolute paths); open buffers replace the files on disk."""
         buffers = {path: text for path, text in (buffers or {}).items() if self.contains(path)}
         self.trees.forget(set(buffers))
-        result = self.engine.check([self.root, *targets], overlays=buffers, report=targets)
+        groups: dict[Path | None, list[Path]] = {}
+        for target in targets:
+            groups.setdefault(self._part_of(target), []).append(target)
         findings: dict[Path, list[Finding]] = {target: [] for target in targets}
-        for finding in result.findings:
-            path = Path(os.path.normpath(self.root / finding.path))
-            if path in findings:
-                findings[path].append(finding)
-        if not self._saved:  # the first check indexed the workspace: the next session starts warm
-            self.save()
+        for source, wanted in groups.items():
+            part = self._parts[source]
+            top = self.root if source == self.config.source else part.config.root
+            result = part.engine.check([top, *wanted], overlays=buffers, report=wanted)
+            for finding in result.findings:
+                path = Path(os.path.normpath(self.root / finding.path))
+                if path in findings:
+                    findings[path].append(finding)
+            if not part.saved:  # the first check indexed the folder: the next session starts warm
+                part.saved = True
+                part.cache.flush()
         return findings
 
+    def _part_of(self, target: Path) -> Path | None:
+        """The settings file that governs `target` (its part made on first use); a sub-project
+        whose settings cannot be read is checked with the workspace's."""
+        source = find_pyproject(target.parent)
+        if source is None or not self.contains(source.parent) or source in self._parts:
+            return source if source in self._parts else self.config.source
+        try:
+            self._parts[source] = _Part(load_config(source), self.root, self.trees)
+        except ConfigError:
+            return self.config.source
+        return source
+
     def save(self) -> None:
-        self._saved = True
-        self.cache.flush()
+        for part in self._parts.values():
+            part.saved = True
+            part.cache.flush()
 
     def stale(self) -> bool:
-        """The settings file changed (or appeared, or went) since this project read it."""
-        return _settings_stamp(self.root) != self.settings
+        """A settings file changed (or appeared, or went) since this project read it."""
+        return _settings_stamp(self.root) != self.settings or any(
+            _stamp(source) != part.stamp for source, part in self._parts.items() if source is not None)
 
 
-def _settings_stamp(root: Path) -> tuple[int, int] | None:
-    path = find_pyproject(root)
+def _stamp(path: Path | None) -> tuple[int, int] | None:
     if path is None:
         return None
     try:
@@ -92,6 +130,10 @@ def _settings_stamp(root: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return stat.st_mtime_ns, stat.st_size
+
+
+def _settings_stamp(root: Path) -> tuple[int, int] | None:
+    return _stamp(find_pyproject(root))
 
 
 def load_project(root: Path) -> tuple[Project, str | None]:
