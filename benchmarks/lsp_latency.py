@@ -82,6 +82,20 @@ class Client(LanguageClient):
                 self.arrived[params.version] = (time.perf_counter(), len(params.diagnostics))
                 self.event.set()
 
+    async def serve(self, root: Path, env: dict[str, str]) -> None:
+        """Start `breaklint lsp` in `root` and initialize it with that folder."""
+        await self.start_io(sys.executable, "-m", "breaklint", "lsp", cwd=str(root), env=env)
+        await self.initialize_async(types.InitializeParams(
+            process_id=os.getpid(), root_uri=root.as_uri(), capabilities=types.ClientCapabilities(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")]))
+        self.initialized(types.InitializedParams())
+
+    async def open(self, uri: str, text: str) -> tuple[float, int]:
+        """Open a document; when its first diagnostics came, and how many."""
+        self.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=uri, language_id="python", version=1, text=text)))
+        return await self.wait_version(1)
+
     async def wait_version(self, version: int, timeout: float = 600) -> tuple[float, int]:
         while version not in self.arrived:
             self.event.clear()
@@ -100,16 +114,9 @@ async def measure(lines: int, edits: int, server_path: str | None = None) -> dic
         env = dict(os.environ)
         if server_path is not None:  # that checkout's breaklint, not this one's
             env["PYTHONPATH"] = os.pathsep.join([server_path, *filter(None, [env.get("PYTHONPATH")])])
-        await client.start_io(sys.executable, "-m", "breaklint", "lsp", cwd=tmp, env=env)
-        await client.initialize_async(types.InitializeParams(
-            process_id=os.getpid(), root_uri=root.as_uri(), capabilities=types.ClientCapabilities(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")]))
-        client.initialized(types.InitializedParams())
-
+        await client.serve(root, env)
         started = time.perf_counter()
-        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-            uri=uri, language_id="python", version=1, text=source)))
-        opened_at, _ = await client.wait_version(1)
+        opened_at, _ = await client.open(uri, source)
         first = opened_at - started
 
         source_lines = source.split("\n")
@@ -198,15 +205,9 @@ async def measure_tree(tree: Path, relative: str, edits: int) -> dict[str, objec
         results: dict[str, object] = {"lines": source.count("\n") + 1}
         for session in ("cold", "warm"):
             client = Client()
-            await client.start_io(sys.executable, "-m", "breaklint", "lsp", cwd=str(root), env=dict(os.environ))
-            await client.initialize_async(types.InitializeParams(
-                process_id=os.getpid(), root_uri=root.as_uri(), capabilities=types.ClientCapabilities(),
-                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")]))
-            client.initialized(types.InitializedParams())
+            await client.serve(root, dict(os.environ))
             started = time.perf_counter()
-            client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-                uri=path.as_uri(), language_id="python", version=1, text=source)))
-            opened_at, count = await client.wait_version(1)
+            opened_at, count = await client.open(path.as_uri(), source)
             results[f"first {session}"] = opened_at - started
             results["diagnostics"] = count
             if session == "cold":
