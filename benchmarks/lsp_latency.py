@@ -1,13 +1,17 @@
-"""How long after an edit the editor gets breaklint's diagnostics, on a 3,000-line file.
+"""How long the editor waits for breaklint's diagnostics: on opening a file and after an edit.
 
     python benchmarks/lsp_latency.py [--lines 3000] [--edits 10] [--baseline DIR] [--rounds 2]
+    python benchmarks/lsp_latency.py --tree /path/to/site-packages/timm --file models/resnet.py
 
-A real LSP client (pygls's) starts `breaklint lsp` over stdio in a temporary project (a model file
-of about --lines lines, every class an nn.Module whose forward is a compiled region, plus a
-train.py that compiles the model), opens the file, then sends --edits unsaved edits one after
-another. Each edit toggles a `.item()` in the middle of the file; the latency is the time from
-sending `didChange` to receiving `publishDiagnostics` for that version, with the right findings.
-It includes the server's debounce (breaklint.lsp.DEBOUNCE_S). Not a test: the machine decides.
+A real LSP client (pygls's) starts `breaklint lsp` over stdio. By default the project is made up:
+a model file of about --lines lines (every class an nn.Module whose forward is a compiled
+region) and a train.py that compiles the model; the client opens the file, then sends --edits
+unsaved edits, each toggling a `.item()` in the middle of the file; the latency is the time from
+`didChange` to `publishDiagnostics` for that version, with the right findings. It includes the
+server's debounce (breaklint.lsp.server.DEBOUNCE_S). With --tree, a copy of a real tree is the
+workspace (no cache at first): the first diagnostics for --file with no cache, the edits (a
+comment toggled on a `return` in the middle of the file), then a second session on the same copy (the cache the
+first one wrote): the first diagnostics warm. Not a test: the machine decides.
 
 With --baseline DIR (a checkout of another commit, e.g. `git archive HEAD~3 | tar -x -C DIR`),
 the server from DIR and the one from this tree take turns, --rounds times each, on the same
@@ -78,6 +82,20 @@ class Client(LanguageClient):
                 self.arrived[params.version] = (time.perf_counter(), len(params.diagnostics))
                 self.event.set()
 
+    async def serve(self, root: Path, env: dict[str, str]) -> None:
+        """Start `breaklint lsp` in `root` and initialize it with that folder."""
+        await self.start_io(sys.executable, "-m", "breaklint", "lsp", cwd=str(root), env=env)
+        await self.initialize_async(types.InitializeParams(
+            process_id=os.getpid(), root_uri=root.as_uri(), capabilities=types.ClientCapabilities(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")]))
+        self.initialized(types.InitializedParams())
+
+    async def open(self, uri: str, text: str) -> tuple[float, int]:
+        """Open a document; when its first diagnostics came, and how many."""
+        self.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=uri, language_id="python", version=1, text=text)))
+        return await self.wait_version(1)
+
     async def wait_version(self, version: int, timeout: float = 600) -> tuple[float, int]:
         while version not in self.arrived:
             self.event.clear()
@@ -96,16 +114,9 @@ async def measure(lines: int, edits: int, server_path: str | None = None) -> dic
         env = dict(os.environ)
         if server_path is not None:  # that checkout's breaklint, not this one's
             env["PYTHONPATH"] = os.pathsep.join([server_path, *filter(None, [env.get("PYTHONPATH")])])
-        await client.start_io(sys.executable, "-m", "breaklint", "lsp", cwd=tmp, env=env)
-        await client.initialize_async(types.InitializeParams(
-            process_id=os.getpid(), root_uri=root.as_uri(), capabilities=types.ClientCapabilities(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")]))
-        client.initialized(types.InitializedParams())
-
+        await client.serve(root, env)
         started = time.perf_counter()
-        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-            uri=uri, language_id="python", version=1, text=source)))
-        opened_at, _ = await client.wait_version(1)
+        opened_at, _ = await client.open(uri, source)
         first = opened_at - started
 
         source_lines = source.split("\n")
@@ -142,26 +153,22 @@ async def measure(lines: int, edits: int, server_path: str | None = None) -> dic
 
 
 def server_debounce(env: dict[str, str]) -> float:
-    """The debounce of the server that `env` starts (DEBOUNCE_S of its breaklint.lsp)."""
-    out = subprocess.run([sys.executable, "-c", "from breaklint.lsp import DEBOUNCE_S; print(DEBOUNCE_S)"],
+    """The debounce of the server that `env` starts (DEBOUNCE_S of its breaklint.lsp.server)."""
+    out = subprocess.run([sys.executable, "-c", "from breaklint.lsp.server import DEBOUNCE_S; print(DEBOUNCE_S)"],
                          env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
     return float(out.stdout)
 
 
 def breakdown(lines: int, repeat: int = 3) -> dict[str, float]:
-    """Where one re-check after the edit goes, in-process (medians): what parsing and indexing
-    the whole file would cost, then what the server does — reparse the edited statement, index
-    again what changed, and the rules (regions, positions, one finding)."""
+    """Where one re-check after the edit goes, in-process (medians): libcst's parse of the
+    whole file (the floor of a re-check that parses it), the ast index of it, and the server's
+    whole re-check (index, regions, libcst, rules, from the session's cache otherwise)."""
     import libcst as cst
 
-    from breaklint.project import build_module_index
-    from breaklint.reindex import build_index
-    from breaklint.reparse import reparse
-    from breaklint.source import ParsedFile
-    from breaklint.workspace import load_project
+    from breaklint.index.builder import summarize
+    from breaklint.lsp.workspace import load_project
 
-    timings: dict[str, list[float]] = {"whole-file parse": [], "whole-file index": [], "reparse": [],
-                                       "reindex": [], "rules": []}
+    timings: dict[str, list[float]] = {"whole-file libcst parse": [], "whole-file ast index": [], "re-check": []}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         source = model_source(lines)
@@ -170,33 +177,59 @@ def breakdown(lines: int, repeat: int = 3) -> dict[str, float]:
         (root / "train.py").write_text("import torch\nfrom model import Model\n\nm = torch.compile(Model())\n")
         project, _ = load_project(root)
         path = root / "model.py"
-        for _ in range(repeat):
-            project.check([path], {path: source})
-            project.prepare([path])
+        project.check([path], {path: source})
+        for n in range(repeat):
             started = time.perf_counter()
-            tree = cst.parse_module(flagged)
-            timings["whole-file parse"].append(time.perf_counter() - started)
+            cst.parse_module(flagged)
+            timings["whole-file libcst parse"].append(time.perf_counter() - started)
             started = time.perf_counter()
-            build_module_index(ParsedFile(path, "model.py", "model", False, flagged, tree))
-            timings["whole-file index"].append(time.perf_counter() - started)
-            entry = project._index[path]
-            assert entry.parse is not None
+            summarize(flagged, "model", False)
+            timings["whole-file ast index"].append(time.perf_counter() - started)
+            text = flagged + f"\n# edit {n}\n"  # a text the session has not seen
             started = time.perf_counter()
-            parse = reparse(entry.parse, flagged, ("model", False))
-            timings["reparse"].append(time.perf_counter() - started)
-            assert parse is not None, "the edit was not reparsed alone"
-            started = time.perf_counter()
-            build_index(ParsedFile(path, "model.py", "model", False, flagged, parse.tree), entry.added)
-            timings["reindex"].append(time.perf_counter() - started)
-            project.check([path], {path: flagged})  # index this text first: time the rules alone
-            module = project._index[path].result
-            module.file._positions = None  # type: ignore[union-attr]
-            module.file._chunks.clear()  # type: ignore[union-attr]
-            started = time.perf_counter()
-            found = project.check([path], {path: flagged})
-            timings["rules"].append(time.perf_counter() - started)
+            found = project.check([path], {path: text})
+            timings["re-check"].append(time.perf_counter() - started)
             assert len(found[path]) == 1
     return {key: statistics.median(values) for key, values in timings.items()}
+
+
+async def measure_tree(tree: Path, relative: str, edits: int) -> dict[str, object]:
+    """A copy of a real tree: open `relative` cold, edit it, then open it again in a new session."""
+    import shutil
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / tree.name
+        shutil.copytree(tree, root, ignore=shutil.ignore_patterns("__pycache__", ".breaklint_cache"))
+        path = root / relative
+        source = path.read_text(encoding="utf-8")
+        results: dict[str, object] = {"lines": source.count("\n") + 1}
+        for session in ("cold", "warm"):
+            client = Client()
+            await client.serve(root, dict(os.environ))
+            started = time.perf_counter()
+            opened_at, count = await client.open(path.as_uri(), source)
+            results[f"first {session}"] = opened_at - started
+            results["diagnostics"] = count
+            if session == "cold":
+                latencies = []
+                lines = source.split("\n")
+                middle = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].strip().startswith("return "))
+                for n in range(edits):  # a comment typed at the end of a `return` in the middle, and taken back
+                    edited = [*lines[:middle], lines[middle] + "  # edited", *lines[middle + 1:]]
+                    text = "\n".join(edited if n % 2 == 0 else lines)
+                    sent = time.perf_counter()
+                    client.text_document_did_change(types.DidChangeTextDocumentParams(
+                        text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=n + 2),
+                        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+                    arrived, edited = await client.wait_version(n + 2)
+                    assert edited == count, f"edit {n}: {edited} diagnostics, {count} before"
+                    latencies.append(arrived - sent)
+                results["latencies"] = latencies
+            await client.shutdown_async(None)
+            client.exit(None)
+            await client.stop()
+        results["debounce"] = server_debounce(dict(os.environ))
+    return results
 
 
 def _flag(source: str) -> str:
@@ -233,7 +266,20 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=10)
     parser.add_argument("--baseline", help="a checkout of another commit whose server to compare with")
     parser.add_argument("--rounds", type=int, default=1, help="sessions per server (taking turns)")
+    parser.add_argument("--tree", type=Path, help="a real tree to open a file of (copied; no cache at first)")
+    parser.add_argument("--file", help="with --tree: the file to open, relative to the tree")
     args = parser.parse_args()
+    if args.tree is not None:
+        found = asyncio.run(measure_tree(args.tree.resolve(), args.file, args.edits))
+        latencies = found["latencies"]
+        print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+              f"load average {os.getloadavg()[0]:.1f}")
+        print(f"{args.tree.name}/{args.file}: {found['lines']} lines, {found['diagnostics']} diagnostics; "
+              f"debounce {found['debounce']:.2f} s (included in the edits)")
+        print(f"  open -> first diagnostics: no cache {found['first cold']:.2f} s, warm {found['first warm']:.2f} s")
+        print(f"  edit -> diagnostics over {len(latencies)} edits: min {min(latencies):.2f} s, "  # type: ignore[arg-type]
+              f"median {statistics.median(latencies):.2f} s, max {max(latencies):.2f} s")  # type: ignore[arg-type]
+        return
     servers = {"this tree": None, **({f"baseline {args.baseline}": args.baseline} if args.baseline else {})}
     results: dict[str, list[dict[str, object]]] = {name: [] for name in servers}
     for _ in range(args.rounds):

@@ -144,7 +144,7 @@ def job_counts(all_cores: int) -> list[int]:
 def corpus_files(root: Path) -> list[Path]:
     """What `breaklint check root` would check, `.py` only (peers get the same list)."""
     sys.path.insert(0, str(ROOT))
-    from breaklint.files import DEFAULT_EXCLUDE, discover
+    from breaklint.infra.files import DEFAULT_EXCLUDE, discover
 
     files, _ = discover([root], root, DEFAULT_EXCLUDE, force_exclude=False)
     return [f for f in files if f.suffix == ".py"]

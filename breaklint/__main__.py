@@ -1,12 +1,6 @@
-import os
-import sys
-
-# `python -m` puts the working directory first on sys.path: a `click.py` or `libcst.py` in the
-# checked tree would then run on import. breaklint's own modules resolve through its package.
-if sys.path and sys.path[0] in ("", os.getcwd()):
-    del sys.path[0]
-
-from breaklint.cli import main  # noqa: E402
+# `python -m breaklint`: the package's __init__ has already taken the working directory off
+# sys.path (safe_path.py), so nothing below imports from the checked tree.
+from breaklint.cli import main
 
 if __name__ == "__main__":
     main()

@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from . import __version__
-from .deferred import defer
+from breaklint.infra.deferred import defer
 
 defer("libcst")  # a warm check answers from the cache: see deferred.py
 
-from .config import Config, ConfigError, find_pyproject, load_config, python_version
-from .engine import CheckResult, Engine
+from .config import Config, ConfigError, find_pyproject, load_config, python_version, settings_toml
+from breaklint.check.engine import CheckResult, Engine
 from .finding import Severity
-from .registry import RuleSet, all_rules, find_rule
-from .versions import TorchVersion
+from breaklint.check.registry import RuleSet, all_rules, find_rule
+from breaklint.versions import target_torch as known_torch
+
+if TYPE_CHECKING:
+    from breaklint.check.units import CheckUnit
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 INTERNAL_ERROR_CODE = "BL005"
@@ -41,20 +45,34 @@ def _load(config_path: Path | None, paths: tuple[Path, ...]) -> Config:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="breaklint")
+@click.version_option(__version__, "-V", "--version", prog_name="breaklint")
 def cli() -> None:
     """A linter for torch.compile: graph breaks and recompiles, found before anything runs."""
+
+
+FORMATS = ["text", "concise", "json", "sarif", "github", "lsp"]
+# `--fail-on LEVEL`: the severities that make the exit code 1.
+FAILING = {
+    "error": frozenset({Severity.ERROR}),
+    "warning": frozenset({Severity.ERROR, Severity.WARNING}),
+    "info": frozenset(Severity),
+}
+STDIN = "-"
 
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--select", multiple=True, help="Rule codes, code prefixes or names to enable (comma-separated).")
+@click.option("--extend-select", multiple=True, help="Rule codes, prefixes or names to enable besides the selected ones.")
 @click.option("--ignore", multiple=True, help="Rule codes, code prefixes or names to disable.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github", "lsp"]),
-              default="text", show_default=True,
-              help="text; json; sarif (SARIF 2.1.0); github (Actions annotations); lsp ({uri: [Diagnostic]}).")
+@click.option("--output-format", "--format", "output_format", type=click.Choice(FORMATS), default="text",
+              show_default=True,
+              help="text (with Dynamo's words and help); concise (one line a finding); json; sarif (SARIF 2.1.0); "
+                   "github (Actions annotations); lsp ({uri: [Diagnostic]}).")
 @click.option("--output-file", "-o", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--fail-on", type=click.Choice(list(FAILING)), default="warning", show_default=True,
+              help="The least severe finding that makes the exit code 1 (info: `possible` notes too).")
 @click.option("--scope", type=click.Choice(["compiled", "all"]), default=None,
               help="compiled (default): only code torch.compile traces; all: every function.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
@@ -62,44 +80,71 @@ def cli() -> None:
 @click.option("--target-torch", default=None, help="Judge for this torch version, e.g. 2.11.")
 @click.option("--target-python", default=None, help="Judge for the bytecode of this Python, e.g. 3.12.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too.")
-@click.option("--statistics", is_flag=True, help="Print a count of findings per rule.")
+@click.option("--stdin-filename", type=click.Path(path_type=Path),
+              help="Check the text on stdin as this file (`breaklint check - --stdin-filename src/model.py`).")
+@click.option("--statistics", is_flag=True, help="Print a count of findings per rule (text, or json).")
+@click.option("--show-settings", is_flag=True, help="Print the settings in effect, as a [tool.breaklint] table.")
+@click.option("--show-files", is_flag=True, help="Print the files that would be checked.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary.")
 @click.option("--verbose", "-v", is_flag=True, help="Show call chains and internal-error tracebacks.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: the available cores).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .breaklint_cache/.")
 def check(
-    paths: tuple[Path, ...], select: tuple[str, ...], ignore: tuple[str, ...], output_format: str,
-    output_file: Path | None, exit_zero: bool, scope: str | None, config_path: Path | None,
-    target_torch: str | None, target_python: str | None, force_exclude: bool, statistics: bool, quiet: bool, verbose: bool,
-    jobs: int | None, no_cache: bool,
+    paths: tuple[Path, ...], select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
+    output_format: str, output_file: Path | None, exit_zero: bool, fail_on: str, scope: str | None,
+    config_path: Path | None, target_torch: str | None, target_python: str | None, force_exclude: bool,
+    stdin_filename: Path | None, statistics: bool, show_settings: bool, show_files: bool, quiet: bool,
+    verbose: bool, jobs: int | None, no_cache: bool,
 ) -> None:
-    """Check PATHS (default: the current directory)."""
+    """Check PATHS (default: the current directory; `-`: the text on stdin)."""
     from .report import RENDERERS
     from .report.text import render_statistics
 
+    from_stdin = STDIN in map(str, paths) or (stdin_filename is not None and not paths)
+    if from_stdin and len(paths) > 1:
+        raise _fail("`-` (stdin) cannot be checked together with other paths")
+    if statistics and output_format not in ("text", "concise", "json"):
+        raise _fail(f"--statistics prints text or json, not {output_format}")
+    named = (stdin_filename or Path(STDIN),) if from_stdin else paths
+    from breaklint.infra.parallel import available_cores
+    from breaklint.check.units import check_units, plan
+
     try:
-        config = _load(config_path, paths)
-        target = TorchVersion.parse(target_torch) if target_torch else None
+        target = known_torch(target_torch) if target_torch else None
         python = python_version(target_python) if target_python else None
-        config = config.with_overrides(
-            select=_split_codes(select), ignore=_split_codes(ignore), scope=scope, target_torch=target,
-            target_python=python,
-        )
-        rules = RuleSet(config)
+
+        def overrides(config: Config) -> Config:
+            return config.with_overrides(
+                select=_split_codes(select), extend_select=_split_codes(extend_select), ignore=_split_codes(ignore),
+                scope=scope, target_torch=target, target_python=python,
+            )
+
+        if show_settings or show_files:  # the settings of the first path (as ruff shows them)
+            config = overrides(_load(config_path, named))
+            RuleSet(config)  # unknown selectors are an error here too
+        else:
+            units = plan(list(named), overrides, config_path)  # each file takes its nearest settings
     except (ConfigError, ValueError) as error:
         raise _fail(str(error))
-    from .cache import CACHE_DIR, Cache
-    from .parallel import available_cores
-
-    cache = None if no_cache else Cache(config.root / CACHE_DIR)
-    engine = Engine(config, rules, jobs=jobs or available_cores(), cache=cache)
-    result = engine.check(list(paths) or [Path(".")], force_exclude=force_exclude)
+    if show_settings:
+        click.echo(settings_toml(config), nl=False)
+        return
+    if show_files:
+        click.echo("".join(line + "\n" for line in _files(config, list(named) or [Path(".")], force_exclude)), nl=False)
+        return
+    try:
+        if from_stdin:
+            result = _check_stdin(units, named[0], jobs or available_cores(), not no_cache, force_exclude)
+        else:
+            result = check_units(units, jobs or available_cores(), not no_cache, force_exclude)
+    except (ConfigError, ValueError) as error:
+        raise _fail(str(error))
     if statistics:
-        rendered = render_statistics(result)
+        rendered = render_statistics(result, as_json=output_format == "json")
     else:
         rendered = RENDERERS[output_format](result, verbose)
-        if quiet and output_format == "text":
+        if quiet and output_format in ("text", "concise"):
             rendered = "".join(line + "\n" for line in rendered.splitlines()[:-1])
     if output_file is not None:
         try:
@@ -108,19 +153,48 @@ def check(
             raise _fail(f"cannot write {output_file}: {error.strerror or error}")
     else:
         click.echo(rendered, nl=False)
-    sys.exit(exit_code(result, exit_zero))
+    sys.exit(exit_code(result, exit_zero, FAILING[fail_on]))
 
 
-def exit_code(result: CheckResult, exit_zero: bool) -> int:
+def _files(config: Config, paths: list[Path], force_exclude: bool) -> list[str]:
+    """`--show-files`: what discovery gives, shown as findings show paths (from the working directory)."""
+    from breaklint.infra.files import DEFAULT_EXCLUDE, discover, display_path
+
+    exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
+    files, _ = discover(paths, config.root, exclude, force_exclude)
+    return [display_path(path, Path.cwd()) for path in files]
+
+
+def _check_stdin(units: list[CheckUnit], name: Path, jobs: int, use_cache: bool, force_exclude: bool) -> CheckResult:
+    """The text on stdin, checked as the file `name` (which need not exist) inside its project:
+    decoded as Python decodes a file, and reported under that name."""
+    from breaklint.check.units import check_units
+    from breaklint.check.registry import RuleSet
+    from breaklint.infra.files import ReadProblem, decode_source, display_path
+    from .finding import Span
+
+    text = decode_source(sys.stdin.buffer.read())
+    if isinstance(text, ReadProblem):
+        span = Span(text.line, text.col, text.line, text.col)
+        shown = display_path(Path.cwd() / name if not name.is_absolute() else name, Path.cwd())
+        return CheckResult([RuleSet(units[0].config).meta(text.code).make_finding(shown, span, text.message)], 1, 0.0)
+    return check_units(units, jobs, use_cache, force_exclude, overlays={name: text})
+
+
+def exit_code(result: CheckResult, exit_zero: bool, failing: frozenset[Severity] = FAILING["warning"]) -> int:
+    """2 for an internal error; 1 for a finding of a failing severity (by default errors and
+    warnings: `possible` notes, severity info, do not fail a run); else 0."""
     if any(f.code == INTERNAL_ERROR_CODE for f in result.findings):
         return EXIT_ERROR
-    if result.findings and not exit_zero:
+    if not exit_zero and any(f.severity in failing for f in result.findings):
         return EXIT_FINDINGS
     return EXIT_CLEAN
 
 
 def _fail(message: str) -> click.exceptions.Exit:
-    click.echo(f"breaklint: error: {message}", err=True)
+    from .report.printable import printable  # messages name paths: one line, writable
+
+    click.echo(f"breaklint: error: {printable(message)}", err=True)
     return click.exceptions.Exit(EXIT_ERROR)
 
 
@@ -129,7 +203,7 @@ def _fail(message: str) -> click.exceptions.Exit:
               help="The settings file whose folder holds the cache (default: found as for check).")
 def clean_command(config_path: Path | None) -> None:
     """Remove the cache (.breaklint_cache/ beside the settings, else in the current folder)."""
-    from .cache import CACHE_DIR, clean
+    from breaklint.check.cache import CACHE_DIR, clean
 
     try:
         config = _load(config_path, ())
@@ -293,7 +367,7 @@ def confirm_command(
 def lsp_command() -> None:
     """Run the language server on stdin/stdout (needs the `lsp` extra: pygls)."""
     try:
-        from .lsp import serve  # pygls is optional and only ever imported here
+        from breaklint.lsp.server import serve  # pygls is optional and only ever imported here
     except ImportError as error:
         if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
             raise

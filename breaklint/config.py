@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
+import reprlib
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .versions import TorchVersion, default_target
+from breaklint.infra.files import DEFAULT_EXCLUDE, Unreadable, read_regular
+from breaklint.versions import TorchVersion, default_target, target_torch
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -23,6 +26,7 @@ class ConfigError(Exception):
 @dataclass(frozen=True)
 class Config:
     select: tuple[str, ...] = ("BL",)
+    extend_select: tuple[str, ...] = ()  # added to `select` (which a command line may replace)
     ignore: tuple[str, ...] = ()
     per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     exclude: tuple[str, ...] = ()
@@ -41,29 +45,44 @@ class Config:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
+def _shown(value: object) -> str:
+    """A value from the file for an error line, abridged: a deep or long array is not printed whole."""
+    return reprlib.repr(value)
+
+
 def _str_list(value: object, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+        raise ConfigError(f"{where}: expected a list of strings, got {_shown(value)}")
     return tuple(value)
 
 
 def _bool(value: object, where: str) -> bool:
     if not isinstance(value, bool):
-        raise ConfigError(f"{where}: expected true or false, got {value!r}")
+        raise ConfigError(f"{where}: expected true or false, got {_shown(value)}")
     return value
 
 
+# The Pythons torch.compile has run on: 3.8 (torch 2.0) up to 3.14 (torch 2.13 raises
+# "torch.compile is not supported on Python 3.15+", torch/__init__.py).
+PYTHONS = ((3, 8), (3, 14))
+
+
 def python_version(text: str) -> tuple[int, int]:
-    """`"3.12"` -> (3, 12); ValueError for anything else."""
-    match = re.fullmatch(r"\s*3\.(\d+)\s*", text)
+    """`"3.12"` -> (3, 12); ValueError for anything else, or for a Python torch.compile never ran on."""
+    match = re.fullmatch(r"\s*3\.([0-9]+)\s*", text)  # ASCII digits: int() would take "١٢" too
     if match is None:
         raise ValueError(f"not a Python version: {text!r} (expected e.g. '3.12')")
-    return 3, int(match.group(1))
+    version = 3, int(match.group(1))
+    low, high = PYTHONS
+    if not low <= version <= high:
+        raise ValueError(f"Python {version[0]}.{version[1]} is not one torch.compile runs on "
+                         f"({low[0]}.{low[1]} to {high[0]}.{high[1]})")
+    return version
 
 
 def _python(value: object, where: str) -> tuple[int, int]:
     if not isinstance(value, str):
-        raise ConfigError(f"{where}: expected a version string such as \"3.12\", got {value!r}")
+        raise ConfigError(f"{where}: expected a version string such as \"3.12\", got {_shown(value)}")
     try:
         return python_version(value)
     except ValueError as error:
@@ -72,16 +91,16 @@ def _python(value: object, where: str) -> tuple[int, int]:
 
 def _version(value: object, where: str) -> TorchVersion:
     if not isinstance(value, str):
-        raise ConfigError(f"{where}: expected a version string such as \"2.13\", got {value!r}")
+        raise ConfigError(f"{where}: expected a version string such as \"2.13\", got {_shown(value)}")
     try:
-        return TorchVersion.parse(value)
+        return target_torch(value)
     except ValueError as error:
         raise ConfigError(f"{where}: {error}") from None
 
 
 def _scope(value: object, where: str) -> str:
     if value not in ("compiled", "all"):
-        raise ConfigError(f"{where}: expected \"compiled\" or \"all\", got {value!r}")
+        raise ConfigError(f"{where}: expected \"compiled\" or \"all\", got {_shown(value)}")
     return str(value)
 
 
@@ -115,7 +134,7 @@ def _globs(value: object, where: str) -> tuple[str, ...]:
 
 def _per_file(value: object, where: str) -> Mapping[str, tuple[str, ...]]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{where}: expected a table of glob = [codes], got {value!r}")
+        raise ConfigError(f"{where}: expected a table of glob = [codes], got {_shown(value)}")
     for glob in value:
         problem = _glob_problem(str(glob))
         if problem is not None:
@@ -141,6 +160,7 @@ def _entry_points(value: object, where: str) -> tuple[str, ...]:
 
 _KEYS: dict[str, tuple[str, Callable[[object, str], object]]] = {
     "select": ("select", _str_list),
+    "extend-select": ("extend_select", _str_list),
     "ignore": ("ignore", _str_list),
     "per-file-ignores": ("per_file_ignores", _per_file),
     "exclude": ("exclude", _globs),
@@ -153,6 +173,30 @@ _KEYS: dict[str, tuple[str, Callable[[object, str], object]]] = {
 }
 
 
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)) and not (len(value) == 2 and all(isinstance(v, int) for v in value)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, tuple):  # target-python, (3, 12)
+        return _toml_value(".".join(map(str, value)))
+    if isinstance(value, Mapping):
+        if not value:
+            return "{}"
+        return "{ " + ", ".join(f"{_toml_value(str(k))} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    return json.dumps(str(value))  # a TOML basic string is a JSON string for what these hold
+
+
+def settings_toml(config: Config) -> str:
+    """Every setting of `config`, in effect, as the `[tool.breaklint]` table that would give it
+    (`--show-settings`): the file it came from, then one `key = value` a setting."""
+    origin = str(config.source) if config.source is not None else "no settings file: the defaults"
+    lines = [f"# {origin}", "[tool.breaklint]"]
+    effective = replace(config, exclude=config.exclude or DEFAULT_EXCLUDE)  # an empty `exclude` means these
+    lines += [f"{key} = {_toml_value(getattr(effective, attribute))}" for key, (attribute, _) in _KEYS.items()]
+    return "\n".join(lines) + "\n"
+
+
 def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml with a [tool.breaklint] table, walking up from `start`."""
     directory = start if start.is_dir() else start.parent
@@ -160,32 +204,54 @@ def find_pyproject(start: Path) -> Path | None:
         path = candidate / "pyproject.toml"
         if path.is_file():
             try:
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                tool = read_toml(path).get("tool", {})
+            except ConfigError:
                 return path  # let load_config report it
-            if "breaklint" in data.get("tool", {}):
-                return path
+            if not isinstance(tool, dict) or "breaklint" in tool:
+                return path  # a `tool` that is not a table: load_config says so
     return None
+
+
+# A pyproject.toml is a few KiB; one that is not (a generated file, /dev/zero behind a name) is
+# not settings, and must not take the run's memory.
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's table, or ConfigError with one line naming the file."""
+    try:
+        data = read_regular(path, MAX_CONFIG_BYTES)
+    except Unreadable as why:
+        raise ConfigError(f"{path}: cannot read: {why}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8: {error}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply for Python's TOML parser") from None
 
 
 def load_config(path: Path | None, explicit: bool = False) -> Config:
     if path is None:
         return Config()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: not UTF-8: {error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
-    table = data.get("tool", {}).get("breaklint") if path.name == "pyproject.toml" else data
+    data = read_toml(path)
+    if path.name == "pyproject.toml":
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict):
+            raise ConfigError(f"{path}: `tool` must be a table ([tool.breaklint]), got {_shown(tool)}")
+        table = tool.get("breaklint")
+    else:
+        table = data
     if table is None:
         if explicit:
             raise ConfigError(f"{path}: no [tool.breaklint] table")
         return Config(root=path.parent.resolve(), source=path)
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.breaklint] must be a table")
+        raise ConfigError(f"{path}: [tool.breaklint] must be a table, got {_shown(table)}")
     settings: dict[str, object] = {}
     for key, value in table.items():
         if key not in _KEYS:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Mapping
 
 
 class Stage(str, enum.Enum):
@@ -44,6 +45,14 @@ class Span:
     end_col: int
 
 
+# The site of a region that is compiled only because every nn.Module.forward is assumed to be
+# (the `assume-forward-compiled` setting, on by default).
+ASSUMED = "assume-forward-compiled"
+# Where a finding's message quotes Dynamo (Rule.make_finding): the text report shows it on a line
+# of its own.
+DYNAMO_SAYS = "; Dynamo: "
+
+
 @dataclass(frozen=True)
 class Region:
     """The compiled region a finding sits in: the traced entry point and how it is compiled."""
@@ -57,7 +66,7 @@ class Region:
     entry_module: str = ""  # the module that defines the entry (rules read its config and decorators)
     # The region's functions that call this one, as (module, qualname, is an entry), when calls
     # are the only way the region reaches it (else empty): its parameters take the values they
-    # pass (breaklint/arguments.py).
+    # pass (breaklint/analysis/arguments.py).
     callers: tuple[tuple[str, str, bool], ...] = ()
     # Reached only through code the default configuration does not run (configs.py): why, as
     # "`config.x` is true; the default is False". Its findings are `possible` (severity info).
@@ -69,7 +78,15 @@ class Region:
     # (subject, values): a finding in an arm of its own the defaults do not take is `possible`.
     settings: tuple[tuple[str, tuple[object, ...]], ...] = ()
 
+    @property
+    def assumed(self) -> bool:
+        """Compiled only by the assumption that every nn.Module.forward is: no torch.compile
+        call (or configured entry point) was seen to reach it."""
+        return self.site == ASSUMED
+
     def describe(self) -> str:
+        if self.assumed:
+            return f"`{self.entry}` (assumed compiled: no torch.compile of it was seen; {ASSUMED} = false turns this off)"
         return f"`{self.entry}` via {self.site}"
 
 
@@ -92,3 +109,15 @@ class Finding:
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.span.start_line, self.span.start_col, self.code, self.message)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What one check found, for the reporters (which know findings, not the engine)."""
+
+    findings: list[Finding]
+    files_checked: int
+    seconds: float
+    # What the check did, counted (check/engine.py `Work`; with one job, all of it): for the
+    # work-count test and benchmarks, never for the reporters.
+    work: Mapping[str, int] = field(default_factory=dict)

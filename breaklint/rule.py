@@ -9,21 +9,22 @@ from typing import Callable, ClassVar
 
 import libcst as cst
 
-from .arguments import caller_functions, passed_values
-from .configs import fails
-from .finding import Confidence, Finding, Region, Severity, Span, Stage
-from .numpy_flow import NumpyFlow, uses_numpy
-from .patterns import value_while_compiling
-from .project import FunctionInfo, ModuleIndex, ProjectIndex, guards_of
-from .regions import CallResolver, pass_instances
-from .returns import ReturnFlow
-from .summary import Guard
-from .source import ParsedFile
-from .values import FunctionValues, Value, UNKNOWN
+from breaklint.analysis.arguments import caller_functions, passed_values
+from breaklint.analysis.model_config import fails
+from breaklint.finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
+from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
+from breaklint.index.patterns import value_while_compiling
+from breaklint.index.conditions import cst_guards_of
+from breaklint.index.project import FunctionInfo, ModuleIndex, ProjectIndex
+from breaklint.project_urls import rule_page
+from breaklint.analysis.regions import CallResolver, pass_instances
+from breaklint.analysis.returns import ReturnFlow
+from breaklint.index.summary import Guard
+from breaklint.index.source import ParsedFile
+from breaklint.analysis.values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion, Versions
-from .walk import OwnCode, if_arms, visit
+from breaklint.infra.walk import OwnCode, if_arms, visit
 
-DOCS_URL = "https://breaklint.dev/rules/{code}"
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
 # placeholder Gb_type there and got its real name in 2.9 (shared/reference/graph-break-registry.md).
 GB_IDS_SINCE = TorchVersion(2, 8)
@@ -310,7 +311,8 @@ class Rule:
 
     @classmethod
     def url(cls) -> str:
-        return DOCS_URL.format(code=cls.code)
+        """The rule's page in the repository ("" when breaklint does not know its repository)."""
+        return rule_page(cls.code)
 
     @classmethod
     def applies_to(cls, version: TorchVersion) -> bool:
@@ -337,6 +339,7 @@ class Rule:
         details: str = "",
         target: TorchVersion | None = None,
         severity: Severity | None = None,
+        help: str | None = None,
     ) -> Finding:
         """A finding of this rule; `says` picks the Dynamo messages to quote (GB ids or keys).
 
@@ -346,6 +349,9 @@ class Rule:
         if region is not None and region.gate:
             message = f"{message}; only when {region.gate} (this code runs only under that setting)"
             confidence, severity = Confidence.POSSIBLE, Severity.INFO
+        if region is not None and region.assumed and confidence is Confidence.CERTAIN:
+            # Compiled only by the assumption that every forward is: never "certain" as a whole.
+            confidence = Confidence.LIKELY
         gb_ids: tuple[str, ...] = ()
         if says:
             keys = (says,) if isinstance(says, str) else says
@@ -355,7 +361,7 @@ class Rule:
                 else f'"{cls.dynamo_says[key]}"' if _is_gb_id(key) else cls.dynamo_says[key]
                 for key in keys
             )
-            message = f"{message}; Dynamo: {quotes}"
+            message = f"{message}{DYNAMO_SAYS}{quotes}"
         return Finding(
             code=cls.code,
             name=cls.name,
@@ -365,7 +371,7 @@ class Rule:
             severity=severity or cls.severity,
             confidence=confidence,
             stage=cls.stage,
-            help=cls.help,
+            help=cls.help if help is None else help,
             region=region,
             gb_ids=gb_ids,
             url=cls.url(),
@@ -378,8 +384,10 @@ class Rule:
         *,
         confidence: Confidence,
         says: str | tuple[str, ...] | None = None,
+        help: str | None = None,
         **fields: str,
     ) -> None:
+        """Report `node`; `help` replaces the rule's for this finding (advice that fits its form)."""
         region = self.ctx.region
         if region is not None and region.nonstrict and not self.applies_nonstrict:
             return  # not traced by Dynamo: this pattern runs as plain Python under nonstrict_trace
@@ -412,7 +420,7 @@ class Rule:
         self.ctx.emit(
             self.make_finding(
                 self.ctx.file.display, self.ctx.file.span(node), text, confidence, region, says,
-                target=self.ctx.target_torch, severity=severity,
+                target=self.ctx.target_torch, severity=severity, help=help,
             )
         )
 
@@ -438,8 +446,8 @@ def _own_code(fn: FunctionInfo) -> FunctionInfo:
 
 def _arm_guards(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[Guard]]]:
     """Every if/elif/else block of one function (nested defs excluded) with the settings guards
-    that decide whether it runs (project.guards_of, through the whole chain)."""
-    return [(body, [guard for test, holds in tests for guard in guards_of(test, holds)])
+    that decide whether it runs (conditions.cst_guards_of, through the whole chain)."""
+    return [(body, [guard for test, holds in tests for guard in cst_guards_of(test, holds)])
             for body, tests in if_arms(function)]
 
 

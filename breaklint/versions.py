@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Mapping
 
-# The newest torch whose behaviour the catalog was checked against.
+# The newest torch whose behaviour the catalog was checked against; the oldest with torch.compile.
 NEWEST_KNOWN = "2.13"
+OLDEST_KNOWN = "2.0"
 
 
 @dataclass(frozen=True, order=True)
@@ -18,7 +19,7 @@ class TorchVersion:
 
     @classmethod
     def parse(cls, text: str) -> "TorchVersion":
-        match = re.match(r"^\s*(\d+)\.(\d+)", text)
+        match = re.match(r"^\s*([0-9]+)\.([0-9]+)", text)  # ASCII: int() takes "١٢" too
         if match is None:
             raise ValueError(f"not a torch version: {text!r} (expected e.g. '2.13')")
         return cls(int(match.group(1)), int(match.group(2)))
@@ -37,6 +38,18 @@ def installed_torch() -> TorchVersion | None:
 
 def default_target() -> TorchVersion:
     return installed_torch() or TorchVersion.parse(NEWEST_KNOWN)
+
+
+def target_torch(text: str) -> TorchVersion:
+    """A torch version a user asks to be judged for (`target-torch`, `--target-torch`): one the
+    catalog knows, from the first with torch.compile to the newest known or the installed one
+    (the default target). ValueError for anything else: no rule can judge for torch 99.99."""
+    version = TorchVersion.parse(text)
+    oldest = TorchVersion.parse(OLDEST_KNOWN)
+    newest = max(TorchVersion.parse(NEWEST_KNOWN), installed_torch() or oldest)
+    if not oldest <= version <= newest:
+        raise ValueError(f"torch {version} is not a version breaklint knows ({oldest} to {newest})")
+    return version
 
 
 @dataclass(frozen=True)

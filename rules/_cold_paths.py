@@ -16,7 +16,7 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Severity
 from breaklint.rule import FileContext, Rule
-from breaklint.walk import if_arms
+from breaklint.infra.walk import if_arms
 
 Statement = "cst.BaseStatement | cst.BaseSmallStatement"  # annotations only: libcst loads on first use
 
@@ -30,16 +30,19 @@ def diagnostic_branch(ctx: FileContext, node: cst.CSTNode, is_message_call: Call
         return None
     span = ctx.file.span(node)
     where = (span.start_line, span.start_col)
-    innermost: tuple[cst.BaseSuite, list[cst.BaseExpression]] | None = None
+    innermost: tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]] | None = None
     for suite, tests in _branches(fn.node):
         inner = ctx.file.span(suite)
         if (inner.start_line, inner.start_col) <= where < (inner.end_line, inner.end_col):
             innermost = (suite, tests)  # _branches yields outer branches before inner ones
     if innermost is None:
         return None
-    suite, tests = innermost
+    suite, decided = innermost
+    tests = [test for test, _ in decided]
     if any(ctx.value(test).tensorish for test in tests):
         return None
+    if all(ctx.while_compiling(test) is holds for test, holds in decided):
+        return None  # Dynamo knows every test, and takes the branch (`if not torch.jit.is_tracing():`)
     body = list(_statements(suite))
     if not body or not (_raises(body[-1]) or all(_is_message(s, is_message_call) for s in body)):
         return None
@@ -59,10 +62,10 @@ def report_possible(rule: Rule, node: cst.CSTNode, test: str, says: str, **field
                                target=ctx.target_torch, severity=Severity.INFO))
 
 
-def _branches(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[cst.BaseExpression]]]:
+def _branches(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]]:
     """Every if/elif/else block of one function (nested defs excluded), with the tests that
-    decide whether it runs, outer blocks first."""
-    return [(body, [test for test, _ in tests]) for body, tests in if_arms(function)]
+    decide whether it runs and the value each must have, outer blocks first."""
+    return if_arms(function)
 
 
 def _statements(suite: cst.BaseSuite) -> list[Statement]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from breaklint.patterns import CUDAGRAPH_MODES, compile_mode
+from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode
 from breaklint.rule import FileContext
+
 
 
 def region_records_cudagraphs(ctx: FileContext) -> bool:
@@ -12,8 +13,6 @@ def region_records_cudagraphs(ctx: FileContext) -> bool:
     region = ctx.region
     if region is None:
         return False
-    for module in ctx.project.modules:
-        for site in module.compile_sites:
-            if site.location == region.site:
-                return compile_mode(site.node) in CUDAGRAPH_MODES
+    for site in ctx.project.compile_sites_at(region.site):
+        return compile_mode(site.node) in CUDAGRAPH_MODES
     return False

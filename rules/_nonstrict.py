@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from breaklint.finding import Confidence, Region, Severity, Span
-from breaklint.patterns import untraced_blocks
-from breaklint.project import FunctionInfo
-from breaklint.regions import NONSTRICT_NAMES, CallResolver, escape_hatch
+from breaklint.index.patterns import untraced_blocks
+from breaklint.index.project import FunctionInfo
+from breaklint.analysis.regions import NONSTRICT_NAMES, CallResolver, escape_hatch
 from breaklint.rule import GB_IN_LOOP, FileContext, Rule, has_gb_id
 
 GB_NONSTRICT = "GB0251"

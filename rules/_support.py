@@ -8,11 +8,11 @@ from typing import Callable, Iterator
 import libcst as cst
 
 from breaklint.finding import Region
-from breaklint.names import dotted
-from breaklint.project import COMPILE_NAMES, OPTIMIZE_NAMES, Assigned, ClassInfo, FunctionInfo, ModuleIndex
-from breaklint.summary import Guard
+from breaklint.index.imports import dotted
+from breaklint.index.project import COMPILE_NAMES, OPTIMIZE_NAMES, Assigned, ClassInfo, FunctionInfo, ModuleIndex
+from breaklint.index.summary import Guard
 from breaklint.rule import FileContext
-from breaklint.walk import Visitor, visit
+from breaklint.infra.walk import Visitor, visit
 
 Resolve = Callable[["cst.BaseExpression"], "str | None"]  # a string: no libcst at import (deferred.py)
 
@@ -225,19 +225,16 @@ def compile_option(ctx: FileContext, option: str) -> cst.BaseExpression | None:
     region = ctx.region
     if region is None or not _SITE.fullmatch(region.site):
         return None  # compiled by assumption (every forward) or by config: no call to read
-    for module in ctx.project.modules:
-        for number, site in enumerate(module.compile_sites):
-            if site.location != region.site:
-                continue
-            node = module.content_compile_sites()[number].node  # its options only: no deep read
-            node = node.decorator if isinstance(node, cst.Decorator) else node
-            calls = [node] if isinstance(node, cst.Call) else []
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
-                calls.append(node.func)  # torch.compile(**options)(fn)
-            for call in calls:
-                for arg in call.args:
-                    if arg.keyword is not None and arg.keyword.value == option:
-                        return arg.value
+    for site in ctx.project.compile_sites_at(region.site):
+        node = site.node  # its options as written: no deep read
+        node = node.decorator if isinstance(node, cst.Decorator) else node
+        calls = [node] if isinstance(node, cst.Call) else []
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
+            calls.append(node.func)  # torch.compile(**options)(fn)
+        for call in calls:
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == option:
+                    return arg.value
     return None
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.names import dotted
+from breaklint.index.imports import dotted
 from breaklint.rule import Rule
 
 # Packages whose functions are compiled C code (or sit on Dynamo's THIRDPARTY_SKIPLIST, like
@@ -15,6 +15,12 @@ C_PACKAGES = frozenset(
     {"scipy", "cv2", "PIL", "sklearn", "pandas", "skimage", "numba", "zlib", "hashlib", "binascii", "lzma",
      "bz2", "gzip"}
 )
+
+
+def _is_data(attribute: str) -> bool:
+    """A module attribute that is a Python value, not a function: a dunder (`__version__`) or a
+    constant (`ZLIB_VERSION`). Dynamo traces a `str` method on it (torch 2.13, testdata/rules/BL110)."""
+    return (attribute.startswith("__") and attribute.endswith("__")) or attribute.isupper()
 
 
 class CExtensionCall(Rule):
@@ -37,6 +43,8 @@ class CExtensionCall(Rule):
 
     ## When it is fine
     Outside the compiled region (e.g. in the `Dataset`), or behind `torch.compiler.disable`.
+    A method of a value such a package holds, as `PIL.__version__.split(".")` or
+    `zlib.ZLIB_VERSION.split(".")`, is a `str` method: Dynamo traces it, and it is not reported.
 
     ## Dynamo says
     `Attempted to call function marked as skipped` (GB0007) for C functions and skipped
@@ -67,6 +75,8 @@ class CExtensionCall(Rule):
             return  # only names bound by an import: a local `gzip` variable is not the module
         resolved = self.ctx.resolve(node.func) or ""
         package = resolved.partition(".")[0]
+        if any(_is_data(part) for part in resolved.split(".")[1:-1]):
+            return  # a method of a value the package holds (`PIL.__version__.split(".")`): traced
         if package in C_PACKAGES and "." in resolved:
             says = "GB0156" if resolved.startswith("scipy.special.") else "GB0007"
             self.report(node, confidence=Confidence.CERTAIN, says=says, function=resolved, package=package)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.project import FunctionInfo
+from breaklint.index.project import FunctionInfo
 from breaklint.rule import FileContext, Rule
 
 PRODUCERS = frozenset({"torch.view_as_complex", "torch.polar", "torch.complex"})

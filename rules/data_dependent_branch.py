@@ -6,7 +6,7 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Stage
 from breaklint.rule import FileContext
-from breaklint.values import Kind, Value
+from breaklint.analysis.values import Kind, Value
 from breaklint.versions import Versions, pick
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
@@ -35,6 +35,10 @@ def _operator(operator: cst.BaseCompOp) -> str:
     """How a comparison operator is spelled (`==`, `!=`, `<`, ...)."""
     return {"Equal": "==", "NotEqual": "!=", "LessThan": "<", "LessThanEqual": "<=", "GreaterThan": ">",
             "GreaterThanEqual": ">="}.get(type(operator).__name__, "==")
+
+
+# A test on NumPy computed from Python values: nothing to select with torch.where.
+NUMPY_HELP = "compute the value with Python ints and math (math.lcm, sum(counts)) so that the test is on a Python value"
 
 
 class DataDependentBranch(NonstrictCallSites):
@@ -92,7 +96,7 @@ class DataDependentBranch(NonstrictCallSites):
     message = "data-dependent `{statement}` on {subject} in {region} forces a graph break"
     help = (
         "select with torch.where(cond, a, b), use torch.cond for real control flow, or branch outside the "
-        "compiled code; for NumPy on Python values, compute with Python ints and math (math.lcm) instead"
+        "compiled code"
     )
     dynamo_says = {"GB0170": "Data-dependent branching", "GB6622": "list_richcompare_nonconst", **NONSTRICT_SAYS}
     bad = (
@@ -175,7 +179,8 @@ class DataDependentBranch(NonstrictCallSites):
             if value.tensorish:
                 confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
                 subject = "a NumPy value, which Dynamo traces as a tensor," if value.numpy else "a tensor"
-                self.report(anchor, confidence=confidence, says="GB0170", statement=statement, subject=subject)
+                self.report(anchor, confidence=confidence, says="GB0170", statement=statement, subject=subject,
+                            help=NUMPY_HELP if value.numpy else None)
                 return  # Dynamo breaks at the first one; one finding per test
 
     def _mark(self, expr: cst.BaseExpression) -> None:

@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.project import DISABLE_NAMES, FunctionInfo
-from breaklint.regions import CallResolver
+from breaklint.index.project import DISABLE_NAMES, FunctionInfo
+from breaklint.analysis.regions import CallResolver
 from breaklint.rule import Rule
 
 from ._support import bindings, config_patch_block

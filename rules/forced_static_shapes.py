@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.project import COMPILE_NAMES
+from breaklint.index.project import COMPILE_NAMES
 from breaklint.rule import FileContext, Rule
 
 

@@ -5,8 +5,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from breaklint.finding import Confidence, Span, Stage
-from breaklint.names import dotted
-from breaklint.patterns import CUDAGRAPH_MODES, compile_mode
+from breaklint.index.imports import dotted
+from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode
 from breaklint.rule import FileContext, Rule
 
 from ._support import is_compile_call, is_compile_decorator

@@ -3,10 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.names import dotted
-from breaklint.project import ClassInfo
+from breaklint.index.imports import dotted
+from breaklint.index.project import ClassInfo
 from breaklint.rule import FileContext, Rule
-from breaklint.values import Kind
+from breaklint.analysis.values import Kind
 from breaklint.versions import Versions, pick
 
 REGISTRATIONS = frozenset(

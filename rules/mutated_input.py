@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.names import dotted
+from breaklint.index.imports import dotted
 from breaklint.rule import Rule
 
 from ._cudagraphs import region_records_cudagraphs

@@ -3,11 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.names import dotted
-from breaklint.project import Assigned
+from breaklint.index.imports import dotted
+from breaklint.index.project import Assigned
 from breaklint.rule import Rule
-from breaklint.values import Kind
-from breaklint.walk import visit  # one frame per level: deep code cannot overflow the stack
+from breaklint.analysis.values import Kind
+from breaklint.infra.walk import visit  # one frame per level: deep code cannot overflow the stack
 
 MUTATING_METHODS = frozenset(
     {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "clear",

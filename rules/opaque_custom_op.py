@@ -3,9 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Severity, Stage
-from breaklint.names import dotted
-from breaklint.project import FunctionInfo
-from breaklint.regions import CUSTOM_OP_NAMES
+from breaklint.index.imports import dotted
+from breaklint.index.project import FunctionInfo
+from breaklint.analysis.regions import CUSTOM_OP_NAMES
 from breaklint.rule import Rule
 
 from ._support import bindings

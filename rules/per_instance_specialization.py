@@ -3,10 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.names import dotted
-from breaklint.project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex
+from breaklint.index.imports import dotted
+from breaklint.index.project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex
 from breaklint.rule import FileContext, Rule
-from breaklint.walk import visit  # one frame per level: deep code cannot overflow the stack
+from breaklint.infra.walk import visit  # one frame per level: deep code cannot overflow the stack
+
 
 
 class PerInstanceSpecialization(Rule):
@@ -94,18 +95,15 @@ class PerInstanceSpecialization(Rule):
             self._varying[key] = None
             init = cls.methods.get("__init__")
             param = _source_param(cls, attr, init)
-            if init is not None and param is not None:
+            region = self.ctx.region
+            if init is not None and param is not None and region is not None:
                 position = _param_position(init, param)
-                region = self.ctx.region
-                for module in self.ctx.project.modules:
-                    for site in module.compile_sites:
-                        if region is None or site.location != region.site:
-                            continue
-                        built = _constructions(site, cls, self.ctx)
-                        found = _find_varying_call(module, built, param, position) if built else None
-                        if found is not None:
-                            self._varying[key] = found
-                            break
+                for site in self.ctx.project.compile_sites_at(region.site):
+                    built = _constructions(site, cls, self.ctx)
+                    found = _find_varying_call(site.module, built, param, position) if built else None
+                    if found is not None:
+                        self._varying[key] = found
+                        break
         return self._varying[key]
 
 
@@ -180,8 +178,12 @@ def _calls_in(expr: cst.BaseExpression) -> list[cst.Call]:
 def _find_varying_call(module: ModuleIndex, candidates: set[cst.Call], param: str,
                        position: int | None) -> str | None:
     """`file:line` of one of the candidate constructor calls that sits in a for loop or
-    comprehension and passes the loop variable to `param`."""
+    comprehension and passes the loop variable to `param`. The candidates come from the index
+    (module-level code as written, not the tree's nodes): a call of the tree is one of them when
+    it is written the same."""
     found: list[cst.Call] = []
+    code = cst.Module(body=[]).code_for_node
+    written = {code(call.with_changes(lpar=(), rpar=())) for call in candidates}
 
     class _Calls(cst.CSTVisitor):
         def __init__(self) -> None:
@@ -210,7 +212,7 @@ def _find_varying_call(module: ModuleIndex, candidates: set[cst.Call], param: st
                 self.loop_names.pop()
 
         def visit_Call(self, node: cst.Call) -> None:
-            if found or not self.loop_names or node not in candidates:
+            if found or not self.loop_names or code(node.with_changes(lpar=(), rpar=())) not in written:
                 return
             argument = _argument(node, param, position)
             names = set().union(*self.loop_names)

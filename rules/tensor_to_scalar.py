@@ -3,10 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.numpy_api import NUMPY_SIZE_FUNCTIONS, SIZE_METHODS, TORCH_SIZE_FUNCTIONS
-from breaklint.patterns import method_call
+from breaklint.analysis.numpy_api import NUMPY_SIZE_FUNCTIONS, SIZE_METHODS, TORCH_SIZE_FUNCTIONS
+from breaklint.index.patterns import method_call
 from breaklint.rule import FileContext
-from breaklint.values import Kind, Value
+from breaklint.analysis.values import Kind, Value
 from breaklint.versions import TorchVersion, Versions, pick
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
@@ -23,6 +23,12 @@ NUMPY_CAST_SAYS = ("GB0033", "GB0208")
 # even for a 0-d tensor), 2.13 calls .item() on it (GB0124). 2.12 not measured: either.
 LIST_INDEX_SAYS = {"GB0070": Versions(high="2.12"), "GB0124": Versions(low="2.12")}
 NUMPY = "a NumPy value, which Dynamo traces as a tensor"
+# Advice that fits the form found (the rule's `help` is the one for a tensor read back as a number).
+NUMPY_HELP = ("compute it with Python ints and math (math.lcm, sum(counts), range(n)), or build it outside "
+              "forward (in __init__ or a torch.compiler.disable'd helper)")
+# capture_scalar_outputs does not capture a float tensor's .tolist() (GB0109 either way).
+TOLIST_HELP = ("keep the values in a tensor (index it, or torch.unbind), or move the .tolist() out of the compiled "
+               "code; capture_scalar_outputs helps only an integer tensor's .tolist()")
 # From 2.10, fullgraph=True implies capture_scalar_outputs (torch/__init__.py, "opts into
 # unbacked semantics"; shared/reference/dynamo-observability.md 1.3).
 FULLGRAPH_CAPTURES_SINCE = TorchVersion(2, 10)
@@ -99,9 +105,7 @@ class TensorToScalar(NonstrictCallSites):
     message = "{what} in {region} turns a tensor into a Python scalar and forces a graph break"
     help = (
         "keep the value a tensor (torch.where, masking), move the conversion out of the compiled "
-        "code, or set torch._dynamo.config.capture_scalar_outputs = True; for NumPy on Python "
-        "values, compute with Python ints and math, or build it outside forward (in __init__ or a "
-        "torch.compiler.disable'd helper)"
+        "code, or set torch._dynamo.config.capture_scalar_outputs = True"
     )
     dynamo_says = {
         "GB0124": "Unsupported Tensor.item() call with capture_scalar_outputs=False",
@@ -156,11 +160,13 @@ class TensorToScalar(NonstrictCallSites):
             method = node.func.attr.value  # type: ignore[attr-defined]
             if value.numpy:
                 if not value.from_scalars:  # a value Dynamo knows while tracing is folded
-                    self.report(node, confidence=_confidence(value), says=NUMPY_SAYS, what=f"`.{method}()` of {NUMPY},")
+                    self.report(node, confidence=_confidence(value), says=NUMPY_SAYS, what=f"`.{method}()` of {NUMPY},",
+                                help=NUMPY_HELP)
             elif value.kind in (Kind.TENSOR, Kind.MAYBE_TENSOR, Kind.UNKNOWN):
                 if method == "item" and self._scalars_captured():
                     return
-                self.report(node, confidence=_confidence(value), says=METHOD_SAYS[method], what=f"`.{method}()`")
+                self.report(node, confidence=_confidence(value), says=METHOD_SAYS[method], what=f"`.{method}()`",
+                            help=TOLIST_HELP if method == "tolist" else None)
             return
         if not isinstance(node.func, cst.Name) or node.func.value not in SCALAR_BUILTINS | {"range"}:
             self._numpy_sizes(node)
@@ -173,14 +179,16 @@ class TensorToScalar(NonstrictCallSites):
             value = next((v for v in values if v.is_tensor), next((v for v in values if v.tensorish), None))
             if value is not None:
                 what = f"`range()` over {NUMPY}," if value.numpy else "`range(tensor)`"
-                self.report(node, confidence=_confidence(value), says="GB0059", what=what)
+                self.report(node, confidence=_confidence(value), says="GB0059", what=what,
+                            help=NUMPY_HELP if value.numpy else None)
         elif builtin in SCALAR_BUILTINS and len(node.args) == 1:
             value = self.ctx.value(node.args[0].value)
             if not value.tensorish:
                 return
             if value.numpy:
                 if not value.from_scalars:
-                    self.report(node, confidence=_confidence(value), says=NUMPY_CAST_SAYS, what=f"`{builtin}()` of {NUMPY},")
+                    self.report(node, confidence=_confidence(value), says=NUMPY_CAST_SAYS, what=f"`{builtin}()` of {NUMPY},",
+                                help=NUMPY_HELP)
             elif not self._scalars_captured():
                 self.report(node, confidence=_confidence(value), says="GB0124", what=f"`{builtin}(tensor)`")
 
@@ -226,7 +234,8 @@ class TensorToScalar(NonstrictCallSites):
                 value = self.ctx.value(part)
                 if value.numpy and not value.from_scalars:
                     use = f"passed to `{resolved}`" if resolved.startswith("math.") else "used as a size"
-                    self.report(node, confidence=_confidence(value), says=NUMPY_SAYS, what=f"{NUMPY}, {use},")
+                    self.report(node, confidence=_confidence(value), says=NUMPY_SAYS, what=f"{NUMPY}, {use},",
+                                help=NUMPY_HELP)
                     return
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -240,7 +249,7 @@ class TensorToScalar(NonstrictCallSites):
                 if base.kind is Kind.PYTHON and index.tensorish and not index.boolean:
                     if index.numpy:
                         self.report(node, confidence=_confidence(index), says=_index_says(index),
-                                    what=f"a Python list indexed by {NUMPY},")
+                                    what=f"a Python list indexed by {NUMPY},", help=NUMPY_HELP)
                     else:
                         self.report(node, confidence=_confidence(index),
                                     says=pick(LIST_INDEX_SAYS, self.ctx.target_torch),
@@ -254,7 +263,8 @@ class TensorToScalar(NonstrictCallSites):
                     confidence = Confidence.CERTAIN if certain else Confidence.LIKELY
                     bound = next(b for b in bounds if b.tensorish)
                     if bound.numpy:
-                        self.report(node, confidence=confidence, says=_index_says(bound), what=f"a slice bounded by {NUMPY},")
+                        self.report(node, confidence=confidence, says=_index_says(bound), what=f"a slice bounded by {NUMPY},",
+                                    help=NUMPY_HELP)
                     else:
                         self.report(node, confidence=confidence, says="GB0124", what="a slice with tensor bounds")
                     return

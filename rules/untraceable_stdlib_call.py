@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.numpy_api import DRAWS_THAT_BREAK, is_scalar_draw, numpy_name
+from breaklint.analysis.numpy_api import DRAWS_THAT_BREAK, is_scalar_draw, numpy_name
 from breaklint.rule import Rule
 
 # Read from real runs on torch 2.13 (testdata/rules/BL107): each of these breaks the graph.
@@ -24,7 +24,7 @@ CALLS = {
     "gc.collect": SKIPPED, "importlib.import_module": SKIPPED,
 }
 # NumPy draws of one Python scalar (no `size`) break; arrays are traced as torch random ops
-# (breaklint/numpy_api.py). The `np.random` functions torch._numpy lacks are BL103's.
+# (breaklint/analysis/numpy_api.py). The `np.random` functions torch._numpy lacks are BL103's.
 
 
 class UntraceableStdlibCall(Rule):

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.patterns import method_call
+from breaklint.index.patterns import method_call
 from breaklint.rule import Rule
 
 # Tensor methods Dynamo refuses (torch/_dynamo/variables/tensor.py), read from real runs on 2.13.

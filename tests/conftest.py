@@ -8,8 +8,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from breaklint.config import Config  # noqa: E402
-from breaklint.engine import CheckResult, Engine  # noqa: E402
-from breaklint.registry import RuleSet  # noqa: E402
+from breaklint.check.engine import CheckResult, Engine  # noqa: E402
+from breaklint.check.registry import RuleSet  # noqa: E402
 
 
 def run_check(paths: list[Path], root: Path | None = None, **settings: object) -> CheckResult:
@@ -25,7 +25,7 @@ def check():
 @pytest.fixture
 def rechecked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files the rules ran on (libcst and all), in this process."""
-    from breaklint import engine as engine_module
+    from breaklint.check import engine as engine_module
 
     seen: list[str] = []
     original = engine_module._Run.check_file

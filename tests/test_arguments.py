@@ -1,4 +1,4 @@
-"""Values followed into called functions (breaklint/arguments.py): a helper's parameters hold the
+"""Values followed into called functions (breaklint/analysis/arguments.py): a helper's parameters hold the
 join of what every call site in the region passes, and a cached run re-checks the helper when
 only its caller changes."""
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.cache import CACHE_DIR
-from breaklint.engine import CheckResult
+from breaklint.check.cache import CACHE_DIR
+from breaklint.check.engine import CheckResult
 from testdata import check_tree as run, write_tree as write
-from breaklint.values import MAYBE, PYTHON, SHAPE_INT, TENSOR, UNKNOWN, Kind, Value, join
+from breaklint.analysis.values import MAYBE, PYTHON, SHAPE_INT, TENSOR, UNKNOWN, Kind, Value, join
 
 MASK = Value(Kind.TENSOR, True)
 
@@ -37,10 +37,10 @@ def found(result: CheckResult, code: str = "BL104") -> set[tuple[str, int, str]]
 
 
 def both(root: Path, code: str = "BL104") -> set[tuple[str, int, str]]:
-    """The findings, the same from the shortcut pipeline and the reference one."""
-    shortcut, reference = found(run(root), code), found(run(root, shortcut=False), code)
-    assert shortcut == reference
-    return shortcut
+    """The findings, the same from one process and from two worker processes."""
+    alone, pooled = found(run(root), code), found(run(root, jobs=2), code)
+    assert alone == pooled
+    return alone
 
 
 def model(calls: str, helper: str = PICK) -> dict[str, str]:
@@ -52,8 +52,8 @@ def model(calls: str, helper: str = PICK) -> dict[str, str]:
 def test_bind_places_arguments_as_python_does() -> None:
     import libcst as cst
 
-    from breaklint.binding import bind
-    from breaklint.project import FunctionHeader
+    from breaklint.analysis.binding import bind
+    from breaklint.index.project import FunctionHeader
 
     fn = cst.parse_statement("def f(self, a, b=1, *rest, c, **kw): pass")
     header = FunctionHeader.of(fn, is_method=True)  # type: ignore[arg-type]

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from breaklint import engine as engine_module
-from breaklint.cache import CACHE_DIR, Cache, Pack, clean
+from breaklint.check import engine as engine_module
+from breaklint.check.cache import CACHE_DIR, Cache, Pack, clean
 from breaklint.cli import cli
 from breaklint.config import Config
-from breaklint.engine import CheckResult, Engine
+from breaklint.check.engine import CheckResult, Engine
 from breaklint.finding import Confidence, Stage
-from breaklint.registry import RuleSet
+from breaklint.check.registry import RuleSet
 from breaklint.rule import Rule
 
 
@@ -116,7 +116,7 @@ def test_an_edit_rechecks_what_it_reaches(project: Path, rechecked: list[str]) -
 
 def project_callee(rule: Rule, node):  # type: ignore[no-untyped-def]
     """The project function a call resolves to, or None."""
-    from breaklint.project import FunctionInfo
+    from breaklint.index.project import FunctionInfo
 
     name = rule.ctx.resolve(node.func)
     found = rule.ctx.project.lookup(name, rule.ctx.module) if name and "." in name else None
@@ -395,7 +395,7 @@ def test_a_cache_that_cannot_be_written_is_used_but_not_updated(project: Path, m
     def refuse(*args: object) -> None:
         raise PermissionError(13, "read-only file system")
 
-    monkeypatch.setattr("breaklint.cache._write_pack", refuse)
+    monkeypatch.setattr("breaklint.check.cache._write_pack", refuse)
     assert codes(check(project, cache)) == codes(check(project, None))
     assert ("other.py", 5, "BL999") in codes(check(project, cache))
 

@@ -9,6 +9,8 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
+pytestmark = pytest.mark.dynamo  # runs the real compiler (deselect with -m 'not dynamo')
+
 torch = pytest.importorskip("torch")
 
 from breaklint.confirm.capture import (  # noqa: E402

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 BAD = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n"
 CLEAN = "import torch\n\n@torch.compile\ndef f(x):\n    return x + 1\n"
@@ -16,7 +16,7 @@ CLEAN = "import torch\n\n@torch.compile\ndef f(x):\n    return x + 1\n"
 
 def breaklint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "breaklint", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=HANG_GUARD_S)
 
 
 @pytest.fixture
@@ -30,10 +30,11 @@ def test_text_output_and_exit_one(tree: Path) -> None:
     result = breaklint("check", ".", cwd=tree)
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("bad.py:5:12: BL101 [likely] `.item()` in compiled region `f` via bad.py:3")
-    assert '(GB0124)' in lines[0]
-    assert lines[1].startswith("    help: ")
-    assert lines[-1].startswith("Found 1 finding (1 in compiled regions; 2 files,")
+    assert lines[0] == ("bad.py:5:12: BL101 warning [likely] `.item()` in compiled region `f` via bad.py:3 turns a "
+                        "tensor into a Python scalar and forces a graph break")
+    assert lines[1] == '    dynamo: "Unsupported Tensor.item() call with capture_scalar_outputs=False" (GB0124)'
+    assert lines[2].startswith("    help: keep the value a tensor")
+    assert lines[-1].startswith("Found 1 finding (1 warning; 1 in compiled regions; 2 files,")
 
 
 def test_clean_exit_zero(tree: Path) -> None:
@@ -62,7 +63,7 @@ def test_json_output(tree: Path) -> None:
         "confidence": "likely", "stage": "dynamo", "gb_ids": ["GB0124"],
     }
     assert record["region"] == {"entry": "f", "site": "bad.py:3", "call_chain": ["f"]}
-    assert record["url"].endswith("/BL101") and record["help"]
+    assert record["url"].endswith("/docs/rules/BL101.md") and record["help"]
 
 
 def test_output_file(tree: Path) -> None:
@@ -82,6 +83,11 @@ def test_select_ignore_and_scope(tree: Path) -> None:
 
 def test_statistics_and_quiet(tree: Path) -> None:
     assert breaklint("check", ".", "--statistics", cwd=tree).stdout.split() == ["1", "BL101", "tensor-to-scalar"]
+    as_json = breaklint("check", ".", "--statistics", "--output-format", "json", cwd=tree)
+    assert json.loads(as_json.stdout) == [{"code": "BL101", "name": "tensor-to-scalar", "count": 1}]
+    assert as_json.returncode == 1
+    refused = breaklint("check", ".", "--statistics", "--output-format", "sarif", cwd=tree)
+    assert refused.returncode == 2 and "--statistics prints text or json" in refused.stderr
     quiet = breaklint("check", ".", "--quiet", cwd=tree).stdout
     assert "Found" not in quiet and "BL101" in quiet
 
@@ -111,7 +117,7 @@ def test_rule_and_rules_commands(tree: Path) -> None:
 def test_console_script_is_installed() -> None:
     script = Path(sys.executable).with_name("breaklint")
     assert script.exists()
-    result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 0 and "breaklint" in result.stdout
 
 
@@ -142,7 +148,7 @@ def test_check_never_imports_torch(tmp_path: Path) -> None:
     )
     env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}
     result = subprocess.run([sys.executable, "-m", "breaklint", "check", "examples/"], cwd=ROOT,
-                            capture_output=True, text=True, env=env, timeout=120)
+                            capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
     assert result.returncode == 1, result.stderr
     assert "BL101" in result.stdout
 
@@ -157,7 +163,7 @@ def test_a_warm_check_does_not_import_libcst(tree: Path) -> None:
 
     def run() -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-c", probe, "check", "--format", "json", "."], cwd=tree,
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=HANG_GUARD_S)
 
     cold, warm = run(), run()
     assert cold.stderr.split()[-2:] == ["LIBCST", "1"], cold.stderr

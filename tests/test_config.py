@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from breaklint.config import ConfigError, find_pyproject, load_config
-from breaklint.engine import Engine
-from breaklint.registry import RuleSet
+from breaklint.check.engine import Engine
+from breaklint.check.registry import RuleSet
 
 BAD = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n"
 FORWARD = "from torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n        return x.sum().item()\n"

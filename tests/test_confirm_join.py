@@ -6,7 +6,7 @@ from pathlib import Path
 
 from breaklint.confirm.join import CONFIRMED, NOT_REACHED, NOT_REPRODUCED, join
 from breaklint.finding import Confidence, Severity, Span
-from breaklint.registry import find_rule
+from breaklint.check.registry import find_rule
 
 SOURCE = "import torch\n\n@torch.compile\ndef f(x):\n    y = x * 2\n    return y.sum().item()\n\n\ndef g(x):\n    return x\n"
 

@@ -16,7 +16,7 @@ from breaklint.confirm.progress import Display
 from breaklint.confirm.runner import Status, TargetRun
 from breaklint.confirm.targets import Target
 from breaklint.finding import Confidence, Span
-from breaklint.registry import find_rule
+from breaklint.check.registry import find_rule
 
 OUTPUT_CODE = '''
 @triton.jit

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.files import DEFAULT_EXCLUDE, discover, display_path, is_excluded
+from breaklint.infra.files import DEFAULT_EXCLUDE, discover, display_path, is_excluded
 
 TREE = [
     "pkg/__init__.py", "pkg/model.py", "pkg/build/gen.py", "pkg/tests/data/x.py", "pkg/tests/test_a.py",

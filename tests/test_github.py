@@ -10,6 +10,7 @@ from pathlib import Path
 
 from breaklint.finding import Confidence, Finding, Severity, Span, Stage
 from breaklint.report.github import annotation
+from testdata import HANG_GUARD_S
 
 ANNOTATION = re.compile(
     r"^::(?P<level>error|warning|notice) file=(?P<file>[^,]+),line=(?P<line>\d+),col=(?P<col>\d+),"
@@ -27,7 +28,7 @@ def test_annotations_from_the_cli(tmp_path: Path) -> None:
                                    encoding="utf-8")
     (tmp_path / "broken.py").write_text("def f(:\n", encoding="utf-8")
     result = subprocess.run([sys.executable, "-m", "breaklint", "check", ".", "--format", "github"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == 2
@@ -60,5 +61,5 @@ def test_escaping() -> None:
 def test_clean_run_prints_nothing(tmp_path: Path) -> None:
     (tmp_path / "ok.py").write_text("x = 1\n", encoding="utf-8")
     result = subprocess.run([sys.executable, "-m", "breaklint", "check", ".", "--format", "github"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 0 and result.stdout == ""

@@ -21,6 +21,8 @@ from typing import Any, Callable
 import pytest
 from testdata import TESTDATA, expected_markers
 
+pytestmark = pytest.mark.dynamo  # runs the real compiler (deselect with -m 'not dynamo')
+
 torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
     pytest.skip("CUDA-graph ground truth needs a CUDA GPU", allow_module_level=True)

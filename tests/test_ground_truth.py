@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testdata import ROOT, expected_markers, markers, project_dirs, project_files, rule_files
+from testdata import HANG_GUARD_S, ROOT, expected_markers, markers, project_dirs, project_files, rule_files
 
-from breaklint.registry import find_rule
+from breaklint.check.registry import find_rule
+
+pytestmark = pytest.mark.dynamo  # runs the real compiler (deselect with -m 'not dynamo')
 
 pytest.importorskip("torch")
 RUNNER = Path(__file__).with_name("ground_truth_runner.py")
@@ -30,7 +32,7 @@ def run_through_dynamo(paths: list[Path], out: Path) -> dict[str, Any]:
     env = {**os.environ, "PYTHONBREAKPOINT": "0", "PYTHONPATH": str(ROOT)}
     completed = subprocess.run(
         [sys.executable, str(RUNNER), str(out), *map(str, paths)],
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=600,
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=HANG_GUARD_S,
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     return json.loads(out.read_text(encoding="utf-8"))

@@ -16,8 +16,9 @@ import pytest
 pytest.importorskip("pygls")
 from lsprotocol import types  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
+from testdata import HANG_GUARD_S  # noqa: E402
 
-TIMEOUT = 60.0
+TIMEOUT = HANG_GUARD_S
 PREFIX = '        label = "é😀"; y = '  # code points and UTF-16 units differ before the finding
 LAYERS = (
     "import torch\nfrom torch import nn\n\n\nclass Scale(nn.Module):\n    def forward(self, x):\n"
@@ -97,10 +98,11 @@ def project(tmp_path: Path) -> Path:
 
 
 def run(coroutine: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coroutine, 240))
+    return asyncio.run(asyncio.wait_for(coroutine, HANG_GUARD_S))
 
 
-async def start(root: Path, encodings: list[types.PositionEncodingKind] | None = None) -> Client:
+async def start(root: Path, encodings: list[types.PositionEncodingKind] | None = None, watches: bool = True) -> Client:
+    """A client over stdio; `watches`: whether it offers file watchers (Neovim, by default, does not)."""
     client = Client()
     await client.start_io(sys.executable, "-m", "breaklint", "lsp", cwd=str(root.parent),
                           env={**os.environ, "PYTHONWARNINGS": "ignore"})
@@ -111,7 +113,7 @@ async def start(root: Path, encodings: list[types.PositionEncodingKind] | None =
         capabilities=types.ClientCapabilities(
             general=types.GeneralClientCapabilities(position_encodings=encodings),
             workspace=types.WorkspaceClientCapabilities(
-                did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)),
+                did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=watches)),
         ),
     ))
     capabilities = result.capabilities
@@ -286,6 +288,39 @@ def test_refresh_on_other_files_and_pyproject(project: Path) -> None:
     run(session())
 
 
+def test_a_client_without_file_watchers(project: Path) -> None:
+    """Neovim registers no file watchers by default: the server is never told of a change on disk,
+    and sees it on its next run anyway (breaklint/disk_watch.py)."""
+    layers = (project / "layers.py").as_uri()
+
+    async def session() -> None:
+        client = await start(project, watches=False)
+        open_doc(client, layers, LAYERS)
+        assert [d.code for d in (await client.wait_for(layers, 1)).diagnostics] == ["BL101"]
+        assert client.registrations == []  # nothing to watch with
+
+        # the settings change on disk; the next edit is judged by them
+        (project / "pyproject.toml").write_text(STRICT + "ignore = ['BL101']\n", encoding="utf-8")
+        change(client, layers, 2, LAYERS)
+        assert (await client.wait_until_version(layers, 2)).diagnostics == ()
+        (project / "pyproject.toml").write_text(STRICT, encoding="utf-8")
+        change(client, layers, 3, LAYERS)
+        assert [d.code for d in (await client.wait_until_version(layers, 3)).diagnostics] == ["BL101"]
+
+        # train.py, which compiles the model, is deleted; then a new file compiles it again
+        (project / "train.py").unlink()
+        change(client, layers, 4, LAYERS)
+        assert (await client.wait_until_version(layers, 4)).diagnostics == ()
+        (project / "run.py").write_text(TRAIN, encoding="utf-8")
+        change(client, layers, 5, LAYERS)
+        (found,) = (await client.wait_until_version(layers, 5)).diagnostics
+        assert found.code == "BL101" and "via run.py:5" in found.message
+
+        await stop(client)
+
+    run(session())
+
+
 def test_diagnostics_after_edits_are_check_format_lsp(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Over stdio, edit after edit (reparsed statement by statement in the server), the
     published diagnostics are exactly what `breaklint check --format lsp` prints for that text."""
@@ -314,7 +349,7 @@ def test_diagnostics_after_edits_are_check_format_lsp(project: Path, tmp_path_fa
             published = await client.wait_until_version(layers, version)
             (disk / "layers.py").write_text(text, encoding="utf-8")
             cli = subprocess.run([sys.executable, "-m", "breaklint", "check", ".", "--format", "lsp",
-                                  "--no-cache"], cwd=disk, capture_output=True, text=True, timeout=120)
+                                  "--no-cache"], cwd=disk, capture_output=True, text=True, timeout=HANG_GUARD_S)
             assert cli.returncode in (0, 1), cli.stderr
             expected = json.loads(cli.stdout).get((disk / "layers.py").as_uri(), [])
             got = [client.protocol._converter.unstructure(d) for d in published.diagnostics]

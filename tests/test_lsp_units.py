@@ -4,17 +4,18 @@ text edit, the warm project index and `--format lsp`."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from breaklint.engine import Engine
+from breaklint.check.engine import Engine
 from breaklint.finding import Span
-from breaklint.positions import UTF8, UTF16, UTF32, from_code_units, lsp_range, one_based, split_lines, to_code_units
-from breaklint.workspace import load_project
-from testdata import ROOT
+from breaklint.report.positions import UTF8, UTF16, UTF32, from_code_units, lsp_range, one_based, split_lines, to_code_units
+from breaklint.lsp.workspace import load_project
+from testdata import HANG_GUARD_S, ROOT
 
 
 @pytest.mark.parametrize(("encoding", "expected"), [(UTF16, 5), (UTF8, 8), (UTF32, 4)])
@@ -41,7 +42,7 @@ def test_lsp_range_clamps_to_the_document() -> None:
 @pytest.fixture
 def lsp():
     pytest.importorskip("pygls")
-    from breaklint import lsp
+    from breaklint.lsp import server as lsp
 
     return lsp
 
@@ -86,9 +87,23 @@ def test_inserted_suppression_silences_the_finding(lsp, tmp_path: Path, check) -
 
 
 # --- the warm project index ------------------------------------------------------------------
-def test_project_matches_check_and_reuses_its_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    examples = ROOT / "examples"
+def test_project_matches_check_and_reuses_its_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    rechecked: list[str]) -> None:
+    """The editor's checks are `check`'s pipeline: the same findings; a second check of the
+    same text indexes nothing and runs no rule again; a buffer's edit indexes that file only."""
+    from breaklint.check import engine as engine_module
+
+    examples = tmp_path / "examples"
+    shutil.copytree(ROOT / "examples", examples)
     monkeypatch.chdir(examples)  # `check` shows paths relative to the working directory
+    indexed: list[str] = []
+    scan_text = engine_module.scan_text
+
+    def spy(text, digest, module_name, is_package):  # type: ignore[no-untyped-def]
+        indexed.append(module_name)
+        return scan_text(text, digest, module_name, is_package)
+
+    monkeypatch.setattr(engine_module, "scan_text", spy)
     project, error = load_project(examples)
     assert error is None
     files = sorted(examples.rglob("*.py"))
@@ -99,18 +114,16 @@ def test_project_matches_check_and_reuses_its_index(tmp_path: Path, monkeypatch:
     layers = examples / "tinygpt" / "layers.py"
     assert {f.code for f in by_file[layers]} == {"BL101", "BL102"}
 
-    index_before = dict(project._index)
+    indexed.clear(), rechecked.clear()
     again = project.check([layers])
     assert again[layers] == by_file[layers]
-    assert all(project._index[p].result is index_before[p].result for p in index_before)  # nothing re-parsed
+    assert indexed == [] and rechecked == []  # from the session's cache: nothing parsed
 
     # a buffer replaces the file: only that module is indexed again
     buffered = layers.read_text(encoding="utf-8").replace("q.abs().max().item()", "q.abs().max()")
     in_buffer = project.check([layers], {layers: buffered})
     assert {f.code for f in in_buffer[layers]} == {"BL102"}
-    assert project._index[layers].result is not index_before[layers].result
-    model = examples / "tinygpt" / "model.py"
-    assert project._index[model].result is index_before[model].result
+    assert indexed == ["layers"] and rechecked == ["tinygpt/layers.py"]
 
 
 def test_project_sees_disk_changes_and_new_files(tmp_path: Path) -> None:
@@ -146,7 +159,7 @@ def test_format_lsp_one_shot(tmp_path: Path) -> None:
                                    encoding="utf-8")
     (tmp_path / "clean.py").write_text("x = 1\n", encoding="utf-8")
     result = subprocess.run([sys.executable, "-m", "breaklint", "check", ".", "--format", "lsp"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 1, result.stderr
     published = json.loads(result.stdout)
     assert list(published) == [(tmp_path / "m.py").as_uri()]
@@ -178,9 +191,28 @@ def test_pygls_stays_optional(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("import torch\n@torch.compile\ndef f(x):\n    return x.item()\n", encoding="utf-8")
     for output in ("lsp", "sarif", "github"):
         result = subprocess.run([sys.executable, "-m", "breaklint", "check", "m.py", "--format", output],
-                                cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
+                                cwd=tmp_path, capture_output=True, text=True, env=env, timeout=HANG_GUARD_S)
         assert result.returncode == 1 and "BL101" in result.stdout, result.stderr
     server = subprocess.run([sys.executable, "-m", "breaklint", "lsp"], cwd=tmp_path, capture_output=True,
-                            text=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
+                            text=True, env=env, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
     assert server.returncode == 2
     assert "pip install 'breaklint[lsp]'" in server.stderr
+
+
+def test_a_sub_project_keeps_its_own_settings_in_the_editor(tmp_path: Path) -> None:
+    """As `check` does: each open file takes the nearest [tool.breaklint] above it."""
+    loop = "import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x.sum().item()\n"
+    (tmp_path / "pyproject.toml").write_text("[tool.breaklint]\nignore = ['BL101']\n", encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "pyproject.toml").write_text("[tool.breaklint]\nignore = ['BL106']\n", encoding="utf-8")
+    top, sub = tmp_path / "m.py", tmp_path / "sub" / "m.py"
+    top.write_text(loop, encoding="utf-8")
+    sub.write_text(loop, encoding="utf-8")
+    project, error = load_project(tmp_path)
+    assert error is None
+    found = project.check([top, sub])
+    assert [f.code for f in found[top]] == ["BL106"] and [f.code for f in found[sub]] == ["BL101"]
+    assert not project.stale()
+    (tmp_path / "sub" / "pyproject.toml").write_text("[tool.breaklint]\nignore = ['BL106', 'BL101']\n",
+                                                     encoding="utf-8")
+    assert project.stale()  # the server loads the workspace again before its next check

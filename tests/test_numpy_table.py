@@ -10,7 +10,7 @@ import pytest
 np = pytest.importorskip("numpy")
 misc = pytest.importorskip("torch._dynamo.variables.misc")
 
-from breaklint.numpy_api import CONSTANT_CALLS, SCALAR_DRAWS  # noqa: E402
+from breaklint.analysis.numpy_api import CONSTANT_CALLS, SCALAR_DRAWS  # noqa: E402
 from rules.untraceable_numpy_call import UNTRACEABLE_NUMPY, UNTRACEABLE_NUMPY_RANDOM  # noqa: E402
 
 

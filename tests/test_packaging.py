@@ -8,14 +8,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 
 def test_wheel_layout(tmp_path: Path) -> None:
     pytest.importorskip("setuptools")
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=HANG_GUARD_S,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     (wheel,) = tmp_path.glob("breaklint-*.whl")
@@ -30,3 +30,13 @@ def test_wheel_layout(tmp_path: Path) -> None:
     assert sorted(r.split()[1].split(">")[0].split(";")[0] for r in runtime) == ["click", "libcst", "tomli"]
     assert any("tomli" in r and 'python_version < "3.11"' in r for r in runtime)
     assert any(r.startswith("Requires-Dist: torch") and 'extra == "confirm"' in r for r in requires)
+    # MIT, as the metadata says, with its text inside the wheel; the project's addresses.
+    assert "License: MIT" in text.splitlines() and "License-File: LICENSE" in text.splitlines()
+    (license_name,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    shipped = zipfile.ZipFile(wheel).read(license_name).decode()
+    assert shipped == (ROOT / "LICENSE").read_text(encoding="utf-8") and shipped.startswith("MIT License")
+    urls = dict(line.removeprefix("Project-URL: ").split(", ", 1) for line in text.splitlines()
+                if line.startswith("Project-URL: "))
+    assert set(urls) == {"Repository", "Documentation", "Changelog", "Issues"}
+    assert all(url.startswith(urls["Repository"] + "/") for label, url in urls.items() if label != "Repository")
+    assert urls["Changelog"].endswith("/CHANGELOG.md") and (ROOT / "CHANGELOG.md").is_file()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 pytest.importorskip("pre_commit")
 import yaml  # noqa: E402  (pre-commit's own dependency)
@@ -22,18 +22,20 @@ if shutil.which("git") is None:
 
 BAD = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n"
 GOOD = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum()\n"
-INSTALL_TIMEOUT = 600  # pre-commit builds a virtualenv and pip-installs breaklint into it
+# Only a `possible` note (severity info): shown, but it does not block a commit.
+NOTE = ("import torch\nimport warnings\n\n@torch.compile\ndef f(x, legacy=None):\n    if legacy is not None:\n"
+        "        warnings.warn('legacy is deprecated')\n    return x + 1\n")
 
 
 def git(*args: str, cwd: Path, env: dict[str, str]) -> str:
-    result = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 
 
 def pre_commit(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=INSTALL_TIMEOUT)
+                          text=True, timeout=HANG_GUARD_S)
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +57,7 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) -> 
     pre-commit installs from a commit, and /work's own history is never touched."""
     repo = tmp_path_factory.mktemp("hook-repo")
     listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60, check=True).stdout.split("\0")
+                            capture_output=True, text=True, timeout=HANG_GUARD_S, check=True).stdout.split("\0")
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
@@ -91,27 +93,43 @@ def test_try_repo_fails_on_the_bad_file(hook_repo: Path, work: Path, env: dict[s
     assert "good.py:" not in output
 
 
+def readme_config(repo: Path) -> str:
+    """The README's `.pre-commit-config.yaml`, pointed at `repo`."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## pre-commit"):]
+    snippet = section[section.index("```yaml\n") + len("```yaml\n"):section.index("```\n", section.index("```yaml"))]
+    (url,) = [line.split("repo:")[1].split("#")[0].strip() for line in snippet.splitlines() if "repo:" in line]
+    return snippet.replace(url, repo.as_posix())
+
+
 def test_installed_hook_blocks_a_bad_commit(hook_repo: Path, work: Path, env: dict[str, str]) -> None:
+    """The README's snippet, then `pre-commit autoupdate` as it says: with no tag in the hook's
+    repository, the rev becomes its newest commit."""
+    (work / ".pre-commit-config.yaml").write_text(readme_config(hook_repo), encoding="utf-8")
+    updated = pre_commit("autoupdate", cwd=work, env=env)
+    assert updated.returncode == 0, updated.stdout + updated.stderr
     rev = git("rev-parse", "HEAD", cwd=hook_repo, env=env)
-    (work / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {hook_repo.as_posix()}\n    rev: {rev}\n    hooks:\n      - id: breaklint\n")
+    (config,) = yaml.safe_load((work / ".pre-commit-config.yaml").read_text(encoding="utf-8"))["repos"]
+    assert config["rev"] == rev and config["hooks"] == [{"id": "breaklint"}]
     (work / "pyproject.toml").write_text('[tool.breaklint]\nextend-exclude = ["vendored"]\n')
     (work / "vendored").mkdir()
     (work / "vendored" / "third_party.py").write_text(BAD, encoding="utf-8")
     installed = pre_commit("install", cwd=work, env=env)
     assert installed.returncode == 0, installed.stderr
 
-    # a good file (and an excluded bad one: --force-exclude) commits
-    git("add", ".pre-commit-config.yaml", "pyproject.toml", "good.py", "vendored/third_party.py", cwd=work, env=env)
+    # a good file, one with only a `possible` note, and an excluded bad one (--force-exclude) commit
+    (work / "note.py").write_text(NOTE, encoding="utf-8")
+    git("add", ".pre-commit-config.yaml", "pyproject.toml", "good.py", "note.py", "vendored/third_party.py",
+        cwd=work, env=env)
     commit = subprocess.run(["git", "commit", "-m", "good"], cwd=work, env=env, capture_output=True, text=True,
-                            timeout=INSTALL_TIMEOUT)
+                            timeout=HANG_GUARD_S)
     assert commit.returncode == 0, commit.stdout + commit.stderr
     assert "breaklint" in commit.stdout + commit.stderr and "Passed" in commit.stdout + commit.stderr
 
     # a bad file does not
     git("add", "bad.py", cwd=work, env=env)
     blocked = subprocess.run(["git", "commit", "-m", "bad"], cwd=work, env=env, capture_output=True, text=True,
-                             timeout=INSTALL_TIMEOUT)
+                             timeout=HANG_GUARD_S)
     output = blocked.stdout + blocked.stderr
     assert blocked.returncode != 0, output
     assert "bad.py:5:12: BL101" in output and "Failed" in output

@@ -569,8 +569,33 @@ def test_assume_forward_switch(tmp_path, check) -> None:
         """})
     result = check([root], root=root)
     assert flagged(result) == {("m.py", 6)}
-    assert regions(result)[6] == "`Net.forward` via assume-forward-compiled"
+    # Said as an assumption a newcomer can turn off, never as a compile call that was seen.
+    assert regions(result)[6] == ("`Net.forward` (assumed compiled: no torch.compile of it was seen; "
+                                  "assume-forward-compiled = false turns this off)")
+    assumed = next(f for f in result.findings if f.span.start_line == 6)
+    assert assumed.region.assumed
+    # `certain` would read as "certainly compiled": an assumed region is at most `likely`.
+    assert assumed.confidence.value == "likely"
     assert flagged(check([root], root=root, assume_forward_compiled=False)) == set()
+
+
+def test_a_region_seen_compiled_stays_certain(tmp_path, check) -> None:
+    root = project(tmp_path, {"m.py": """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def forward(self, x: torch.Tensor):
+                return x.sum().item()
+
+        class Aug(nn.Module):
+            def forward(self, x: torch.Tensor):
+                return x.sum().item()
+
+        model = torch.compile(Net())
+        """})
+    found = {f.region.entry: (f.confidence.value, f.region.assumed) for f in check([root], root=root).findings}
+    assert found == {"Net.forward": ("certain", False), "Aug.forward": ("likely", True)}
 
 
 def test_configured_entry_points(tmp_path, check) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from breaklint.finding import Stage
-from breaklint.registry import all_rules
+from breaklint.check.registry import all_rules
 from breaklint.rule import DOC_SECTIONS
 
 RULES = all_rules()

@@ -1,4 +1,4 @@
-"""Values followed through a callee's `return` (breaklint/returns.py): a call of a project
+"""Values followed through a callee's `return` (breaklint/analysis/returns.py): a call of a project
 function gives the join of its returns, a tuple return unpacked gives each target its element,
 and a cached run re-checks the caller when only the callee's file changes."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.cache import CACHE_DIR
-from breaklint.engine import CheckResult
+from breaklint.check.cache import CACHE_DIR
+from breaklint.check.engine import CheckResult
 from testdata import check_tree as run, write_tree as write
 
 
@@ -25,10 +25,10 @@ def found(result: CheckResult, codes: tuple[str, ...] = ("BL101", "BL102")) -> s
 
 
 def both(root: Path) -> set[tuple[str, int, str, str]]:
-    """The findings, the same from the shortcut pipeline and the reference one."""
-    shortcut, reference = found(run(root)), found(run(root, shortcut=False))
-    assert shortcut == reference
-    return shortcut
+    """The findings, the same from one process and from two worker processes."""
+    alone, pooled = found(run(root)), found(run(root, jobs=2))
+    assert alone == pooled
+    return alone
 
 
 def attention(helper: str, use: str = "return probs.narrow(-1, n, probs.size(-1) - n)") -> dict[str, str]:

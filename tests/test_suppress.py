@@ -71,3 +71,25 @@ def test_unused_not_reported_for_disabled_rule(tmp_path, check) -> None:
 def test_comment_text_inside_string_is_not_a_suppression(tmp_path, check) -> None:
     text = BAD.format(comment=' + len("# breaklint: ignore[BL101]")')
     assert codes(check([write(tmp_path, text)], root=tmp_path)) == [(5, "BL101")]
+
+
+def test_noqa_lists_as_flake8_and_ruff_write_them(tmp_path, check) -> None:
+    """The whole list is read, whatever comes first and however it is separated."""
+    for comment in ("# noqa: E501, BL101", "# noqa:E501,BL101", "# noqa: E501 BL101", "# NOQA: e501,bl101",
+                    "# noqa : BL101, E731", "# noqa: F401,E501  BL101 because"):
+        text = BAD.format(comment="  " + comment)
+        assert codes(check([write(tmp_path, text)], root=tmp_path)) == [], comment
+
+
+def test_noqa_for_other_linters_only(tmp_path, check) -> None:
+    """`# noqa: E501` is another linter's: the finding stays and no BL004 is reported."""
+    for comment in ("# noqa: E501", "# noqa: E501, F401", "# noqa: E501 see BL101"):
+        text = BAD.format(comment="  " + comment)
+        assert codes(check([write(tmp_path, text)], root=tmp_path)) == [(5, "BL101")], comment
+
+
+def test_noqa_list_with_an_unused_code_of_ours(tmp_path, check) -> None:
+    text = BAD.format(comment="  # noqa: E501, BL101, BL102")
+    result = check([write(tmp_path, text)], root=tmp_path)
+    assert codes(result) == [(5, "BL004")]
+    assert "BL102" in result.findings[0].message and "E501" not in result.findings[0].message

@@ -21,6 +21,10 @@ from pathlib import Path
 from breaklint.versions import TorchVersion, Versions, default_target
 
 ROOT = Path(__file__).resolve().parent.parent
+# Every wait in the tests (a subprocess, a server's answer) is bounded by this, only so that a hang
+# fails the test instead of stalling the run. No outcome may depend on it: nothing a test asserts
+# depends on how long something took (speed targets live in benchmarks/).
+HANG_GUARD_S = 600.0
 TESTDATA = ROOT / "testdata" / "rules"
 PROJECTS = ROOT / "testdata" / "projects"
 _CODES = r"(?P<codes>BL\d{3}(?:\s*,\s*BL\d{3})*)(?:\s*\((?P<why>.*)\)\s*$)?"
@@ -88,12 +92,12 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def check_tree(root: Path, cache: Path | None = None, shortcut: bool = True):  # type: ignore[no-untyped-def]
+def check_tree(root: Path, cache: Path | None = None, jobs: int = 1):  # type: ignore[no-untyped-def]
     """`breaklint check root` with only explicit compile sites as entries (a CheckResult)."""
-    from breaklint.cache import Cache
+    from breaklint.check.cache import Cache
     from breaklint.config import Config
-    from breaklint.engine import Engine
-    from breaklint.registry import RuleSet
+    from breaklint.check.engine import Engine
+    from breaklint.check.registry import RuleSet
 
     config = Config(root=root, assume_forward_compiled=False)
-    return Engine(config, RuleSet(config), cache=Cache(cache) if cache else None, shortcut=shortcut).check([root])
+    return Engine(config, RuleSet(config), cache=Cache(cache) if cache else None, jobs=jobs).check([root])

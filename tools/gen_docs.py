@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from breaklint.registry import all_rules  # noqa: E402
+from breaklint.check.registry import all_rules  # noqa: E402
 from breaklint.report import ruledoc  # noqa: E402
 
 DOCS = ROOT / "docs" / "rules"

@@ -1,6 +1,6 @@
-"""Regenerate breaklint/torch_api.py from the installed torch (run by hand after a torch bump).
+"""Regenerate breaklint/analysis/torch_api.py from the installed torch (run by hand after a torch bump).
 
-    python tools/gen_torch_api.py > breaklint/torch_api.py
+    python tools/gen_torch_api.py > breaklint/analysis/torch_api.py
 
 `breaklint check` must not import torch, so what torch's functions return is read here once,
 from the ATen operator schemas, and committed as plain data.

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..finding import Confidence, Finding, Severity, Span, Stage
-from ..registry import find_rule
+from breaklint.check.registry import find_rule
+
 from .places import display_path
 
 CONFIRMED, NOT_REPRODUCED, NOT_REACHED = "confirmed", "not reproduced", "not reached"

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..engine import CheckResult
+from breaklint.finding import CheckResult
 from ..finding import Finding
 from ..report.json import finding_record
+from ..report.printable import printable
 from .join import CONFIRMED, NOT_REACHED, NOT_REPRODUCED, JoinResult, failure_finding, join
 from .ladder import ladder_rows, render_ladder, render_program_ladder
 from .runner import Status, TargetRun, run_target
@@ -80,9 +81,9 @@ def render_target(run: TargetRun) -> str:
     where = f"{result.get('device', '?')}, torch {result.get('torch', '?')}"
     if result.get("triton"):
         where += f", Triton {result['triton']}"
-    lines = [f"target {run.target.label} ({where})" + (f": {result['usage']}" if result.get("usage") else "")]
+    lines = [printable(f"target {run.target.label} ({where})" + (f": {result['usage']}" if result.get("usage") else ""))]
     if run.failure:
-        lines.append(f" failed: {run.failure}")
+        lines.append(printable(f" failed: {run.failure}"))  # may quote the target's own output
     if result.get("stages"):
         lines.append(render_ladder(result))
     return "\n".join(lines) + "\n"
@@ -94,9 +95,10 @@ def render_findings(report: ConfirmReport) -> str:
     for judged in report.joined.judged:
         f = judged.finding
         evidence = f" — {judged.evidence}" if judged.evidence else ""
-        lines.append(f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.code} {judged.status}{evidence}")
+        lines.append(printable(f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.code} {judged.status}{evidence}"))
     for f in [*report.joined.runtime_only, *report.failures]:
-        lines.append(f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.code} runtime-only [{f.stage.value}] {f.message}")
+        lines.append(printable(f"{f.path}:{f.span.start_line}:{f.span.start_col}: {f.code} runtime-only "
+                               f"[{f.stage.value}] {f.message}"))
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
 

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..files import DEFAULT_EXCLUDE, is_excluded
+from breaklint.infra.files import DEFAULT_EXCLUDE, is_excluded
 
 EXAMPLES_FILE = "breaklint_examples.py"
 

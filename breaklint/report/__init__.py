@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..engine import CheckResult
+from ..finding import CheckResult
 from .github import render_github
 from .json import render_json
-from .lsp import render_lsp
+from .lsp_format import render_lsp
 from .sarif import render_sarif
-from .text import render_text
+from .text import render_concise, render_text
 
 Renderer = Callable[[CheckResult, bool], str]
 
 RENDERERS: dict[str, Renderer] = {
     "text": render_text,
+    "concise": render_concise,
     "json": render_json,
     "sarif": render_sarif,
     "github": render_github,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..engine import CheckResult
+from breaklint.finding import CheckResult
 from ..finding import Finding
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from ..registry import ALWAYS_SHOWN
+from breaklint.check.registry import ALWAYS_SHOWN
 from ..rule import Rule
 
 GENERATED_BY = "tools/gen_docs.py"
@@ -21,6 +21,24 @@ def summary(rule: type[Rule]) -> str:
     """The first paragraph of `## What it does`, on one line."""
     match = re.search(r"## What it does\s*\n(.*?)(?:\n\s*\n|\n##|$)", markdown(rule), re.S)
     return " ".join((match.group(1) if match else rule.name).split())
+
+
+def sentence(rule: type[Rule]) -> str:
+    """The summary's first sentence, up to its list of forms (`Finds X in a compiled region:
+    ...`): SARIF's shortDescription. Code spans and parentheses are never cut."""
+    text = summary(rule)
+    quoted, depth = False, 0
+    for at, char in enumerate(text):
+        if char == "`":
+            quoted = not quoted
+        elif not quoted and char in "([":
+            depth += 1
+        elif not quoted and char in ")]":
+            depth = max(0, depth - 1)
+        elif not quoted and depth == 0 and text[at + 1:at + 2] in ("", " "):
+            if char in ":;" or (char == "." and (at + 2 >= len(text) or text[at + 2].isupper())):
+                return text[:at].rstrip(" ,") + "."
+    return text.rstrip(".") + "."
 
 
 def versions(rule: type[Rule]) -> str:

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from testdata import HANG_GUARD_S
+
 from .support import breaklint_command
 
 
@@ -52,7 +54,7 @@ class RawLsp:
         self.send_raw(json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8"))
 
     # --- requests and notifications ------------------------------------------------------------
-    def request(self, method: str, params: Any = None, timeout: float = 30.0) -> dict[str, Any]:
+    def request(self, method: str, params: Any = None, timeout: float = HANG_GUARD_S) -> dict[str, Any]:
         self._next_id += 1
         ident = self._next_id
         self.send({"id": ident, "method": method, **({"params": params} if params is not None else {})})
@@ -61,7 +63,7 @@ class RawLsp:
     def notify(self, method: str, params: Any = None) -> None:
         self.send({"method": method, **({"params": params} if params is not None else {})})
 
-    def wait(self, predicate: Any, timeout: float = 30.0) -> dict[str, Any]:
+    def wait(self, predicate: Any, timeout: float = HANG_GUARD_S) -> dict[str, Any]:
         for message in self.seen:
             if predicate(message):
                 self.seen.remove(message)
@@ -83,7 +85,7 @@ class RawLsp:
                 return message
             self.seen.append(message)
 
-    def diagnostics(self, uri: str, timeout: float = 60.0) -> list[dict[str, Any]]:
+    def diagnostics(self, uri: str, timeout: float = HANG_GUARD_S) -> list[dict[str, Any]]:
         message = self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
                             and m["params"]["uri"] == uri, timeout)
         return message["params"]["diagnostics"]
@@ -101,7 +103,7 @@ class RawLsp:
             "text": path.read_text(encoding="utf-8") if text is None else text}})
         return uri
 
-    def shutdown(self, timeout: float = 30.0) -> int:
+    def shutdown(self, timeout: float = HANG_GUARD_S) -> int:
         """shutdown, exit; the exit status of the server."""
         self.request("shutdown", timeout=timeout)
         self.notify("exit")
@@ -110,7 +112,7 @@ class RawLsp:
     def close(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=HANG_GUARD_S)
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
                 stream.close()

@@ -15,16 +15,16 @@ from typing import Any, Iterator
 
 from breaklint.cli import exit_code
 from breaklint.config import Config
-from breaklint.engine import CheckResult, Engine
+from breaklint.check.engine import CheckResult, Engine
 from breaklint.finding import Finding
-from breaklint.registry import RuleSet
+from breaklint.check.registry import RuleSet
+from testdata import HANG_GUARD_S
 
 REPO = Path(__file__).resolve().parents[2]
 # A file with one known finding: BL101 at 5:12. Every bad-input test keeps it beside the bad
 # file and asserts it is still reported.
 BAD = "import torch\n\n@torch.compile\ndef f(x):\n    return x.sum().item()\n"
 GOOD_FINDING = ("good.py", "BL101", 5, 12)
-CLI_TIMEOUT = 60.0
 
 
 def breaklint_command() -> list[str]:
@@ -47,7 +47,7 @@ class CliRun:
         return {(r["path"], r["code"], r["start_line"], r["start_column"]) for r in self.records()}
 
 
-def run_cli(args: list[str], cwd: Path, timeout: float = CLI_TIMEOUT, **popen: Any) -> CliRun:
+def run_cli(args: list[str], cwd: Path, timeout: float = HANG_GUARD_S, **popen: Any) -> CliRun:
     """`breaklint ARGS` in `cwd`. A crash (a signal, or a traceback) is reported by the caller's
     assertions on the exit code and stderr; a hang by the timeout."""
     completed = subprocess.run([*breaklint_command(), *args], cwd=cwd, capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""Issue 6, item 6: the cache (breaklint/cache.py, `.breaklint_cache/`) can only make a run
+"""Issue 6, item 6: the cache (breaklint/check/cache.py, `.breaklint_cache/`) can only make a run
 faster. Corrupted, truncated, foreign, unwritable, concurrently written or stale, it degrades to
 a cold run and never changes a finding; writes are atomic."""
 
@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.cache import CACHE_DIR, Cache, _read_pack, _write_pack, code_salt
+from breaklint.check.cache import CACHE_DIR, Cache, _read_pack, _write_pack, code_salt
 from breaklint.config import Config
-from breaklint.engine import Engine
-from breaklint.registry import RuleSet
+from breaklint.check.engine import Engine
+from breaklint.check.registry import RuleSet
 
 from .support import breaklint_command, stable_view
+from testdata import HANG_GUARD_S
 
 LAYERS = ("import torch\nfrom torch import nn\n\n\nclass Scale(nn.Module):\n    def forward(self, x):\n"
           "        y = x.sum().item()\n        return x * y\n")
@@ -147,11 +148,11 @@ def test_concurrent_runs_share_one_cache(project: Path) -> None:
     for i in range(6):
         (project / f"extra{i}.py").write_text(OTHER.replace("x.tolist()", f"x.tolist()  # {i}"), encoding="utf-8")
     expected = subprocess.run([*breaklint_command(), "check", "--no-cache", "--format", "json", "."], cwd=project,
-                              capture_output=True, text=True, timeout=120).stdout
+                              capture_output=True, text=True, timeout=HANG_GUARD_S).stdout
     processes = [subprocess.Popen([*breaklint_command(), "check", "--format", "json", "--jobs", "1", "."],
                                   cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                  for _ in range(4)]
-    outputs = [p.communicate(timeout=120) for p in processes]
+    outputs = [p.communicate(timeout=HANG_GUARD_S) for p in processes]
     for (stdout, stderr), process in zip(outputs, processes):
         assert process.returncode == 1, stderr
         assert stdout == expected
@@ -160,5 +161,85 @@ def test_concurrent_runs_share_one_cache(project: Path) -> None:
         assert _read_pack(pack, salt), f"{pack.name} is not a whole pack"
     assert not list((project / CACHE_DIR).glob("*.tmp"))
     again = subprocess.run([*breaklint_command(), "check", "--format", "json", "."], cwd=project,
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert again.stdout == expected
+
+
+# Issue 18, item 5: what a cloned tree may plant in `.breaklint_cache/`. A pack that was a FIFO
+# hung the run forever, one linked to /dev/zero ended in MemoryError, and a dangling
+# CACHEDIR.TAG symlink made breaklint write outside the tree.
+PACKS = ("facts.pack", "regions.pack", "findings.pack")
+
+
+def cli_json(root: Path, *args: str) -> str:
+    done = subprocess.run([*breaklint_command(), "check", "--format", "json", *args, "."], cwd=root,
+                          capture_output=True, text=True, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_packs_that_are_fifos_are_not_waited_for(project: Path) -> None:
+    expected = cli_json(project, "--no-cache")
+    (project / CACHE_DIR).mkdir()
+    for name in PACKS:
+        os.mkfifo(project / CACHE_DIR / name)
+    assert cli_json(project) == expected  # a hang is the timeout's failure
+    assert cli_json(project) == expected  # and the packs written in their place are read
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
+def test_packs_linked_to_an_endless_device_are_not_read(project: Path) -> None:
+    expected = cli_json(project, "--no-cache")
+    (project / CACHE_DIR).mkdir()
+    for name in PACKS:
+        (project / CACHE_DIR / name).symlink_to("/dev/zero")
+    assert cli_json(project) == expected
+    assert Path("/dev/zero").exists() and not Path("/dev/zero").is_file()  # the links were replaced, not written through
+    assert not any((project / CACHE_DIR / name).is_symlink() for name in PACKS)
+
+
+@pytest.mark.parametrize("marker", [".gitignore", "CACHEDIR.TAG"])
+def test_a_dangling_marker_symlink_is_not_written_through(project: Path, tmp_path_factory: pytest.TempPathFactory,
+                                                          marker: str) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "written-by-breaklint"
+    (project / CACHE_DIR).mkdir()
+    (project / CACHE_DIR / marker).symlink_to(outside)
+    expected = cli_json(project, "--no-cache")
+    assert cli_json(project) == expected
+    assert not outside.exists() and (project / CACHE_DIR / marker).is_symlink()
+    assert len(packs(project)) == 3  # the cache itself still works
+
+
+def test_a_cache_folder_linked_elsewhere_is_neither_read_nor_written(
+        project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Even a valid cache of this user's (another project's, signed with the same key) is not
+    used through a link that came with the tree."""
+    elsewhere = tmp_path_factory.mktemp("other-project")
+    (elsewhere / "layers.py").write_text(LAYERS.replace("x.sum().item()", "x.sum()"), encoding="utf-8")
+    (elsewhere / "train.py").write_text(TRAIN, encoding="utf-8")
+    (elsewhere / "other.py").write_text("x = 1\n", encoding="utf-8")
+    run(elsewhere, Cache(elsewhere / CACHE_DIR))
+    before = {p.name: p.read_bytes() for p in (elsewhere / CACHE_DIR).iterdir()}
+    (project / CACHE_DIR).symlink_to(elsewhere / CACHE_DIR, target_is_directory=True)
+    expected = cli_json(project, "--no-cache")
+    assert cli_json(project) == expected
+    assert {p.name: p.read_bytes() for p in (elsewhere / CACHE_DIR).iterdir()} == before
+    assert run(project, Cache(project / CACHE_DIR)) == run(project, None)
+
+
+def test_a_pack_must_be_a_bounded_regular_file_of_the_folder(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import breaklint.check.cache
+
+    run(project, Cache(project / CACHE_DIR))
+    salt = code_salt()
+    real = project / CACHE_DIR / "facts.pack"
+    assert _read_pack(real, salt)
+    moved = project / "facts.pack.elsewhere"
+    real.rename(moved)
+    real.symlink_to(moved)
+    assert _read_pack(real, salt) == {}  # a symlink, even to a whole pack
+    real.unlink()
+    moved.rename(real)
+    monkeypatch.setattr(breaklint.check.cache, "MAX_PACK_BYTES", real.stat().st_size - 1)
+    assert _read_pack(real, salt) == {}  # over the bound

@@ -5,6 +5,7 @@ this drives the command line.)"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from click.testing import CliRunner
 
 from breaklint.cli import cli
 
-from .support import BAD
+from .support import BAD, run_cli
 
 CASES = [
     # (pyproject body, the key named in the error, a phrase of the error)
@@ -102,3 +103,65 @@ def test_valid_globs_and_entry_points_still_load(project: Path) -> None:
     result = CliRunner().invoke(cli, ["check", "--no-cache", str(project)])
     assert result.exit_code == 1, result.output
     assert "BL101" in result.stdout
+
+
+# Issue 18, item 4: what a parent folder's pyproject.toml may hold. Each was a TypeError,
+# AttributeError or RecursionError traceback and exit 1, or was accepted without a word.
+DEEP = "[" * 3000 + "]" * 3000
+HOSTILE_PARENT = [
+    ("tool = 1\n", "tool", "must be a table"),
+    ("tool = 'breaklint'\n", "tool", "must be a table"),
+    ("tool = ['breaklint']\n", "tool", "must be a table"),
+    (f"x = {DEEP}\n", None, "nested too deeply"),
+    (f"[tool.breaklint]\nselect = {DEEP}\n", None, "nested too deeply"),
+    (f"[tool.breaklint]\nselect = {'[' * 200}1{']' * 200}\n", "select", "expected a list of strings"),
+    ("[tool.breaklint]\ntarget-python = '3.0'\n", "target-python", "not one torch.compile runs on (3.8 to 3.14)"),
+    ("[tool.breaklint]\ntarget-python = '3.99'\n", "target-python", "not one torch.compile runs on"),
+    ("[tool.breaklint]\ntarget-python = '3.\u0661\u0662'\n", "target-python", "not a Python version"),
+    ("[tool.breaklint]\ntarget-torch = '99.99'\n", "target-torch", "not a version breaklint knows"),
+    ("[tool.breaklint]\ntarget-torch = '1.13'\n", "target-torch", "not a version breaklint knows"),
+    ("[tool.breaklint]\ntarget-torch = '2.\u0661\u0662'\n", "target-torch", "not a torch version"),
+]
+
+
+@pytest.mark.parametrize("body,key,phrase", HOSTILE_PARENT)
+def test_hostile_parent_pyproject(project: Path, body: str, key: str | None, phrase: str) -> None:
+    config = project / "pyproject.toml"
+    config.write_text(body, encoding="utf-8")
+    sub = project / "sub"
+    sub.mkdir()
+    (sub / "good.py").write_text(BAD, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["check", "--no-cache", str(sub)])
+    one_error_line(result, config, key, phrase)
+    assert len(result.stderr) < 400  # the value is abridged, not printed whole
+
+
+def test_versions_on_the_command_line_are_checked_too(project: Path) -> None:
+    runner = CliRunner()
+    for args, phrase in ((["--target-torch", "99.99"], "not a version breaklint knows"),
+                         (["--target-python", "3.99"], "not one torch.compile runs on"),
+                         (["--target-python", "3.\u0661\u0662"], "not a Python version")):
+        result = runner.invoke(cli, ["check", "--no-cache", *args, str(project)])
+        assert result.exit_code == 2 and result.stdout == "" and phrase in result.stderr, (args, result.output)
+    result = runner.invoke(cli, ["check", "--no-cache", "--target-torch", "2.0", "--target-python", "3.8", str(project)])
+    assert result.exit_code == 1, result.output  # the ends of the range are versions too
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "large"])
+def test_a_config_that_is_not_a_settings_file(project: Path, kind: str) -> None:
+    """`--config` naming a FIFO once waited forever; /dev/zero was read until memory ran out."""
+    config = project / "settings.toml"
+    if kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        os.mkfifo(config)
+    elif kind == "device":
+        if not Path("/dev/zero").exists():
+            pytest.skip("no /dev/zero here")
+        config.symlink_to("/dev/zero")
+    else:
+        config.write_text("select = ['BL1']\n" + "# padding\n" * 200_000, encoding="utf-8")
+    run = run_cli(["check", "--no-cache", "--config", str(config), "."], cwd=project)
+    assert run.returncode == 2 and run.stdout == "", run.stderr
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert "not a regular file" in run.stderr if kind != "large" else "larger than 1 MiB" in run.stderr

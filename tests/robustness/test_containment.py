@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.parallel import WorkerPool
+from breaklint.infra.parallel import WorkerPool
 from breaklint.rule import Rule
 
 from .support import BAD, by_path, check, exit_status
+from testdata import HANG_GUARD_S
 
 BRANCH = BAD + "    if x.sum() > 0:\n        pass\n"  # BL101 at 5:12 and BL102 at 6:8
 OTHER = BAD.replace("item", "tolist")  # BL101 at 5:12
@@ -77,7 +78,7 @@ def _cli_with_patch(tree: Path, patch: str, *args: str) -> subprocess.CompletedP
         main()
     """).replace("ARGS", repr(list(args)))
     return subprocess.run([sys.executable, "-c", "import sys, os\n" + script], cwd=tree, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=HANG_GUARD_S)
 
 
 RAISE_ON_BOOM = """
@@ -144,7 +145,7 @@ def test_cli_exit_code_and_no_traceback_on_stderr(tree: Path) -> None:
 
 
 def test_error_while_indexing_one_file(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import breaklint.prepass as prepass
+    import breaklint.index.builder as prepass
 
     original = prepass.summarize
 
@@ -161,7 +162,7 @@ def test_error_while_indexing_one_file(tree: Path, monkeypatch: pytest.MonkeyPat
     assert exit_status(result) == 2
 
 
-# --- the pool itself (breaklint/parallel.py) --------------------------------------------------
+# --- the pool itself (breaklint/infra/parallel.py) --------------------------------------------------
 def _no_state(state: object) -> None:
     pass
 
@@ -195,10 +196,10 @@ def test_pool_without_on_crash_still_raises() -> None:
 
 def test_a_dead_worker_is_never_cached(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The BL005 of a worker that died is this run's news only: the next run checks the file."""
-    from breaklint.cache import Cache
+    from breaklint.check.cache import Cache
     from breaklint.config import Config
-    from breaklint.engine import Engine
-    from breaklint.registry import RuleSet
+    from breaklint.check.engine import Engine
+    from breaklint.check.registry import RuleSet
     from breaklint.rules.tensor_to_scalar import TensorToScalar
 
     original = TensorToScalar.visit_Call
@@ -221,7 +222,7 @@ def test_a_dead_worker_is_never_cached(tree: Path, monkeypatch: pytest.MonkeyPat
 
 def test_a_worker_dying_in_the_pre_pass(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The pre-pass runs in workers too (from 64 files on): a death there is BL005 for that file."""
-    import breaklint.scan as scan
+    import breaklint.index.scan as scan
 
     for i in range(70):
         (tree / f"more_{i}.py").write_text(OTHER, encoding="utf-8")

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from .support import BAD, GOOD_FINDING, assert_no_crash, run_cli
+from testdata import HANG_GUARD_S
 
 CORPUS = Path(__file__).parent / "corpus"
 CASES = sorted(p.name for p in CORPUS.glob("*.case"))
@@ -17,7 +18,7 @@ def test_corpus_entry(tmp_path: Path, name: str) -> None:
     data = (CORPUS / name).read_bytes()
     (tmp_path / "case.py").write_bytes(data)
     (tmp_path / "good.py").write_text(BAD, encoding="utf-8")
-    run = run_cli(["check", "--no-cache", "--format", "json", "--scope", "all", "."], cwd=tmp_path, timeout=30)
+    run = run_cli(["check", "--no-cache", "--format", "json", "--scope", "all", "."], cwd=tmp_path, timeout=HANG_GUARD_S)
     assert_no_crash(run)
     records = run.records()
     assert (GOOD_FINDING[1], GOOD_FINDING[2], GOOD_FINDING[3]) in {

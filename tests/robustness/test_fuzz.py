@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from .support import REPO, chdir, check, position_problems, stable_view
+from testdata import HANG_GUARD_S
 
 LONG = os.environ.get("BREAKLINT_FUZZ", "ci") != "ci"
 # hypothesmith compiles what it generates; CPython's SyntaxWarnings about that code are noise here.
@@ -216,7 +217,7 @@ def test_output_is_the_same_across_processes_orders_and_jobs() -> None:
     outputs = []
     for seed, jobs, order in (("1", "1", paths), ("2", "2", paths[::-1])):
         completed = subprocess.run([*breaklint_command(), "check", "--no-cache", "--format", "json", "--jobs", jobs,
-                                    *order], cwd=REPO, capture_output=True, text=True, timeout=180,
+                                    *order], cwd=REPO, capture_output=True, text=True, timeout=HANG_GUARD_S,
                                    env={**os.environ, "PYTHONHASHSEED": seed})
         assert completed.returncode in (0, 1), completed.stderr[-2000:]
         outputs.append(completed.stdout)

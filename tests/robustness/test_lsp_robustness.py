@@ -15,6 +15,7 @@ pytest.importorskip("pygls")
 
 from .lsp_client import RawLsp  # noqa: E402
 from .support import BAD  # noqa: E402
+from testdata import HANG_GUARD_S  # noqa: E402
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 
@@ -46,12 +47,12 @@ def test_a_hostile_client_is_answered_and_survived(server: RawLsp, tree: Path) -
     requests and notifications about documents never opened; odd documents and positions. After
     each the server still serves."""
     early = server.request("textDocument/hover", {"textDocument": {"uri": (tree / "good.py").as_uri()},
-                                                  "position": {"line": 0, "character": 0}}, timeout=20)
+                                                  "position": {"line": 0, "character": 0}}, timeout=HANG_GUARD_S)
     assert "error" in early or early.get("result") is None
     server.initialize(tree)
 
     server.send_raw(b"{not json at all")
-    shown = server.wait(lambda m: m.get("method") == "window/showMessage" or "error" in m, timeout=20)
+    shown = server.wait(lambda m: m.get("method") == "window/showMessage" or "error" in m, timeout=HANG_GUARD_S)
     assert "error" in shown or "Expecting property name" in shown["params"]["message"]
     server.send_raw(b"[1, 2, 3]")
     server.send_raw(b'{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": 7}}')
@@ -59,7 +60,7 @@ def test_a_hostile_client_is_answered_and_survived(server: RawLsp, tree: Path) -
     server.send_raw(b'{"jsonrpc": "2.0", "id": 50, "method": "textDocument/hover", "params": 5}')
     still_serving(server, tree)
 
-    assert server.request("breaklint/noSuchMethod", {"x": 1}, timeout=20)["error"]["code"] == METHOD_NOT_FOUND
+    assert server.request("breaklint/noSuchMethod", {"x": 1}, timeout=HANG_GUARD_S)["error"]["code"] == METHOD_NOT_FOUND
     server.notify("breaklint/noSuchNotification", {"x": 1})  # notifications get no answer
     server.notify("$/cancelRequest", {"id": 12345})  # cancelling nothing
 
@@ -69,11 +70,11 @@ def test_a_hostile_client_is_answered_and_survived(server: RawLsp, tree: Path) -
     server.notify("textDocument/didSave", {"textDocument": {"uri": ghost}})
     server.notify("textDocument/didClose", {"textDocument": {"uri": ghost}})
     hover = server.request("textDocument/hover", {"textDocument": {"uri": ghost},
-                                                  "position": {"line": 0, "character": 0}}, timeout=20)
+                                                  "position": {"line": 0, "character": 0}}, timeout=HANG_GUARD_S)
     assert "result" in hover or "error" in hover
     everywhere = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}
     actions = server.request("textDocument/codeAction", {
-        "textDocument": {"uri": ghost}, "range": everywhere, "context": {"diagnostics": []}}, timeout=20)
+        "textDocument": {"uri": ghost}, "range": everywhere, "context": {"diagnostics": []}}, timeout=HANG_GUARD_S)
     assert "result" in actions or "error" in actions
 
     server.notify("textDocument/didOpen", {"textDocument": {
@@ -86,11 +87,11 @@ def test_a_hostile_client_is_answered_and_survived(server: RawLsp, tree: Path) -
     server.diagnostics(uri)
     far = {"line": 10 ** 6, "character": 10 ** 6}
     assert server.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": far},
-                          timeout=20).get("result") is None
+                          timeout=HANG_GUARD_S).get("result") is None
     quick = server.request("textDocument/codeAction", {
         "textDocument": {"uri": uri}, "range": {"start": far, "end": far},
         "context": {"diagnostics": [{"range": {"start": far, "end": far}, "message": "x", "code": "BL101",
-                                     "source": "breaklint"}]}}, timeout=20)
+                                     "source": "breaklint"}]}}, timeout=HANG_GUARD_S)
     assert "error" in quick or quick["result"] in (None, [])
     still_serving(server, tree)
     assert server.shutdown() == 0
@@ -99,21 +100,21 @@ def test_a_hostile_client_is_answered_and_survived(server: RawLsp, tree: Path) -
 def test_malformed_requests_get_error_responses(server: RawLsp, tree: Path) -> None:
     server.initialize(tree)
     server.send_raw(b'{"jsonrpc": "2.0", "id": 50, "method": "textDocument/hover", "params": 5}')
-    answer = server.wait(lambda m: m.get("id") == 50, timeout=3)
+    answer = server.wait(lambda m: m.get("id") == 50, timeout=HANG_GUARD_S)
     assert answer["error"]["code"] in (INVALID_PARAMS, INVALID_REQUEST)
     server.send_raw(b"{not json at all")
-    error = server.wait(lambda m: "error" in m and m.get("id") is None, timeout=3)
+    error = server.wait(lambda m: "error" in m and m.get("id") is None, timeout=HANG_GUARD_S)
     assert error["error"]["code"] == PARSE_ERROR
 
 
 def test_a_buffer_with_a_lone_surrogate(server: RawLsp, tree: Path) -> None:
     server.initialize(tree)
     uri = server.open(tree / "surrogate.py", text=BAD + "name = '\ud800'\n")
-    codes = [d["code"] for d in server.diagnostics(uri, timeout=4)]
+    codes = [d["code"] for d in server.diagnostics(uri, timeout=HANG_GUARD_S)]
     assert codes == ["BL002"] or codes == ["BL101"]
 
 
-def _exits_within(server: RawLsp, seconds: float) -> int:
+def _exits_within(server: RawLsp, seconds: float = HANG_GUARD_S) -> int:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
@@ -127,7 +128,7 @@ def test_client_disappears_while_idle(server: RawLsp, tree: Path) -> None:
     still_serving(server, tree)
     assert server.process.stdin is not None
     server.process.stdin.close()  # the editor crashed: end of input, no shutdown, no exit
-    _exits_within(server, 15)
+    _exits_within(server)
 
 
 def test_client_disappears_mid_check(server: RawLsp, tree: Path) -> None:
@@ -138,10 +139,10 @@ def test_client_disappears_mid_check(server: RawLsp, tree: Path) -> None:
     server.send_raw(b'{"jsonrpc": "2.0", "id": 9', length=500)  # a header promising more than comes
     assert server.process.stdin is not None
     server.process.stdin.close()
-    _exits_within(server, 30)
+    _exits_within(server)
 
 
 def test_exit_without_shutdown_is_code_1(server: RawLsp, tree: Path) -> None:
     server.initialize(tree)
     server.notify("exit")
-    assert _exits_within(server, 15) == 1  # the protocol: exit without shutdown -> 1
+    assert _exits_within(server) == 1  # the protocol: exit without shutdown -> 1

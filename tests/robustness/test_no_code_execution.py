@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from .support import assert_no_crash, breaklint_command, run_cli
+from testdata import HANG_GUARD_S
 
 MARKERS = "markers"
 PLANTED = [
@@ -43,7 +44,7 @@ class _Poison:
 
 
 def _poison_cache(root: Path) -> None:
-    """Packs laid out as breaklint/cache.py writes them (magic, blake2b-16 of the body, pickle):
+    """Packs laid out as breaklint/check/cache.py writes them (magic, blake2b-16 of the body, pickle):
     the checksum cannot protect anything, since anyone can compute it."""
     cache = root / ".breaklint_cache"
     cache.mkdir()
@@ -104,7 +105,7 @@ def test_rule_and_rules_execute_nothing(planted: Path) -> None:
 
 def test_python_dash_m_executes_nothing(planted: Path) -> None:
     completed = subprocess.run([sys.executable, "-m", "breaklint", "check", "."], cwd=planted,
-                               capture_output=True, text=True, timeout=60)
+                               capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert completed.returncode in (1, 2)
     assert executed(planted) == []
 

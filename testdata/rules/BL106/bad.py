@@ -71,3 +71,15 @@ def deprecated_argument(x, scale=None):
 
 
 CALLS = {"deprecated_argument": [(torch.randn(8, 8), 2.0) for _ in range(3)]}
+
+
+def _is_tracing():
+    # torchvision's wrapper: None while Dynamo traces, so the `not` branch runs and breaks.
+    return torch._C._get_tracing_state()
+
+
+@torch.compile
+def unless_jit_tracing(x):
+    if not _is_tracing():
+        print("not exported")  # expect: BL106
+    return x * 2

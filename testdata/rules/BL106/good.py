@@ -64,3 +64,18 @@ def verbose_only(x, verbose=False):
     if verbose:
         logger.info("input %s", x.shape)  # possible: BL106
     return x * 2
+
+
+def _is_tracing():
+    # torchvision's own wrapper (torchvision/__init__.py): only torch.jit.trace (ONNX export) sets
+    # the tracing state; while Dynamo traces it is None.
+    return torch._C._get_tracing_state()
+
+
+@torch.compile
+def onnx_export_only(x):
+    if _is_tracing():
+        print("exporting to ONNX")
+    if torch._C._get_tracing_state():
+        logger.warning("traced by torch.jit")
+    return x * 2

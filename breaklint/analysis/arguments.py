@@ -1,0 +1,106 @@
+"""Values followed into called functions: what a function's parameters hold, from its callers.
+
+A function that the compiled region reaches only through calls (Region.callers, regions.py)
+runs with what those calls pass. Each parameter takes the join of the values that every call
+site in the region passes it (positional, keyword, or the default when the call leaves it out):
+
+- the same kind everywhere: that kind (a tensor is a boolean mask only if it is one everywhere);
+- tensors or maybe-tensors everywhere: maybe-tensor;
+- anything else (a tensor here, a Python int there; an unpacked `*args` that may bind it; a
+  call site the analysis cannot place): nothing is learnt, the parameter is judged from the
+  function's own body as before (values.py).
+
+So a value is only ever as definite as the least definite call site: a tensor at one site and
+a Python scalar at another never reaches `.item()`-style certainty.
+
+Bounded work: one pass per function (the caller's own pass, shared with the rules, see
+rule.FileContext), each caller evaluated once. Callers in the same file are themselves judged
+with what their callers pass (transitively; a cycle stops at the function being computed:
+unknown); callers in other files are judged from their own body, one level only, so that a
+file's findings depend on its own regions, on its callers' files (their trees are read, and so
+recorded by the engine as dependencies, engine.py) and on nothing further away.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping
+
+import libcst as cst
+
+from breaklint.analysis.binding import bind
+from breaklint.index.project import FunctionInfo, ProjectIndex
+from breaklint.analysis.regions import CallResolver
+from breaklint.analysis.values import UNKNOWN, FunctionValues, Kind, Value, join, literal_value
+
+
+def caller_functions(project: ProjectIndex, callers: Iterable[tuple[str, str, bool]]
+                     ) -> list[tuple[FunctionInfo, bool]] | None:
+    """The region's callers as functions, with whether each is an entry; None when one of them
+    cannot be found (then no call site is known for sure). A caller in another file comes from
+    that file's tree, read for its content only: the result depends on its bytes, and the
+    reading file is not checked again against that tree (nothing here is matched by identity
+    with the reading file's nodes; see shallow.ShallowFile.content)."""
+    found: list[tuple[FunctionInfo, bool]] = []
+    for module_name, qualname, entry in callers:
+        modules = [m.content_module for m in project.by_name.get(module_name, [])]
+        matches = [m.functions[qualname] for m in modules if qualname in m.functions]
+        if len(matches) != 1:
+            return None
+        found.append((matches[0], entry))
+    return found
+
+
+def passed_values(fn: FunctionInfo, callers: list[FunctionInfo], resolver: CallResolver,
+                  values_of: Callable[[FunctionInfo], FunctionValues | None]) -> dict[str, Value]:
+    """parameter name -> the join of what every call site in `callers` passes it, for the
+    parameters where that join says something (see the module docstring)."""
+    params = _parameters(fn.node)
+    seen: dict[str, list[Value]] = {name: [] for name in params}
+    for caller in callers:
+        values = values_of(caller)
+        if values is None:
+            return {}
+        sites = 0
+        for call in caller.calls:
+            for target, implicit in resolver.bound_targets(call, caller):
+                if target is not fn or implicit is None:
+                    continue
+                sites += 1
+                bound = bind(call, fn.header, implicit)
+                skipped = set(fn.header.positional[:implicit])
+                for name, param in params.items():
+                    if name in skipped:
+                        seen[name].append(UNKNOWN)
+                    elif name in bound.args:
+                        seen[name].append(_passed(bound.args[name], values, caller))
+                    elif bound.unpacked or param.default is None:
+                        seen[name].append(UNKNOWN)
+                    else:
+                        seen[name].append(literal_value(param.default))
+        if not sites:
+            return {}  # it reaches fn in a way this pass cannot see (through a parameter)
+    joined = {name: join(found) for name, found in seen.items() if found}
+    return {name: value for name, value in joined.items() if value.kind is not Kind.UNKNOWN}
+
+
+def _passed(arg: cst.BaseExpression, values: FunctionValues, caller: FunctionInfo) -> Value:
+    """What the caller passes: its value of `arg`, except a parameter that is a maybe-tensor only
+    by the caller's own guess (values.FunctionValues.guessed), passed on as it is: unknown."""
+    if isinstance(arg, cst.Name) and arg.value in values.guessed and not _rebinds(caller, arg.value):
+        return UNKNOWN
+    return values.of(arg)
+
+
+def _rebinds(fn: FunctionInfo | None, name: str) -> bool:
+    """Whether fn (or a function it is nested in) assigns `name` (then it may hold something else)."""
+    while fn is not None:
+        if name in fn.assigns:
+            return True
+        fn = fn.parent
+    return False
+
+
+def _parameters(node: cst.FunctionDef) -> Mapping[str, cst.Param]:
+    """The named parameters (`*args` and `**kwargs` stay unknown)."""
+    params = node.params
+    return {p.name.value: p for p in (*params.posonly_params, *params.params, *params.kwonly_params)}

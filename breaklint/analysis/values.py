@@ -1,0 +1,819 @@
+"""A small abstract interpretation: is this expression a tensor, a shape, a Python value?
+
+A branch only breaks the graph when it tests a tensor, so rules ask here before they report.
+One forward pass per function in source order; the last binding seen wins (good enough for
+the straight-line code that forward methods are made of). Unknown never becomes a tensor; a
+helper's parameters hold what its callers pass (breaklint/analysis/arguments.py), and a call of a
+project function gives what its returns give (breaklint/analysis/returns.py).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Mapping
+
+import libcst as cst
+
+from breaklint.index.imports import dotted
+from breaklint.analysis.numpy_api import CONSTANT_CALLS, ELEMENTWISE, is_scalar_draw, numpy_name
+from breaklint.index.project import ClassInfo, FunctionInfo, ProjectIndex
+from breaklint.analysis.torch_api import RETURNS_BOOL, RETURNS_INT, RETURNS_TENSOR
+from breaklint.infra.walk import visit
+
+if TYPE_CHECKING:
+    from breaklint.analysis.numpy_flow import NumpyFlow
+    from breaklint.analysis.returns import ReturnFlow
+
+
+class Kind(enum.Enum):
+    TENSOR = "tensor"  # known to be a tensor: a torch call, a parameter, tensor arithmetic
+    MAYBE_TENSOR = "maybe-tensor"  # an unannotated argument, a module's output
+    SHAPE_INT = "shape-int"  # x.shape[0], x.size(1), x.dim(), len(x): guarded, never a break
+    SHAPE = "shape"  # x.shape, x.size()
+    PYTHON = "python"  # literals, config constants, self.training, isinstance(...)
+    MODULE = "module"  # an nn.Module instance
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: Kind
+    boolean: bool = False  # a tensor known to hold booleans (a mask)
+    # A NumPy array or scalar: in a region Dynamo traces it as a tensor (torch._numpy), so the
+    # Python code that needs its value (a branch, `range()`, `int()`) breaks as on a tensor.
+    numpy: bool = False
+    # A NumPy value computed from Python numbers by element-wise functions (`np.lcm(a, b)`,
+    # `np.sqrt(d)`): its fake tensor knows the value, so Dynamo reads a float back and takes it
+    # as a size without a break (numpy_api.ELEMENTWISE). Branches and `range()` still break.
+    from_scalars: bool = False
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind is Kind.TENSOR
+
+    @property
+    def tensorish(self) -> bool:
+        return self.kind in (Kind.TENSOR, Kind.MAYBE_TENSOR)
+
+
+TENSOR = Value(Kind.TENSOR)
+MAYBE = Value(Kind.MAYBE_TENSOR)
+SHAPE_INT = Value(Kind.SHAPE_INT)
+SHAPE = Value(Kind.SHAPE)
+PYTHON = Value(Kind.PYTHON)
+MODULE = Value(Kind.MODULE)
+UNKNOWN = Value(Kind.UNKNOWN)
+NUMPY = Value(Kind.TENSOR, numpy=True)
+
+TENSOR_PY_ATTRS = frozenset(
+    {"dtype", "device", "is_cuda", "requires_grad", "layout", "is_sparse", "is_leaf",
+     "is_quantized", "is_meta", "is_mps", "is_cpu", "names", "is_nested"}
+)
+TENSOR_SELF_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
+TENSOR_INT_METHODS = frozenset({"dim", "ndimension", "numel", "nelement", "element_size", "get_device"})
+TENSOR_PY_METHODS = frozenset(
+    {"is_contiguous", "is_floating_point", "is_complex", "data_ptr", "is_pinned", "is_shared",
+     "is_signed", "has_names", "is_set_to", "is_inference", "item", "tolist",
+     "untyped_storage", "storage_offset", "__len__"}
+)
+TENSOR_BOOL_METHODS = frozenset(
+    {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "isneginf", "isposinf",
+     "logical_and", "logical_or", "logical_not", "logical_xor", "bool", "isclose", "signbit",
+     "any", "all", "isreal", "greater", "less", "greater_equal", "less_equal", "not_equal"}
+)
+BOOL_PRESERVING_METHODS = frozenset(
+    {"view", "reshape", "flatten", "squeeze", "unsqueeze", "t", "transpose", "permute",
+     "contiguous", "clone", "detach", "expand", "expand_as", "repeat", "cpu", "cuda", "to",
+     "view_as", "reshape_as", "flip", "roll", "__getitem__"}
+)
+# torch.<sub>.<fn> that are ATen ops named `<sub>_<fn>` (torch.linalg.norm -> aten::linalg_norm).
+ATEN_PREFIXED_NAMESPACES = frozenset({"linalg", "fft", "special", "nested"})
+SHAPE_INT_OPS = frozenset({"dim", "numel", "sym_numel", "element_size", "storage_offset", "dense_dim", "sparse_dim"})
+TORCH_BOOL_FUNCS = frozenset(
+    {"isnan", "isinf", "isfinite", "isneginf", "isposinf", "eq", "ne", "gt", "ge", "lt", "le",
+     "logical_and", "logical_or", "logical_not", "logical_xor", "any", "all", "isin", "isclose",
+     "signbit", "greater", "less", "greater_equal", "less_equal", "not_equal", "isreal"}
+)
+PY_RESULT_BUILTINS = frozenset(
+    {"isinstance", "issubclass", "hasattr", "callable", "type", "id", "str", "repr", "range",
+     "enumerate", "zip", "print", "sorted", "reversed", "list", "tuple", "dict", "set", "frozenset",
+     "getattr", "format", "hash", "chr", "ord"}
+)
+NUMERIC_BUILTINS = frozenset({"min", "max", "abs", "sum", "round", "pow", "divmod"})
+SCALAR_CASTS = frozenset({"int", "float", "bool", "complex"})
+# Expressions nested deeper than this (generated or hostile code) are UNKNOWN: each level costs
+# a few Python frames, and the interpreter's recursion limit must not be what stops us.
+MAX_EXPRESSION_DEPTH = 100
+
+
+def combine(*values: Value) -> Value:
+    """The value of an operator applied to operands of these values."""
+    kinds = {v.kind for v in values}
+    tensors = [v for v in values if v.tensorish]
+    boolean = all(v.boolean for v in tensors)
+    # NumPy with Python numbers stays NumPy; with a tensor it is a tensor.
+    numpy = bool(tensors) and all(v.numpy for v in tensors)
+    from_scalars = numpy and all(v.from_scalars for v in tensors)
+    if Kind.TENSOR in kinds:
+        return Value(Kind.TENSOR, boolean, numpy, from_scalars)
+    if Kind.MAYBE_TENSOR in kinds:
+        return Value(Kind.MAYBE_TENSOR, boolean, numpy, from_scalars)
+    if kinds <= {Kind.SHAPE_INT, Kind.PYTHON} and Kind.SHAPE_INT in kinds:
+        return SHAPE_INT
+    if kinds <= {Kind.SHAPE, Kind.PYTHON} and Kind.SHAPE in kinds:
+        return SHAPE
+    if kinds == {Kind.PYTHON}:
+        return PYTHON
+    return UNKNOWN
+
+
+def join(values: list[Value]) -> Value:
+    """What a parameter holds when call sites pass it these values (breaklint/analysis/arguments.py):
+    one kind everywhere, or tensor-ish everywhere (maybe-tensor); else unknown."""
+    kinds = {v.kind for v in values}
+    # Flags hold when every site agrees (a mask everywhere, NumPy everywhere).
+    flags = {"boolean": all(v.boolean for v in values), "numpy": all(v.numpy for v in values),
+             "from_scalars": all(v.from_scalars for v in values)}
+    if len(kinds) == 1:
+        kind = kinds.pop()
+        return Value(kind, **flags) if kind in (Kind.TENSOR, Kind.MAYBE_TENSOR) else Value(kind)
+    if kinds <= {Kind.TENSOR, Kind.MAYBE_TENSOR}:
+        return Value(Kind.MAYBE_TENSOR, **flags)
+    return UNKNOWN
+
+
+def literal_value(expr: cst.BaseExpression) -> Value:
+    """A parameter's default as a value: a literal (None included) is a Python value."""
+    return PYTHON if _is_literal(expr) else UNKNOWN
+
+
+def _as_bool(value: Value) -> Value:
+    return replace(value, boolean=True) if value.tensorish else value
+
+
+def _array_of(value: Value) -> Value:
+    """The same kind of value with its flags, as an element or a method result is."""
+    return Value(value.kind, value.boolean, value.numpy) if value.tensorish else value
+
+
+class FunctionValues:
+    """Values of every expression in one function (and the functions nested in it)."""
+
+    def __init__(self, fn: FunctionInfo, project: ProjectIndex, entry: bool = False,
+                 arguments: Mapping[str, Value] | None = None, flow: NumpyFlow | None = None,
+                 returns: ReturnFlow | None = None) -> None:
+        self.fn = fn
+        # NumPy values across calls within this file (breaklint/analysis/numpy_flow.py), when it uses NumPy.
+        self.flow = flow
+        # What calls of the tree's functions return (breaklint/analysis/returns.py).
+        self.returns = returns
+        # The arguments of an entry point are what torch.compile is called with: tensors, most
+        # likely. A helper's arguments are what its callers in the region pass (`arguments`,
+        # from breaklint/analysis/arguments.py), else they only count as tensors with evidence in its body.
+        self.entry = entry
+        self.arguments = arguments or {}
+        # fn's parameters that are maybe-tensors only by that evidence (a guess: a name passed
+        # to a torch call may be a shape int): not passed on to callees as they are.
+        self.guessed: set[str] = set()
+        self.project = project
+        self.results: dict[cst.CSTNode, Value] = {}
+        self._evidence_cache: dict[cst.CSTNode, set[str]] = {}
+        self._owner: ClassInfo | None = None
+        self._self_names: set[str] = set()
+        self._depth = 0  # of nested _eval calls
+        self._scope = fn  # the function (or nested def) whose code is being evaluated
+        # Calls whose callee returns a tuple display on every path: the value of each element.
+        self._elements: dict[cst.Call, tuple[Value, ...]] = {}
+        self._run_function(fn.node, {}, fn)
+
+    def of(self, node: cst.BaseExpression) -> Value:
+        return self.results.get(node, UNKNOWN)
+
+    # --- statements -------------------------------------------------------------------------
+    def _run_function(self, node: cst.FunctionDef | cst.Lambda, outer: Mapping[str, Value],
+                      info: FunctionInfo | None) -> None:
+        env = dict(outer)
+        self_param = info.self_name if info is not None else None
+        if info is not None and info.class_info is not None and self_param:
+            self._owner = info.class_info
+            self._self_names.add(self_param)
+            env[self_param] = MODULE if self.project.is_nn_module(info.class_info) else UNKNOWN
+        params = node.params
+        passed = self.flow.params(info) if self.flow is not None and info is self.fn else {}
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            if param.name.value != self_param:
+                env[param.name.value] = passed.get(param.name.value) or self._param_value(param, node, info is self.fn)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                env[star.name.value] = UNKNOWN
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            if param.default is not None:
+                self._eval(param.default, dict(outer))
+        scope = self._scope
+        self._scope = info or scope
+        try:
+            if isinstance(node, cst.Lambda):
+                self._eval(node.body, env)
+            else:
+                self._run_block(node.body, env)
+        finally:
+            self._scope = scope
+
+    def _param_value(self, param: cst.Param, owner: cst.FunctionDef | cst.Lambda, outermost: bool) -> Value:
+        if param.annotation is not None:
+            return _annotation_value(param.annotation.annotation)
+        if outermost and param.name.value in self.arguments:
+            return self.arguments[param.name.value]
+        default = param.default
+        if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+            return PYTHON if _is_literal(default) else UNKNOWN
+        if outermost and self.entry and default is None:
+            return MAYBE
+        if param.name.value in self._evidence(owner):
+            if outermost:
+                self.guessed.add(param.name.value)
+            return MAYBE
+        return UNKNOWN
+
+    def _evidence(self, owner: cst.FunctionDef | cst.Lambda) -> set[str]:
+        if owner not in self._evidence_cache:
+            self._evidence_cache[owner] = used_as_tensor(owner, self.fn.module.imports.resolve)
+        return self._evidence_cache[owner]
+
+    def _run_block(self, body: cst.BaseSuite | cst.CSTNode, env: dict[str, Value]) -> None:
+        statements = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else [body]
+        for statement in statements:
+            self._run_statement(statement, env)
+
+    def _run_statement(self, stmt: cst.CSTNode, env: dict[str, Value]) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self._run_small(small, env)
+        elif isinstance(stmt, cst.FunctionDef):
+            for deco in stmt.decorators:
+                self._eval(deco.decorator, env)
+            env[stmt.name.value] = PYTHON
+            nested = self._nested_info(stmt)
+            self._run_function(stmt, env, nested)
+        elif isinstance(stmt, cst.ClassDef):
+            env[stmt.name.value] = UNKNOWN
+        elif isinstance(stmt, cst.If):
+            self._eval(stmt.test, env)
+            self._run_block(stmt.body, env)
+            if stmt.orelse is not None:
+                self._run_statement(stmt.orelse, env)
+        elif isinstance(stmt, cst.Else):
+            self._run_block(stmt.body, env)
+        elif isinstance(stmt, cst.While):
+            self._eval(stmt.test, env)
+            self._run_block(stmt.body, env)
+            if stmt.orelse is not None:
+                self._run_block(stmt.orelse.body, env)
+        elif isinstance(stmt, cst.For):
+            self._bind(stmt.target, self._eval(stmt.iter, env), env, iterated=True, source=stmt.iter)
+            self._run_block(stmt.body, env)
+            if stmt.orelse is not None:
+                self._run_block(stmt.orelse.body, env)
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self._eval(item.item, env)
+                if item.asname is not None:
+                    self._bind(item.asname.name, UNKNOWN, env)
+            self._run_block(stmt.body, env)
+        elif isinstance(stmt, cst.Try):
+            self._run_block(stmt.body, env)
+            for handler in stmt.handlers:
+                if handler.type is not None:
+                    self._eval(handler.type, env)
+                if handler.name is not None:
+                    self._bind(handler.name.name, UNKNOWN, env)
+                self._run_block(handler.body, env)
+            for extra in (stmt.orelse, stmt.finalbody):
+                if extra is not None:
+                    self._run_block(extra.body, env)
+        elif isinstance(stmt, cst.Match):
+            self._eval(stmt.subject, env)
+            for case in stmt.cases:
+                if case.guard is not None:
+                    self._eval(case.guard, env)
+                self._run_block(case.body, env)
+        else:  # TryStar and future compound statements: evaluate what we can see
+            for child in stmt.children:
+                if isinstance(child, cst.BaseExpression):
+                    self._eval(child, env)
+                elif isinstance(child, (cst.BaseSuite, cst.BaseStatement)):
+                    self._run_block(child, env)
+
+    def _nested_info(self, node: cst.FunctionDef) -> FunctionInfo | None:
+        for nested in _all_nested(self.fn):
+            if nested.node is node:
+                return nested
+        return None
+
+    def _run_small(self, small: cst.BaseSmallStatement, env: dict[str, Value]) -> None:
+        if isinstance(small, cst.Assign):
+            value = self._eval(small.value, env)
+            for target in small.targets:
+                self._bind(target.target, value, env, source=small.value)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self._bind(small.target, self._eval(small.value, env), env, source=small.value)
+        elif isinstance(small, cst.AugAssign):
+            value = self._eval(small.value, env)
+            current = self._eval(small.target, env)
+            self._bind(small.target, combine(current, value), env)
+        elif isinstance(small, (cst.Expr, cst.Return, cst.Assert, cst.Raise, cst.Del)):
+            for child in small.children:
+                if isinstance(child, cst.BaseExpression):
+                    self._eval(child, env)
+            if isinstance(small, cst.Assert) and small.msg is not None:
+                self._eval(small.msg, env)
+        elif isinstance(small, (cst.Global, cst.Nonlocal)):
+            for item in small.names:
+                env.setdefault(item.name.value, UNKNOWN)
+
+    def _bind(self, target: cst.BaseExpression, value: Value, env: dict[str, Value],
+              iterated: bool = False, source: cst.BaseExpression | None = None) -> None:
+        if iterated:
+            value = self._element_of(value, source, env)
+        if isinstance(target, cst.Name):
+            env[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = [e.value for e in target.elements]
+            sources = self._parallel_elements(source, len(elements)) if iterated else None
+            literal = source.elements if isinstance(source, (cst.Tuple, cst.List)) and not iterated else None
+            returned = self._elements.get(source) if isinstance(source, cst.Call) and not iterated else None
+            starred = any(isinstance(e, cst.StarredElement) for e in elements)
+            for i, element in enumerate(elements):
+                inner = element.value if isinstance(element, cst.StarredElement) else element
+                if sources is not None:
+                    self._bind(inner, sources[i], env)
+                elif literal is not None and len(literal) == len(elements):
+                    self._bind(inner, self.of(literal[i].value), env)
+                elif returned is not None and len(returned) == len(elements) and not starred:
+                    self._bind(inner, returned[i], env)  # `a, b = helper(x)`: its return's elements
+                else:
+                    self._bind(inner, self._element_of(value, None, env), env)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, UNKNOWN, env)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            self._eval(target, env)
+
+    def _parallel_elements(self, source: cst.BaseExpression | None, count: int) -> list[Value] | None:
+        """Per-target values for `for i, x in enumerate(xs)` and `for a, b in zip(xs, ys)`."""
+        if not isinstance(source, cst.Call):
+            return None
+        name = dotted(source.func)
+        args = [a.value for a in source.args]
+        if name == "enumerate" and args and count == 2:
+            return [PYTHON, self._element_of(self.of(args[0]), args[0], {})]
+        if name == "zip" and len(args) == count:
+            return [self._element_of(self.of(a), a, {}) for a in args]
+        return None
+
+    def _element_of(self, container: Value, source: cst.BaseExpression | None, env: dict[str, Value]) -> Value:
+        """The value of one element when iterating or unpacking something of this value."""
+        if container.tensorish:
+            return Value(container.kind, numpy=container.numpy)
+        if container.kind is Kind.SHAPE:
+            return SHAPE_INT
+        if isinstance(source, cst.Call) and dotted(source.func) == "range":
+            args = [self.of(a.value) for a in source.args]
+            return SHAPE_INT if any(a.kind is Kind.SHAPE_INT for a in args) else PYTHON
+        return UNKNOWN
+
+    # --- expressions --------------------------------------------------------------------------
+    def _eval(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
+        if self._depth >= MAX_EXPRESSION_DEPTH:
+            return UNKNOWN  # deeper than any real code: unknown, and the stack stays bounded
+        self._depth += 1
+        try:
+            value = self._compute(node, env)
+        finally:
+            self._depth -= 1
+        self.results[node] = value
+        return value
+
+    def _compute(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                             cst.ConcatenatedString, cst.Ellipsis)):
+            return PYTHON
+        if isinstance(node, cst.FormattedString):
+            self._eval_children(node, env)
+            return PYTHON
+        if isinstance(node, cst.Name):
+            return self._name(node.value, env)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node, env)
+        if isinstance(node, cst.Subscript):
+            return self._subscript(node, env)
+        if isinstance(node, cst.Call):
+            return self._call(node, env)
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self._eval(node.left, env), self._eval(node.right, env)
+            result = combine(left, right)
+            if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and left.boolean and right.boolean:
+                return _as_bool(result)
+            return replace(result, boolean=False) if result.tensorish else result
+        if isinstance(node, cst.UnaryOperation):
+            operand = self._eval(node.expression, env)
+            if isinstance(node.operator, cst.Not):
+                return _as_bool(operand) if operand.tensorish else (operand if operand.kind is Kind.SHAPE_INT else PYTHON)
+            return operand
+        if isinstance(node, cst.BooleanOperation):
+            return combine(self._eval(node.left, env), self._eval(node.right, env))
+        if isinstance(node, cst.Comparison):
+            values = [self._eval(node.left, env)]
+            values += [self._eval(target.comparator, env) for target in node.comparisons]
+            if any(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons):
+                return PYTHON
+            result = combine(*values)
+            if result.kind is Kind.SHAPE:
+                return SHAPE_INT
+            return _as_bool(result)
+        if isinstance(node, cst.IfExp):
+            self._eval(node.test, env)
+            return combine(self._eval(node.body, env), self._eval(node.orelse, env))
+        if isinstance(node, cst.NamedExpr):
+            value = self._eval(node.value, env)
+            self._bind(node.target, value, env)
+            return value
+        if isinstance(node, cst.Lambda):
+            self._run_function(node, env, None)
+            return PYTHON
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            self._comprehension(node, env)
+            return UNKNOWN
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            elements = [self._eval(e.value, env) for e in node.elements]
+            return PYTHON if all(e.kind is Kind.PYTHON for e in elements) else UNKNOWN
+        self._eval_children(node, env)
+        return UNKNOWN
+
+    def _eval_children(self, node: cst.CSTNode, env: dict[str, Value]) -> None:
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                self._eval(child, env)
+            else:
+                self._eval_children(child, env)
+
+    def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
+                       env: dict[str, Value]) -> None:
+        inner = dict(env)
+        clause: cst.CompFor | None = node.for_in
+        while clause is not None:
+            iterated = self._eval(clause.iter, inner)
+            self._bind(clause.target, iterated, inner, iterated=True, source=clause.iter)
+            for condition in clause.ifs:
+                self._eval(condition.test, inner)
+            clause = clause.inner_for_in
+        if isinstance(node, cst.DictComp):
+            self._eval(node.key, inner)
+            self._eval(node.value, inner)
+        else:
+            self._eval(node.elt, inner)
+
+    def _name(self, name: str, env: dict[str, Value]) -> Value:
+        if name in env:
+            return env[name]
+        if name in ("True", "False", "None"):
+            return PYTHON
+        module = self.fn.module
+        bound = module.assigns.get(name)
+        if bound:  # module-level constants: `USE_FAST = True`, `EPS = 1e-6`
+            return PYTHON if all(_is_literal(b.expr) for b in bound) else UNKNOWN
+        qualified = module.imports.resolve_dotted(name)
+        if qualified != name:
+            return self._imported_constant(qualified)
+        return UNKNOWN
+
+    def _imported_constant(self, qualified: str) -> Value:
+        module_name, _, attr = qualified.rpartition(".")
+        for module in self.project.by_name.get(module_name, []):
+            bound = module.assigns.get(attr)
+            if bound and all(_is_literal(b.expr) for b in bound):
+                return PYTHON
+        return UNKNOWN
+
+    def _attribute(self, node: cst.Attribute, env: dict[str, Value]) -> Value:
+        receiver = node.value
+        attr = node.attr.value
+        if isinstance(receiver, cst.Name) and receiver.value in self._self_names and self._owner:
+            self.results[receiver] = env.get(receiver.value, UNKNOWN)
+            return self._self_attribute(self._owner, attr)
+        base = self._eval(receiver, env)
+        if base.tensorish:
+            if attr == "shape":
+                return SHAPE
+            if attr == "ndim":
+                return SHAPE_INT
+            if attr in TENSOR_PY_ATTRS:
+                return PYTHON
+            if attr in TENSOR_SELF_ATTRS:
+                return _array_of(base)
+            return UNKNOWN
+        qualified = dotted(node)
+        if qualified is not None:
+            resolved = self.fn.module.imports.resolve_dotted(qualified)
+            if resolved.startswith("torch.") and resolved.rpartition(".")[2] in _TORCH_DTYPE_NAMES:
+                return PYTHON
+            if resolved.startswith(("math.", "sys.", "os.", "string.")):
+                return PYTHON
+            if resolved != qualified or "." in resolved:
+                constant = self._imported_constant(resolved)
+                if constant is PYTHON:
+                    return PYTHON
+        return UNKNOWN
+
+    def _self_attribute(self, cls: ClassInfo, attr: str) -> Value:
+        if attr == "training":
+            return PYTHON
+        project = self.project
+        if project.is_tensor_attr(cls, attr):
+            return TENSOR
+        values = project.attr_values(cls, attr)
+        if not values:
+            return UNKNOWN
+        if project.instance_classes(values[0][1].expr, None, values[0][0].module):
+            return MODULE
+        kinds = {_static_value(v.expr, k.module.imports.resolve) for k, v in values}
+        return kinds.pop() if len(kinds) == 1 else UNKNOWN
+
+    def _subscript(self, node: cst.Subscript, env: dict[str, Value]) -> Value:
+        base = self._eval(node.value, env)
+        returned = self._elements.get(node.value) if isinstance(node.value, cst.Call) else None
+        if returned is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            self._eval(node.slice[0].slice.value, env)
+            position = _literal_int(node.slice[0].slice.value)
+            if position is not None and -len(returned) <= position < len(returned):
+                return returned[position]  # `helper(x)[0]`: that element of its return
+        indices = []
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                indices.append(self._eval(element.slice.value, env))
+            else:
+                for part in (element.slice.lower, element.slice.upper, element.slice.step):
+                    if part is not None:
+                        self._eval(part, env)
+        if base.tensorish:
+            return _array_of(base)
+        if base.kind is Kind.SHAPE:
+            is_slice = any(isinstance(e.slice, cst.Slice) for e in node.slice)
+            return SHAPE if is_slice else SHAPE_INT
+        if base.kind is Kind.MODULE:
+            return MODULE
+        return UNKNOWN
+
+    def _call(self, node: cst.Call, env: dict[str, Value]) -> Value:
+        args = [self._eval(arg.value, env) for arg in node.args]
+        func = node.func
+        if isinstance(func, cst.Attribute) and _is_self(func.value, self._self_names):
+            # self.sub(x) runs a submodule (a tensor, most likely); self.helper(x) what it returns.
+            return MAYBE if self._eval(func, env).kind is Kind.MODULE else self._returned(node)
+        if isinstance(func, cst.Attribute):
+            receiver = self._eval(func.value, env)
+            method = func.attr.value
+            if receiver.tensorish:
+                return self._tensor_method(receiver, method, args)
+            if receiver.kind is Kind.SHAPE:
+                return SHAPE_INT if method in ("numel", "index", "count") else UNKNOWN
+            if receiver.kind is Kind.MODULE:
+                return MAYBE if method == "forward" else UNKNOWN
+        elif self._eval(func, env).kind is Kind.MODULE:
+            return MAYBE
+        name = dotted(func)
+        if name is None or name.partition(".")[0] in env:
+            return UNKNOWN  # a local callable or a method of a local object
+        qualified = self.fn.module.imports.resolve_dotted(name)
+        result = self._function_result(qualified, node, args)
+        return self._returned(node) if result.kind is Kind.UNKNOWN else result
+
+    def _returned(self, node: cst.Call) -> Value:
+        """What the call gives when it runs a function of the tree (breaklint/analysis/returns.py)."""
+        found = self.returns.of_call(node, self._scope) if self.returns is not None else None
+        if found is None:
+            return UNKNOWN
+        if found.elements is not None:
+            self._elements[node] = found.elements
+        return found.value
+
+    def _tensor_method(self, receiver: Value, method: str, args: list[Value]) -> Value:
+        if method == "size":
+            return SHAPE_INT if args else SHAPE
+        if method == "stride":
+            return SHAPE_INT if args else SHAPE
+        if method in TENSOR_INT_METHODS:
+            return SHAPE_INT
+        if method in TENSOR_PY_METHODS or method in RETURNS_BOOL or method in RETURNS_INT:
+            return PYTHON
+        if method in TENSOR_BOOL_METHODS:
+            return Value(receiver.kind, True, receiver.numpy)
+        if method in BOOL_PRESERVING_METHODS:
+            return _array_of(receiver)
+        if receiver.numpy and method == "astype":
+            return receiver
+        return Value(receiver.kind, numpy=receiver.numpy)
+
+    def _function_result(self, qualified: str, node: cst.Call, args: list[Value]) -> Value:
+        last = qualified.rpartition(".")[2]
+        if qualified == "len":
+            return SHAPE_INT if args and (args[0].tensorish or args[0].kind is Kind.SHAPE) else PYTHON
+        if qualified in SCALAR_CASTS:
+            if args and args[0].kind is Kind.SHAPE_INT:
+                return SHAPE_INT
+            return PYTHON
+        if qualified in PY_RESULT_BUILTINS:
+            return PYTHON
+        if qualified in NUMERIC_BUILTINS:
+            return combine(*args) if args else UNKNOWN
+        if qualified.startswith("math."):
+            return SHAPE_INT if any(a.kind is Kind.SHAPE_INT for a in args) else PYTHON
+        name = numpy_name(qualified)
+        if name is not None:
+            return _numpy_result(name, node, args)
+        if qualified == "torch.Size":
+            return SHAPE
+        if qualified.startswith("torch.nn.") and not qualified.startswith(("torch.nn.functional.", "torch.nn.init.")):
+            return MODULE if last[:1].isupper() else UNKNOWN
+        # A definition in the checked tree wins over the name's spelling (we may be checking torch).
+        found = self.project.lookup(qualified, self.fn.module) if "." in qualified else None
+        if isinstance(found, ClassInfo):
+            return MODULE if self.project.is_nn_module(found) else UNKNOWN
+        if isinstance(found, FunctionInfo) and self.flow is not None:
+            return self.flow.returns(found)
+        if found is None and qualified.startswith("torch."):
+            return _torch_function_result(qualified)
+        return UNKNOWN
+
+
+def _numpy_result(name: str, node: cst.Call, args: list[Value]) -> Value:
+    """What `numpy.<name>(...)` gives in a region: a traced array (a tensor underneath) for all
+    but the few calls Dynamo runs as constants (breaklint/analysis/numpy_api.py)."""
+    if name in CONSTANT_CALLS:
+        return PYTHON
+    positional = [a for a in node.args if a.keyword is None and a.star == ""]
+    sized = any(a.keyword is not None and a.keyword.value == "size" for a in node.args)
+    if is_scalar_draw(name, len(positional), sized):
+        return PYTHON  # drawn eagerly after the break (BL107): a Python number
+    boolean = name.rpartition(".")[2] in TORCH_BOOL_FUNCS
+    from_scalars = name in ELEMENTWISE and all(_scalar_argument(a.value, v) for a, v in zip(node.args, args))
+    return Value(Kind.TENSOR, boolean, numpy=True, from_scalars=from_scalars)
+
+
+def _scalar_argument(expr: cst.BaseExpression, value: Value) -> bool:
+    """A Python number (or a NumPy value made from numbers), not a list, an array or a tensor."""
+    if value.tensorish:
+        return value.numpy and value.from_scalars
+    return not isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.ListComp, cst.GeneratorExp))
+
+
+def _torch_function_result(qualified: str) -> Value:
+    """What `torch.fn(...)` returns, from the ATen schemas (breaklint/analysis/torch_api.py)."""
+    parts = qualified.split(".")[1:]
+    if parts[:2] == ["nn", "functional"] or parts[0] == "functional":
+        return TENSOR  # torch.nn.functional.* and torch.functional.*: tensor in, tensor out
+    if len(parts) == 2 and parts[0] in ATEN_PREFIXED_NAMESPACES:
+        op = f"{parts[0]}_{parts[1]}"
+    elif len(parts) == 1:
+        op = parts[0]
+    else:
+        return UNKNOWN  # torch.cuda.*, torch.accelerator.*, torch.distributed.*: not tensors
+    if op in _TORCH_DTYPE_NAMES:
+        return PYTHON
+    return _op_result(op, Kind.TENSOR) if op in _KNOWN_OPS else UNKNOWN
+
+
+_KNOWN_OPS = RETURNS_TENSOR | RETURNS_BOOL | RETURNS_INT
+
+
+def _op_result(op: str, tensor_kind: Kind) -> Value:
+    """The value an ATen op (as a function or a tensor method) returns."""
+    if op in RETURNS_BOOL:
+        return PYTHON
+    if op in RETURNS_INT:
+        return SHAPE_INT if op in SHAPE_INT_OPS else PYTHON
+    return Value(tensor_kind, op in TORCH_BOOL_FUNCS)
+
+
+_TORCH_DTYPE_NAMES = frozenset(
+    {"float32", "float", "float64", "double", "float16", "half", "bfloat16", "int8", "int16",
+     "int32", "int64", "long", "int", "uint8", "bool", "complex64", "complex128", "cfloat",
+     "float8_e4m3fn", "float8_e5m2", "short", "uint16", "uint32", "uint64"}
+)
+
+
+def _is_self(expr: cst.BaseExpression, self_names: set[str]) -> bool:
+    return isinstance(expr, cst.Name) and expr.value in self_names
+
+
+def _literal_int(expr: cst.BaseExpression) -> int | None:
+    """The value of an integer literal (`0`, `-1`), else None."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _literal_int(expr.expression)
+        return -inner if inner is not None else None
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    return None
+
+
+def _is_literal(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation):
+        return _is_literal(expr.expression)
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        return all(_is_literal(e.value) for e in expr.elements)
+    return False
+
+
+def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[no-untyped-def]
+    """What a class attribute holds, judged from what `__init__` assigned to it."""
+    if _is_literal(expr):
+        return PYTHON
+    if isinstance(expr, cst.Call):
+        name = resolve(expr.func) or ""
+        if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
+            return TENSOR
+        if name.startswith("torch.nn.") and name.rpartition(".")[2][:1].isupper():
+            return MODULE  # torch.nn.Linear(...), torch.nn.ModuleList(...)
+        if name.startswith("torch.") and not name.startswith("torch.nn."):
+            return _torch_function_result(name)
+        if name in SCALAR_CASTS:
+            return PYTHON
+    return UNKNOWN
+
+
+def _annotation_value(annotation: cst.BaseExpression) -> Value:
+    text = dotted(annotation)
+    if isinstance(annotation, cst.SimpleString):
+        text = annotation.evaluated_value if isinstance(annotation.evaluated_value, str) else None
+    if isinstance(annotation, cst.Subscript):  # Optional[Tensor]
+        text = dotted(annotation.value)
+        inner = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if text in ("Optional", "typing.Optional") and inner:
+            return _annotation_value(inner[0])
+        return UNKNOWN
+    if isinstance(annotation, cst.BinaryOperation):  # Tensor | None
+        left, right = _annotation_value(annotation.left), _annotation_value(annotation.right)
+        return left if left.is_tensor else right if right.is_tensor else UNKNOWN
+    if text is None:
+        return UNKNOWN
+    if text.rpartition(".")[2] == "Tensor":
+        return TENSOR
+    if text in ("int", "float", "bool", "str", "bytes", "complex", "None"):
+        return PYTHON
+    return UNKNOWN
+
+
+def _all_nested(fn: FunctionInfo) -> list[FunctionInfo]:
+    found = list(fn.nested)
+    for inner in fn.nested:
+        found.extend(_all_nested(inner))
+    return found
+
+
+# Attributes and methods that only tensors (and arrays) have: using one on a name is evidence.
+TENSOR_EVIDENCE_ATTRS = (
+    (RETURNS_TENSOR - {"split", "count", "index", "copy", "format", "join", "get", "update", "keys",
+                       "values", "items", "pop", "append", "extend", "insert", "remove", "sort",
+                       "add", "clear", "all", "any", "round", "real", "imag", "conj",
+                       "log", "select", "slice"})  # logger.log(...), a query's select()
+    | {"shape", "dtype", "device", "ndim", "size", "dim", "numel", "item", "tolist", "numpy",
+       "requires_grad", "grad", "is_cuda", "float", "half", "long", "int", "bool", "contiguous"}
+)
+
+
+# torch factories whose positional arguments are sizes (or range bounds), not tensors.
+SIZE_FACTORIES = frozenset(
+    f"torch.{name}" for name in ("zeros", "ones", "empty", "rand", "randn", "randint", "arange",
+                                 "linspace", "logspace", "eye", "randperm", "empty_strided", "tril_indices",
+                                 "triu_indices")
+)
+
+
+def used_as_tensor(function: cst.FunctionDef | cst.Lambda, resolve) -> set[str]:  # type: ignore[no-untyped-def]
+    """Names the function body uses as tensors: `x.sum()`, `x.shape`, `torch.cat([x])`, `a @ x`."""
+    found: set[str] = set()
+
+    class _Uses(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if isinstance(node.value, cst.Name) and node.attr.value in TENSOR_EVIDENCE_ATTRS:
+                found.add(node.value.value)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            name = resolve(node.func) or ""
+            if name.startswith("torch."):
+                sizes = name in SIZE_FACTORIES  # `torch.zeros(bsz, n_heads)`: sizes, Python ints
+                for arg in node.args:
+                    if isinstance(arg.value, cst.Name) and not (sizes and arg.keyword is None):
+                        found.add(arg.value.value)
+
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            if isinstance(node.operator, cst.MatrixMultiply):
+                found.update(side.value for side in (node.left, node.right) if isinstance(side, cst.Name))
+
+    visit(function.body, _Uses())  # breaklint.infra.walk: one frame per level, nothing rebuilt
+    return found

@@ -1,0 +1,1 @@
+"""The one pipeline (engine), its planning per settings (units), the rule registry and suppressions."""

@@ -1,0 +1,867 @@
+"""check: files -> pre-pass (ast, every file) -> project index -> compiled regions -> libcst and
+the rules (only files with a region) -> findings -> suppressions.
+
+The pre-pass (scan.py, prepass.py) summarises every file with the stdlib `ast`; the project index
+is built from those summaries (shallow.py) and only the modules a lookup reaches are built at
+all. Reachability runs on that index, and only the files that hold a compiled region are parsed
+with libcst, their index bound to the tree (shallow.bind_tree: one index, from one parser), and
+visited by the rules — each in a worker process, each tree dropped when its rules are done.
+`report` narrows what is reported, not what is indexed: named files (the pre-commit hook) and
+the editor's open buffers are checked inside the project around them.
+
+Cache keys (cache.py) hold everything their value depends on:
+- facts: the file's bytes and module name (and, through the salt, breaklint's code);
+- regions: the config's entry settings and every file's (path, module name, summary digest);
+- findings: the file (bytes, display path), the rule settings, its regions, plus — checked on
+  reading — the summary digests of every module name its rules looked up. So an edit re-checks
+  the edited file and the files whose regions or lookups it changes, nothing else.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import libcst as cst
+
+from breaklint.check.cache import Cache
+from breaklint.config import Config
+from breaklint.infra.files import (DEFAULT_EXCLUDE, NUL_BYTES, Excluder, ReadProblem, decode_source, discover, display_path,
+                                   not_unicode, read_source)
+from breaklint.finding import CheckResult, Finding, Region, Span
+from breaklint.infra.parallel import WorkerPool
+from breaklint.index.patterns import untraced_blocks
+from breaklint.index.project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, PendingModule, ProjectIndex,
+                                     module_name_for)
+from breaklint.analysis.regions import compute_regions, find_entry_points
+from breaklint.check.registry import RuleSet
+from breaklint.rule import FileContext, Rule
+from breaklint.infra.recursion import parse_safely, with_room
+from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes, scan_bytes, scan_text
+from breaklint.index.view import Fragments, bind_tree, shallow_module
+from breaklint.index.source import ParsedFile
+from breaklint.index.summary import ModuleSummary
+from breaklint.index.suppress import MAYBE_SUPPRESSION, Suppression, apply_suppressions, parse_suppressions
+from breaklint.infra.walk import Visitor, trivia_names, visit
+
+# suppress.py's comments need one of these (its patterns are case-insensitive).
+
+
+def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[str, bool] | None = None,
+               parse_module: Callable[[str], cst.Module] | None = None) -> ParsedFile | ReadProblem:
+    """`text`: the file's content when it is not read from disk (an editor's unsaved buffer);
+    `module`: its (module name, is package) when already known; `parse_module`: libcst's parse,
+    or one that reuses an earlier tree of the same buffer (lsp/reparse.py)."""
+    if text is None:
+        text = read_source(path)
+    if isinstance(text, ReadProblem):
+        return text
+    parse = parse_module or cst.parse_module
+    try:
+        try:
+            tree = parse_safely(parse, text)
+        except RecursionError:  # a deep tree, not a wrong one: again, with room to recurse
+            tree = with_room(lambda: cst.parse_module(text))  # type: ignore[arg-type]
+    except (KeyboardInterrupt, SystemExit, UnicodeError):
+        raise  # text that is not Unicode (a lone surrogate, from an editor): the language server's to refuse
+    except cst.ParserSyntaxError as error:
+        where = clamp(text, error.raw_line, error.raw_column + 1)  # libcst can point past the end of a line
+        return ReadProblem("BL001", f"syntax error: {error.message}", *where)
+    except RecursionError:
+        return ReadProblem("BL001", "syntax error: expression nested too deeply to parse")
+    except BaseException as error:  # CSTValidationError, a panic of the native parser (a BaseException)
+        return ReadProblem("BL001", f"syntax error: libcst cannot read this file: {type(error).__name__}: {error}")
+    module_name, is_package = module if module is not None else module_name_for(path)
+    return ParsedFile(path, display_path(path, root), module_name, is_package, text, tree)
+
+
+class _Dispatcher(Visitor):
+    """One traversal per file for every rule; rules only see code in scope, except through
+    their file-scope hooks (`file_visit_<Node>` / `file_leave_<Node>`: every node of the file,
+    regions or not; then `end_file()` once), see rule.py.
+
+    A rule that raises is switched off for the rest of the file and reported as BL005; the
+    other rules go on."""
+
+    def __init__(self, ctx: FileContext, rules: Sequence[Rule], on_error: Callable[[Rule, BaseException], None]) -> None:
+        self.ctx = ctx
+        self.on_error = on_error
+        self.failed: set[int] = set()
+        self.untraced: set[cst.CSTNode] = set()  # e.g. the body of `if not is_compiling():`
+        self.untraced_depth = 0
+        self.active = ctx.active
+        self.visitors: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
+        self.leavers: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
+        self.file_visitors: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
+        self.file_leavers: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
+        self.file_rules: list[Rule] = []
+        for rule in rules:
+            hooks = rule.file_hooks()
+            if hooks:
+                self.file_rules.append(rule)
+            for attribute in dir(rule):
+                if attribute.startswith("visit_"):
+                    self.visitors.setdefault(attribute[6:], []).append((rule, getattr(rule, attribute)))
+                elif attribute.startswith("leave_"):
+                    self.leavers.setdefault(attribute[6:], []).append((rule, getattr(rule, attribute)))
+                elif hooks and attribute.startswith("file_visit_"):
+                    self.file_visitors.setdefault(attribute[11:], []).append((rule, getattr(rule, attribute)))
+                elif hooks and attribute.startswith("file_leave_"):
+                    self.file_leavers.setdefault(attribute[11:], []).append((rule, getattr(rule, attribute)))
+        # Rules that look at commas or comments get every node; the others only what has content.
+        self.wants_trivia = not trivia_names().isdisjoint(
+            {*self.visitors, *self.leavers, *self.file_visitors, *self.file_leavers})
+
+    def _dispatch(self, handlers: list[tuple[Rule, Callable[[cst.CSTNode], None]]], node: cst.CSTNode) -> None:
+        for rule, handler in handlers:
+            if id(rule) in self.failed:
+                continue
+            try:
+                handler(node)
+            except Exception as error:  # one broken rule must not hide the others' findings
+                self.failed.add(id(rule))
+                self.on_error(rule, error)
+
+    def _entered(self) -> None:
+        self.active = self.ctx.active  # it only changes when the function stack does
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        if kind is cst.FunctionDef:
+            info = self.ctx.functions_by_node.get(node)  # type: ignore[call-overload]
+            if info is not None:
+                self.ctx.function_stack.append(info)
+                self._entered()
+            file = self.ctx.file
+            if file.scope is None and node in file.starts:
+                file.scope = node  # positions for this function alone (source.py)
+        elif kind is cst.If:
+            self.untraced.update(untraced_blocks(node, self.ctx.resolve, self.ctx.local_test))  # type: ignore[arg-type]
+        if self.untraced and node in self.untraced:
+            self.untraced_depth += 1
+        if self.file_visitors:
+            handlers = self.file_visitors.get(kind.__name__)
+            if handlers:
+                self._dispatch(handlers, node)
+        if self.active and not self.untraced_depth:
+            handlers = self.visitors.get(kind.__name__)
+            if handlers:
+                self._dispatch(handlers, node)
+        return True
+
+    def end_file(self) -> None:
+        for rule in self.file_rules:
+            self._dispatch([(rule, lambda _node, rule=rule: rule.end_file())], self.ctx.file.tree)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        kind = type(original_node)
+        if self.file_leavers:
+            handlers = self.file_leavers.get(kind.__name__)
+            if handlers:
+                self._dispatch(handlers, original_node)
+        if self.active and not self.untraced_depth:
+            handlers = self.leavers.get(kind.__name__)
+            if handlers:
+                self._dispatch(handlers, original_node)
+        if self.untraced and original_node in self.untraced:
+            self.untraced_depth -= 1
+        if kind is cst.FunctionDef:
+            if original_node in self.ctx.functions_by_node:
+                self.ctx.function_stack.pop()
+                self._entered()
+            if self.ctx.file.scope is original_node:
+                self.ctx.file.scope = None
+
+
+@dataclass(frozen=True)
+class _Source:
+    """A discovered file: where it is, how it prints, which module it is."""
+
+    path: Path
+    display: str
+    module_name: str
+    is_package: bool
+
+
+@dataclass(frozen=True)
+class _FileRegions:
+    """A file's compiled functions, by position among its defs (the pre-pass and the libcst
+    indexer number them alike), and whether one of them is what its name refers to."""
+
+    regions: tuple[tuple[int, Region], ...]
+    has_region: bool
+    errors: tuple[tuple[str, str], ...] = ()  # (message, traceback): internal errors in its regions (BL005)
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What the rules found in one file, and the module names they looked up on the way."""
+
+    findings: tuple[Finding, ...]
+    asked: tuple[str, ...]
+    cacheable: bool = True  # False: the process checking it died, which may not happen again
+
+
+class Engine:
+    """`jobs`: worker processes (1: all in this process); `cache`: where results are kept
+    between runs (None: nowhere)."""
+
+    def __init__(self, config: Config, rules: RuleSet, verbose: bool = False, *, jobs: int = 1,
+                 cache: Cache | None = None, shown_from: Path | None = None,
+                 parse_buffer: Callable[[Path, str], cst.Module] | None = None) -> None:
+        self.config = config
+        self.rules = rules
+        self.verbose = verbose
+        self.jobs = max(1, jobs)
+        self.cache = cache
+        self.shown_from = shown_from  # paths print relative to it (None: where the user stands, like ruff)
+        self.parse_buffer = parse_buffer  # an overlay's tree, from its earlier ones (the language server)
+
+    def check(self, paths: Sequence[Path], force_exclude: bool = False,
+              overlays: Mapping[Path, str] | None = None, report: Iterable[Path] | None = None) -> CheckResult:
+        """Check `paths`; `overlays` (path -> text) stand in for files on disk (unsaved buffers).
+        `report`: only these files' findings (the others are the project around them: indexed,
+        and their regions computed, but no rule runs there) — the pre-commit hook's named files,
+        the editor's open ones."""
+        started = time.perf_counter()
+        overlays = {_absolute(path): text for path, text in (overlays or {}).items()}
+        wanted = None if report is None else {_absolute(path) for path in report}
+        run = _Run(self, overlays, wanted)
+        findings, count = run.check(paths, force_exclude)
+        findings.sort(key=lambda f: f.sort_key)
+        return CheckResult(findings, count, time.perf_counter() - started, run.work.counted(run.fragments))
+
+    def _region_error(self, path: str, error: tuple[str, str]) -> Finding:
+        message, details = error
+        return self.rules.meta("BL005").make_finding(path, Span(1, 1, 1, 1), message, details=details)
+
+    def _check_module(self, module: ModuleIndex, project: ProjectIndex,
+                      regions: dict[FunctionInfo, object]) -> list[Finding]:
+        """The rules over one module. A RecursionError (a tree deeper than the default limit
+        allows, which Python itself compiled) checks the module again with room to recurse;
+        only a RecursionError there is an internal error."""
+        try:
+            return self._run_rules(module, project, regions, roomy=False)
+        except _NeedsRoom:
+            module.file.scope = None
+            return with_room(lambda: self._run_rules(module, project, regions, roomy=True))
+
+    def _run_rules(self, module: ModuleIndex, project: ProjectIndex, regions: dict[FunctionInfo, object],
+                   roomy: bool) -> list[Finding]:
+        file = module.file
+        rule_classes = self.rules.for_file(file.display)
+        if not rule_classes:
+            return []
+        raw: list[Finding] = []
+        functions = {fn.node: fn for fn in module.functions.values()}
+        has_region = any(fn in regions for fn in functions.values())
+        if not (has_region or (self.config.scope == "all" and functions)):
+            rules: list[Rule] = []
+        else:
+            ctx = FileContext(
+                file=file, module=module, project=project, regions=regions,  # type: ignore[arg-type]
+                functions_by_node=functions, target_torch=self.config.target_torch,
+                scope_all=self.config.scope == "all", emit=_once(raw),
+                target_python=self.config.target_python,
+            )
+
+            def internal_error(rule: Rule | type[Rule] | None, error: BaseException) -> None:
+                if isinstance(error, RecursionError) and not roomy:
+                    raise _NeedsRoom from error
+                where = f"in rule {rule.code} ({rule.name})" if rule else "while checking this file"
+                raw.append(self.rules.meta("BL005").make_finding(
+                    file.display, Span(1, 1, 1, 1),
+                    f"internal error {where}: {type(error).__name__}: {error}",
+                    details="".join(traceback.format_exception(error)),
+                ))
+
+            rules = []
+            for cls in rule_classes:
+                if cls.meta:
+                    continue
+                try:
+                    rules.append(cls(ctx))
+                except Exception as error:  # this rule is out for this file; the others run
+                    internal_error(cls, error)
+            dispatcher = _Dispatcher(ctx, rules, internal_error)
+            try:
+                visit(file.tree, dispatcher, trivia=dispatcher.wants_trivia)
+                dispatcher.end_file()
+            except _NeedsRoom:
+                raise
+            except Exception as error:  # the engine itself failed on this file: keep the others
+                internal_error(None, error)
+            file.scope = None
+        suppressions = parse_suppressions(file.text) if MAYBE_SUPPRESSION.search(file.text) else []
+        if not suppressions:
+            return raw
+        return apply_suppressions(raw, suppressions, lambda s, idle: self._unused(file.display, s, idle))
+
+    def _unused(self, path: str, suppression: Suppression, idle: tuple[str, ...]) -> Finding | None:
+        rule = self.rules.meta("BL004")
+        if not self.rules.enabled_for(rule.code, path):
+            return None
+        if suppression.selectors:
+            # Only selectors that name enabled rules can be judged unused.
+            idle = tuple(s for s in idle if self.rules.selects_enabled(s, path))
+            if not idle:
+                return None
+            what = ", ".join(idle)
+            text = f"unused suppression: nothing here matched {what}"
+        else:
+            text = "unused suppression: no finding on this line"
+        return rule.make_finding(path, suppression.span, text)
+
+    def _problem(self, path: str, problem: ReadProblem) -> Finding:
+        rule = self.rules.meta(problem.code)
+        span = Span(problem.line, problem.col, problem.line, problem.col)
+        return rule.make_finding(path, span, problem.message, details=problem.details)
+
+
+def _internal(doing: str, error: Exception) -> str:
+    return f"internal error {doing}: {type(error).__name__}: {error}"
+
+
+def _region_errors(errors: dict[Path, list[tuple[str, str]]]) -> Callable[[FunctionInfo, Exception], None]:
+    """compute_regions' on_error: one (message, traceback) per function, in the file that defines it."""
+    def record(fn: FunctionInfo, error: Exception) -> None:
+        why = (_internal(f"while following the calls of `{fn.qualname}`", error)
+               + "; what only it calls is not checked as compiled code")
+        known = errors.setdefault(fn.module.file.path, [])
+        if all(why != seen for seen, _ in known):  # a function walked again fails again
+            known.append((why, "".join(traceback.format_exception(error))))
+    return record
+
+
+def _absolute(path: Path) -> Path:
+    return Path(os.path.normpath(path if path.is_absolute() else Path.cwd() / path))
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+# The run a worker process serves: set before the pool forks (or by its initializer), read by
+# the task functions below. Process-local by construction; nothing else is kept between calls.
+_WORKER_RUN: list[_Run] = []
+
+
+def _install_worker(run: _Run | None) -> None:
+    if run is not None:  # spawn: the run arrives pickled; fork: it is already here
+        _WORKER_RUN[:] = [run]
+    gc.disable()  # as in the main process (see _Run.check); _check_task collects after each file
+    gc.freeze()  # what the worker inherited is never garbage: keep the collector off it
+
+
+def _scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str]) -> FileFacts:
+    data, module_name, is_package, digest = task
+    if isinstance(data, str):  # an overlay's text
+        problem = NUL_BYTES if "\0" in data else not_unicode(data, "the buffer")  # as `check` says of a file
+        if problem is not None:
+            return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
+        return scan_text(data, digest, module_name, is_package)
+    return scan_bytes(data, module_name, is_package)
+
+
+def _scan_crashed(task: tuple[bytes | ReadProblem | str, str, bool, str], why: str) -> FileFacts:
+    problem = ReadProblem("BL005", f"internal error while indexing this file: the worker process died ({why})")
+    return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
+
+
+def _check_task(index: int) -> _Checked:
+    """One file's rules. The collector is off while they run (libcst makes millions of objects,
+    each automatic pass would walk them all, again and again: a third of the time); what the
+    previous file left behind is collected before the next one starts, and what survives is
+    frozen. After the last file nothing is collected: a full pass then costs more than the file
+    (a re-check of one file after an edit spent half its time there), and the process ends."""
+    run = _WORKER_RUN[0]
+    if run.checked_here:
+        gc.collect()
+        gc.freeze()
+    run.checked_here += 1
+    return run.check_file(index)
+
+
+def _once(findings: list[Finding]) -> Callable[[Finding], None]:
+    """Append to `findings`, but a finding the same as one already there (code, place, message):
+    `a[0] = a[1] = x` is one mutation of `a` at one place, not two findings that read alike."""
+    seen: set[tuple[str, Span, str]] = set()
+
+    def emit(finding: Finding) -> None:
+        key = (finding.code, finding.span, finding.message)
+        if key not in seen:
+            seen.add(key)
+            findings.append(finding)
+
+    return emit
+
+
+class _Run:
+    """One `check`: every step after discovery, over the same file list."""
+
+    def __init__(self, engine: Engine, overlays: Mapping[Path, str], report: set[Path] | None = None) -> None:
+        self.engine = engine
+        self.report = report  # None: every file
+        self.config = engine.config
+        self.rules = engine.rules
+        self.cache = engine.cache
+        self.overlays = overlays
+        self.shown_from = engine.shown_from or Path.cwd()
+        self.sources: list[_Source] = []
+        self.facts: list[FileFacts] = []
+        # What the pre-pass read of each file (None: an overlay): the later passes parse these
+        # same bytes, so a file that changes or vanishes meanwhile cannot disagree with its summary.
+        self.data: list[bytes | ReadProblem | None] = []
+        self.regions: dict[int, _FileRegions] = {}
+        self._project: ProjectIndex | None = None
+        self.fragments = Fragments()
+        self.deep_reads: set[Path] = set()  # files whose trees the current file's rules read
+        self._trees: dict[Path, ModuleIndex] = {}  # see _tree_module
+        self.recording = False  # while a file's rules run: what they read of other modules
+        self.reads: set[tuple[Path, str]] = set()
+        self._fingerprint: Callable[[str], Any] | None = None
+        self.checked_here = 0  # files checked in this process (see _check_task)
+        self.work = Work()
+        self._positions: dict[Path, int] | None = None  # see _position
+
+    def __getstate__(self) -> dict[str, Any]:  # what a spawned worker needs (no cache, no index)
+        state = dict(self.__dict__)
+        state["cache"] = None
+        state["_project"] = None
+        state["fragments"] = Fragments()
+        state["_trees"] = {}
+        state["_fingerprint"] = None
+        state["engine"] = Engine(self.config, self.rules, shown_from=self.engine.shown_from)
+        return state
+
+    # --- the steps ----------------------------------------------------------------------------
+    def check(self, paths: Sequence[Path], force_exclude: bool) -> tuple[list[Finding], int]:
+        """The collector is off for the run: the pre-pass and the index make nothing cyclic but
+        make a great many objects, and every automatic pass walked them all again (a third of
+        the pre-pass's time). The rules' garbage is collected after each file (_check_task)."""
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._check(paths, force_exclude)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _check(self, paths: Sequence[Path], force_exclude: bool) -> tuple[list[Finding], int]:
+        config = self.config
+        exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
+        files, problems = discover(paths, config.root, exclude, force_exclude)
+        files, problems = self._with_overlays(paths, files, problems,
+                                              Excluder(exclude, config.root) if force_exclude else None)
+        findings = [self.engine._problem(display_path(p, self.shown_from), problem) for p, problem in problems
+                    if self._reported(p)]
+        names = ModuleNames()
+        self.sources = [_Source(path, display_path(path, self.shown_from), *names(path)) for path in files]
+        self.facts = self._scan()
+        indexed: list[int] = []
+        for index, facts in enumerate(self.facts):
+            if facts.problem is None:
+                indexed.append(index)
+            elif self._reported(self.sources[index].path):
+                findings.append(self.engine._problem(self.sources[index].display, facts.problem))
+        self.regions = self._compute_regions(indexed)
+        reported = [index for index in indexed if self._reported(self.sources[index].path)]
+        for index in reported:
+            findings.extend(self.engine._region_error(self.sources[index].display, error)
+                            for error in self.regions[index].errors)
+        deep, shallow = [], []
+        for index in reported:
+            if not self.rules.for_file(self.sources[index].display):
+                continue  # every rule ignored for this file: nothing to say about it
+            if self.regions[index].has_region or (config.scope == "all" and self.facts[index].has_functions):
+                deep.append(index)
+            elif self.facts[index].maybe_suppressed:
+                shallow.append(index)
+        findings.extend(self._check_deep(deep))
+        for index in shallow:  # no rule runs here: every suppression is unused
+            findings.extend(self._unused_suppressions(index))
+        if self.cache is not None:
+            self.cache.save()
+        return findings, len(files)
+
+    def _with_overlays(self, paths: Sequence[Path], files: list[Path], problems: list[tuple[Path, ReadProblem]],
+                       excluder: Excluder | None) -> tuple[list[Path], list[tuple[Path, ReadProblem]]]:
+        """An unsaved buffer under the checked paths (or a text named by `--stdin-filename`) is a
+        file of the project, on disk or not, unless `excluder` (--force-exclude) excludes it."""
+        if not self.overlays:
+            return files, problems
+        roots = [_absolute(path) for path in paths]
+        known = {_absolute(path) for path in files}
+        added = [path for path in self.overlays if path not in known
+                 and any(path == root or root in path.parents for root in roots)
+                 and (excluder is None or not excluder.excludes(path))]
+        return sorted([*files, *added]), [(p, problem) for p, problem in problems if _absolute(p) not in self.overlays]
+
+    def _reported(self, path: Path) -> bool:
+        return self.report is None or _absolute(path) in self.report
+
+    def _scan(self) -> list[FileFacts]:
+        """The pre-pass of every file: from the cache by content digest, else computed."""
+        facts: list[FileFacts | None] = []
+        tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]] = []
+        self.data = []
+        for index, source in enumerate(self.sources):
+            overlay = self.overlays.get(source.path)
+            data: bytes | ReadProblem | str
+            if overlay is not None:
+                self.data.append(None)
+                data = overlay
+                digest = "buffer:" + content_digest(overlay.encode("utf-8", "surrogatepass"), source.module_name,
+                                                    source.is_package)
+            else:
+                data = read_bytes(source.path)
+                self.data.append(data)
+                digest = "" if isinstance(data, ReadProblem) else content_digest(data, source.module_name,
+                                                                                 source.is_package)
+            found = self.cache.facts.get(digest) if self.cache is not None and digest else None
+            facts.append(found)
+            if found is None:
+                tasks.append((index, (data, source.module_name, source.is_package, digest)))
+        jobs = self.engine.jobs if len(tasks) >= 64 else 1
+        with WorkerPool(jobs, _install_worker, None) as pool:
+            # Largest first: the pool balances better when the big files start early.
+            order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][1][0]))
+            results = pool.map(_scan_task, [tasks[i][1] for i in order], chunksize=8, on_crash=_scan_crashed)
+        for i, result in zip(order, results):
+            index = tasks[i][0]
+            facts[index] = result
+            if self.cache is not None and result.digest:
+                self.cache.facts.put(result.digest, result)
+        return facts  # type: ignore[return-value]
+
+    @property
+    def project(self) -> ProjectIndex:
+        """Every file that has a summary, each module built (from it) only when looked up."""
+        if self._project is None:
+            self._project = ProjectIndex(
+                PendingModule(s.module_name, s.path, self._module_builder(i), s.display, self.facts[i].has_sites)
+                for i, s in enumerate(self.sources) if self.facts[i].problem is None
+            )
+        return self._project
+
+    def _module_builder(self, index: int) -> Callable[[], ModuleIndex]:
+        source, facts = self.sources[index], self.facts[index]
+        return lambda: shallow_module(facts.summary(), source.path, source.display,
+                                      lambda: self._tree_module(index), self.fragments, self.deep_reads.add,
+                                      self._record_read, lambda: self._content_text(index))
+
+    def _record_read(self, path: Path, what: str) -> None:
+        if self.recording:
+            self.reads.add((path, what))
+
+    def _tree_module(self, index: int) -> ModuleIndex:
+        """A file's index built from its libcst tree, the last few kept (a rule that reads one
+        file's tree, such as its compile site's, reads it for every file it checks)."""
+        path = self.sources[index].path
+        found = self._trees.pop(path, None)
+        if found is None:
+            try:
+                found = self._deep_module(index)
+            except _Unparsable:  # its own check says BL001; to the others it defines nothing
+                found = self._opaque_module(index)
+            while len(self._trees) >= _KEPT_TREES:
+                del self._trees[next(iter(self._trees))]
+        self._trees[path] = found
+        return found
+
+    def _deep_module(self, index: int) -> ModuleIndex:
+        """A file's index built from its libcst tree (parsed here)."""
+        source = self.sources[index]
+        text = self._text(index)
+        buffer = self.engine.parse_buffer if source.path in self.overlays else None
+        parse = (lambda code: buffer(source.path, code)) if buffer is not None else None
+        parsed = parse_file(source.path, self.shown_from, text, (source.module_name, source.is_package), parse)
+        self.work.libcst_files += 1
+        self.work.libcst_chars += len(text) if isinstance(text, str) else 0
+        if isinstance(parsed, ReadProblem):
+            raise _Unparsable(parsed)
+        summary = self.facts[index].summary()
+        module = shallow_module(summary, source.path, source.display, lambda: module, self.fragments)
+        return bind_tree(module, parsed, summary)
+
+    def _opaque_module(self, index: int) -> ModuleIndex:
+        """A module that defines nothing, for a file the pre-pass read but libcst cannot parse
+        (its own check says BL001)."""
+        source = self.sources[index]
+        summary = ModuleSummary(source.module_name, source.is_package, (), (), (), (), (), (), ())
+        module = shallow_module(summary, source.path, source.display, lambda: module)
+        parsed = ParsedFile(source.path, source.display, source.module_name, source.is_package, "", cst.Module(body=[]))
+        return bind_tree(module, parsed, summary)
+
+    def _content_text(self, index: int) -> str | None:
+        """The file's text for a content view's defs (counted as libcst's work when parsed)."""
+        text = self._text(index)
+        if isinstance(text, ReadProblem):
+            return None
+        self.work.content_texts += 1
+        return text
+
+    def _text(self, index: int) -> str | ReadProblem:
+        """The file's text as the pre-pass read it (an overlay's text as given)."""
+        overlay = self.overlays.get(self.sources[index].path)
+        if overlay is not None:
+            return overlay
+        data = self.data[index]
+        if data is None:  # not read by this run's pre-pass (not expected): read it now
+            return read_source(self.sources[index].path)
+        return data if isinstance(data, ReadProblem) else decode_source(data)
+
+    def _compute_regions(self, indexed: list[int]) -> dict[int, _FileRegions]:
+        """Regions from the cache when nothing they were computed from has changed: the entry
+        settings, which files may hold entry points, the list of modules, and — each checked
+        like a cached finding's — every part of every module the computation read."""
+        config = self.config
+        candidates = {self.sources[i].path for i in indexed if self.facts[i].entry_candidate}
+        key = _digest("regions", config.assume_forward_compiled, config.entry_points, sorted(map(str, candidates)),
+                      [(str(self.sources[i].path), self.sources[i].module_name) for i in indexed])
+        cached = self.cache.regions.get(key) if self.cache is not None else None
+        if cached is not None:
+            asked, by_path = cached
+            if all(self.fingerprint(name) == print_ for name, print_ in asked):
+                return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
+        project = self.project
+        looked_up = set(project.asked)
+        self.reads.clear()
+        self.deep_reads.clear()
+        self.recording = True
+        errors: dict[Path, list[tuple[str, str]]] = {}
+        found: dict[Path, list[tuple[int, Region]]] = {}
+        winners: set[Path] = set()
+        try:
+            entries = find_entry_points(project, config.assume_forward_compiled, config.entry_points,
+                                        project.select(lambda name, path: path in candidates))
+            for fn, region in compute_regions(project, entries, _region_errors(errors)).items():
+                path = fn.module.file.path
+                found.setdefault(path, []).append((fn.ordinal, region))
+                if fn.module.functions.get(fn.qualname) is fn:
+                    winners.add(path)
+        except Exception as error:  # no regions at all: say so where the entry points may be, and go on
+            found.clear()
+            why = _internal("while finding the compiled regions", error) + "; no file was checked as compiled code"
+            for path in candidates:
+                errors.setdefault(path, []).append((why, "".join(traceback.format_exception(error))))
+        finally:
+            self.recording = False
+        by_path = {str(path): _FileRegions(tuple(sorted(found.get(path, ()), key=lambda item: item[0])),
+                                           path in winners, tuple(errors.get(path, ())))
+                   for path in {*found, *errors}}
+        if self.cache is not None:
+            deps = {*(project.asked - looked_up), *(_DEEP + str(path) for path in self.deep_reads),
+                    *(f"{_READ}{path}\0{what}" for path, what in self.reads)}
+            self.cache.regions.put(key, (tuple((name, self.fingerprint(name)) for name in sorted(deps)), by_path))
+        return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
+
+    @property
+    def fingerprint(self) -> Callable[[str], Any]:
+        """What a dependency of a cached result is worth now (see _fingerprints), made once."""
+        if self._fingerprint is None:
+            self._fingerprint = self._fingerprints()
+        return self._fingerprint
+
+    def _check_deep(self, indices: list[int]) -> list[Finding]:
+        """The rules over every file with a region: cached findings where their inputs are
+        unchanged, else libcst and the rules, in worker processes."""
+        fingerprint = self.fingerprint
+        results: dict[int, tuple[Finding, ...]] = {}
+        keys: dict[int, str] = {}
+        for index in indices:
+            keys[index] = self._findings_key(index)
+            cached = self.cache.findings.get(keys[index]) if self.cache is not None else None
+            if cached is not None:
+                asked, findings = cached
+                if all(fingerprint(name) == print_ for name, print_ in asked):
+                    results[index] = findings
+        todo = sorted((i for i in indices if i not in results), key=lambda i: -self.facts[i].size)
+        if todo:
+            gc.freeze()  # the index built so far lives to the end: keep the collector off it
+            jobs = min(self.engine.jobs, len(todo))
+            _WORKER_RUN[:] = [self]  # forked workers inherit it; one job runs it right here
+            try:
+                with WorkerPool(jobs, _install_worker, self) as pool:
+                    checked = pool.map(_check_task, todo, chunksize=1, on_crash=self._crashed)
+            finally:
+                _WORKER_RUN.clear()
+                gc.unfreeze()
+            for index, result in zip(todo, checked):
+                results[index] = result.findings
+                if self.cache is not None and result.cacheable:
+                    asked = tuple((name, fingerprint(name)) for name in result.asked)
+                    self.cache.findings.put(keys[index], (asked, result.findings))
+        return [finding for index in indices for finding in results[index]]
+
+    def _crashed(self, index: int, why: str) -> _Checked:
+        message = f"internal error while checking this file: the worker process died ({why})"
+        finding = self.rules.meta("BL005").make_finding(self.sources[index].display, Span(1, 1, 1, 1), message)
+        return _Checked((finding,), (), cacheable=False)
+
+    def check_file(self, index: int) -> _Checked:
+        """libcst, the index from the tree, and the rules, for one file (in a worker or here).
+
+        Other files are shallow (built from summaries) until a rule reads one's tree: then the
+        file is checked again with that one built from its tree too, so that whatever the rule
+        compares is what the reference pipeline would compare (rules match nodes by identity)."""
+        source = self.sources[index]
+        try:
+            module = self._deep_module(index)
+        except _Unparsable as error:  # Python's parser took what libcst refuses
+            return _Checked((self.engine._problem(source.display, error.problem),), ())
+        try:
+            return self._check_parsed(index, module, roomy=False)
+        except _NeedsRoom:  # a tree deeper than the default limit: all of it again, with room
+            module.file.scope = None
+            return with_room(lambda: self._check_parsed(index, module, roomy=True))
+
+    def _check_parsed(self, index: int, module: ModuleIndex, roomy: bool) -> _Checked:
+        source = self.sources[index]
+        regions = {module.defined[ordinal]: region for ordinal, region in self.regions[index].regions
+                   if ordinal < len(module.defined)}
+        trees: dict[Path, ModuleIndex] = {}
+        while True:
+            view = self.project.replacing(module, *trees.values())
+            self.deep_reads.clear()
+            self.reads.clear()
+            self.recording = True
+            self.work.rule_passes += 1
+            try:
+                findings = self.engine._run_rules(module, view, regions, roomy)
+            finally:
+                self.recording = False
+            read = {path for path in self.deep_reads if path != source.path and path not in trees}
+            if not read:
+                break
+            for path in sorted(read):
+                self.work.cross_file_trees += 1
+                trees[path] = self._tree_module(self._position(path))
+        deps = {_DEEP + str(path) for path in trees}
+        deps.update(f"{_READ}{path}\0{what}" for path, what in self.reads if path != source.path)
+        self.work.cross_file_reads += len(deps)
+        return _Checked(tuple(findings), tuple(sorted(view.asked | deps)))
+
+    def _position(self, path: Path) -> int:
+        """Where `path` is in `sources`; the table is made once (once per checked file was
+        quadratic on a large tree)."""
+        if self._positions is None:
+            self._positions = {s.path: i for i, s in enumerate(self.sources)}
+        return self._positions[path]
+
+    def _fingerprints(self) -> Callable[[str], Any]:
+        """What each thing a checked file's rules may have read is worth now; a cached result
+        stands while all of its are unchanged:
+        - a module name looked up: the paths of the files that are that module (what was then
+          read of them is recorded on its own, below);
+        - every module (`project.modules`): the list of (path, module name);
+        - one read of a module's index (`#path\0what`, shallow.py `Record`): its summary digest,
+          or less — a name it does not define is "absent", compile sites it has none of "none";
+        - another file's tree (`@path`): its bytes."""
+        names: dict[str, list[tuple[str, str]]] = {}
+        by_path: dict[str, FileFacts] = {}
+        for source, facts in zip(self.sources, self.facts):
+            if facts.problem is None:
+                names.setdefault(source.module_name, []).append((str(source.path), facts.summary_digest))
+                by_path[str(source.path)] = facts
+        every = _digest(sorted((path, name) for name, items in names.items() for path, _ in items))
+
+        known: dict[str, Any] = {}  # a warm run asks for the same few thousand, tens of thousands of times
+        parts_of: dict[str, dict[str, str]] = {}  # path -> its part digests (scan.part_digests)
+
+        def fingerprint(dependency: str) -> Any:
+            found = known.get(dependency, known)
+            if found is known:
+                found = known[dependency] = compute(dependency)
+            return found
+
+        def compute(dependency: str) -> Any:
+            if dependency == EVERY_MODULE:
+                return every
+            if dependency.startswith(_DEEP):
+                facts = by_path.get(dependency[len(_DEEP):])
+                return facts.digest if facts is not None else None
+            if dependency.startswith(_READ):
+                path, _, what = dependency[len(_READ):].partition("\0")
+                facts = by_path.get(path)
+                if facts is None:
+                    return None
+                kind, _, key = what.partition(":")
+                if kind in ("functions", "classes") and key != "*":
+                    defined = facts.function_names if kind == "functions" else facts.class_names
+                    if key not in defined:
+                        return "absent"
+                elif kind == "sites" and not facts.has_sites:
+                    return "none"
+                elif kind == "local":
+                    return key in facts.local_defs
+                elif kind == "content":  # its text or tree were read (ShallowFile.content)
+                    return facts.digest
+                parts = parts_of.get(path)
+                if parts is None:
+                    parts = parts_of[path] = dict(facts.parts)
+                return parts.get(what, facts.summary_digest)  # `functions:*`: the whole summary
+            return tuple(sorted(path for path, _ in names.get(dependency, ())))
+
+        return fingerprint
+
+    def _findings_key(self, index: int) -> str:
+        config, source = self.config, self.sources[index]
+        return _digest("findings", self.facts[index].digest, source.display, str(source.path), config.select,
+                       config.extend_select,
+                       config.ignore, sorted(config.per_file_ignores.items()), str(config.target_torch),
+                       str(config.target_python), config.scope, self.regions[index])
+
+    def _unused_suppressions(self, index: int) -> list[Finding]:
+        source = self.sources[index]
+        text = self._text(index)
+        if isinstance(text, ReadProblem):
+            return []
+        suppressions = parse_suppressions(text)
+        return apply_suppressions([], suppressions, lambda s, idle: self.engine._unused(source.display, s, idle))
+
+
+@dataclass
+class Work:
+    """What a check did, counted where it happens (in the process that did it): files and
+    characters parsed by libcst, rule passes over a file, other files' trees built for a rule,
+    reads of other modules a file's findings depend on, other files read for a def or class alone
+    (and the characters of those defs), and expressions parsed from the index."""
+
+    libcst_files: int = 0
+    libcst_chars: int = 0
+    rule_passes: int = 0
+    cross_file_trees: int = 0
+    cross_file_reads: int = 0
+    content_texts: int = 0  # other files whose defs were parsed on their own for a reader
+
+    def counted(self, fragments: Fragments) -> dict[str, int]:
+        return {**vars(self), "fragments_parsed": fragments.parsed(), "libcst_chars_alone": fragments.alone_chars}
+
+
+class _NeedsRoom(Exception):
+    """A RecursionError while checking a file, on the first try: try again with room."""
+
+
+class _Unparsable(Exception):
+    """A file the pre-pass summarised but libcst cannot parse: its BL001."""
+
+    def __init__(self, problem: ReadProblem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+_NO_REGIONS = _FileRegions((), False)
+_KEPT_TREES = 8
+_DEEP = "@"  # in a checked file's dependencies: another file's tree was read (not a module name)
+_READ = "#"  # ... a part of another module's index was read
+
+
+def _size(data: object) -> int:
+    return len(data) if isinstance(data, (bytes, str)) else 0

@@ -1,0 +1,135 @@
+"""What one `breaklint check PATHS` runs: the checked files grouped by the settings that govern
+them, each group checked inside its own project.
+
+- Per-file settings, ruff's hierarchical model: each file takes the nearest `pyproject.toml`
+  with a `[tool.breaklint]` table above it (`--config` gives one file's settings to all).
+  Compiled regions are computed within one group: two sub-projects checked in one run are two
+  projects.
+- Named files (the pre-commit hook stages a few): the project around them — the folder of
+  their settings file, else their git work tree — is indexed (cached, so cheap), regions are
+  computed across it, and findings are reported for the named files only. A helper whose
+  compiling caller is not staged is still seen as compiled.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from breaklint.check.cache import CACHE_DIR, Cache
+from breaklint.config import Config, find_pyproject, load_config
+from breaklint.check.engine import CheckResult, Engine
+from breaklint.infra.files import DEFAULT_EXCLUDE, Excluder, discover
+from breaklint.finding import Finding
+from breaklint.check.registry import RuleSet
+
+Overrides = Callable[[Config], Config]
+
+
+@dataclass(frozen=True)
+class CheckUnit:
+    """One engine run: `paths` are indexed; `report` (None: all of them) are reported."""
+
+    config: Config
+    paths: tuple[Path, ...]
+    report: tuple[Path, ...] | None = None
+
+
+def plan(paths: Sequence[Path], overrides: Overrides, config_path: Path | None = None) -> list[CheckUnit]:
+    """The units for `paths` (absolute or relative to the working directory). Raises
+    ConfigError for a settings file that cannot be read."""
+    settings = _Settings(overrides, config_path)
+    given = [Path(os.path.normpath(p if p.is_absolute() else Path.cwd() / p)) for p in paths or [Path(".")]]
+    walked: dict[int, list[Path]] = {}  # by id(config): a Config holds a dict, it does not hash
+    named: dict[int, list[Path]] = {}
+    for path in given:
+        if path.is_dir():
+            config = settings.of(path)
+            files, problems = discover([path], config.root, _exclude(config), False)
+            for file in files:
+                own = settings.of(file)
+                if own is config or not settings.excluder(own).excludes(file):
+                    walked.setdefault(id(own), []).append(file)
+            for problem_path, _ in problems:  # the engine reports them (BL003)
+                walked.setdefault(id(config), []).append(problem_path)
+        else:  # a file, or a path that does not exist (the engine says so)
+            named.setdefault(id(settings.of(path)), []).append(path)
+    units = [CheckUnit(settings.known[key], tuple(files)) for key, files in walked.items()]
+    for key, files in named.items():
+        config = settings.known[key]
+        root = project_root(files[0], config)
+        if root is None:
+            units.append(CheckUnit(config, tuple(files)))
+        else:
+            units.append(CheckUnit(config, (root, *files), tuple(files)))
+    return units
+
+
+def _exclude(config: Config) -> tuple[str, ...]:
+    return (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
+
+
+def check_units(units: Sequence[CheckUnit], jobs: int, use_cache: bool, force_exclude: bool = False,
+                overlays: Mapping[Path, str] | None = None) -> CheckResult:
+    """Every unit through the one pipeline (each with its rules and its cache), as one result;
+    `overlays` (path -> text) stand in for files (stdin's text). Raises ConfigError for settings
+    the rule registry rejects (an unknown selector)."""
+    engines = [Engine(unit.config, RuleSet(unit.config), jobs=jobs,
+                      cache=Cache(unit.config.root / CACHE_DIR) if use_cache else None) for unit in units]
+    findings: list[Finding] = []
+    files = 0
+    started = time.perf_counter()
+    for unit, engine in zip(units, engines):
+        result = engine.check(list(unit.paths), force_exclude=force_exclude, overlays=overlays, report=unit.report)
+        findings.extend(result.findings)
+        files += len(unit.report) if unit.report is not None else result.files_checked
+    findings.sort(key=lambda f: f.sort_key)
+    return CheckResult(findings, files, time.perf_counter() - started)
+
+
+def project_root(path: Path, config: Config) -> Path | None:
+    """The project a named file belongs to: its settings' folder, else the nearest folder above
+    it with a pyproject.toml or a .git, else none (only the named files are indexed)."""
+    if config.source is not None:
+        return config.root
+    for directory in [path.parent, *path.parent.parents]:
+        if (directory / "pyproject.toml").is_file() or (directory / ".git").exists():
+            return directory
+    return None
+
+
+class _Settings:
+    """Each path's Config, each settings file read once."""
+
+    def __init__(self, overrides: Overrides, config_path: Path | None) -> None:
+        self.overrides = overrides
+        self.forced = overrides(load_config(config_path, explicit=True)) if config_path is not None else None
+        self.known: dict[int, Config] = {}
+        self.by_file: dict[Path | None, Config] = {}
+        self.by_directory: dict[Path, Config] = {}
+        self.excluders: dict[int, Excluder] = {}
+        if self.forced is not None:
+            self.known[id(self.forced)] = self.forced
+
+    def of(self, path: Path) -> Config:
+        if self.forced is not None:
+            return self.forced
+        directory = path if path.is_dir() else path.parent
+        found = self.by_directory.get(directory)
+        if found is None:
+            source = find_pyproject(directory)
+            found = self.by_file.get(source)
+            if found is None:
+                found = self.by_file[source] = self.overrides(load_config(source))
+                self.known[id(found)] = found
+            self.by_directory[directory] = found
+        return found
+
+    def excluder(self, config: Config) -> Excluder:
+        found = self.excluders.get(id(config))
+        if found is None:
+            found = self.excluders[id(config)] = Excluder(_exclude(config), config.root)
+        return found

@@ -1,0 +1,596 @@
+"""The cheap pre-pass: a file's index from the stdlib `ast` (about a tenth of libcst's cost).
+
+The one indexer: what each module defines, imports, assigns, calls and compiles, for every file,
+as plain data (summary.py) that the cache stores and shallow.py serves as the ModuleIndex. Things
+are recorded in libcst's visit order (source order; where `ast` keeps fields in another order —
+decorators, call arguments, dict items, `a if t else b`, defaults — it is put back), so that a
+def, class or call the rules meet in a file's libcst tree is found by its position in that order
+(shallow.bind_tree, shallow.own_calls).
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+import warnings
+from typing import Callable, Iterable, Iterator, Optional
+
+from breaklint.index.conditions import dotted, guards_of, is_concatenation
+from breaklint.index.imports import ImportTable
+from breaklint.index.patterns import called_while_compiling
+from breaklint.index.project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
+from breaklint.index.summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
+
+_DOTTED = (ast.Name, ast.Attribute)
+_SINGLETONS = {True: "True", False: "False", None: "None"}  # Names in libcst, constants in ast
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_NOT_CHILDREN = frozenset({"ctx", "op", "ops", "conversion", "kind", "type_comment"})
+_EXPR_FIELDS: dict[type, tuple[str, ...]] = {}  # a memo of ast's static field lists
+_SELF_REGISTRATIONS = ("register_buffer", "register_parameter", "add_module", "register_module")
+
+
+_LONE_CR = re.compile(rb"\r(?!\n)")
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def line_starts(source: bytes) -> list[int]:
+    """The offset where each line starts. Python ends a line at CRLF, LF and a lone CR (ast's
+    line numbers count all three); a lone CR is rare, so the common case searches for LF only."""
+    starts = [0]
+    if b"\r" in source and _LONE_CR.search(source):
+        starts.extend(match.end() for match in _LINE_END.finditer(source))
+        return starts
+    find = source.find
+    at = find(b"\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = find(b"\n", at + 1)
+    return starts
+
+
+def parse(text: str) -> ast.Module:
+    """`ast.parse`, quiet: a SyntaxWarning (`"\\d"`) is the compiler's business, not ours."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
+
+
+def summarize(text: str, module_name: str, is_package: bool, tree: ast.Module | None = None) -> ModuleSummary:
+    """Raises SyntaxError (and RecursionError, MemoryError) as `ast.parse` does."""
+    return _Walker(text, module_name, is_package).run(tree if tree is not None else parse(text))
+
+
+class _Function:
+    """A FunctionSummary being built."""
+
+    def __init__(self, qualname: str, name: str, class_index: int, parent: int, self_name: str | None,
+                 params: tuple[str, ...], line: int, decorators: tuple[Expr, ...],
+                 signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = (), end_line: int = 0) -> None:
+        self.qualname, self.name, self.class_index, self.parent = qualname, name, class_index, parent
+        self.self_name, self.params, self.line, self.decorators = self_name, params, line, decorators
+        self.signature, self.end_line = signature, end_line
+        self.calls: list[Expr] = []
+        self.call_args: list[CallArgs] = []
+        self.call_guards: list[tuple[int, Guards]] = []
+        self.refs: list[Expr] = []
+        self.assigns: dict[str, list[tuple[Expr, bool]]] = {}
+        self.nested: list[int] = []
+        self.global_names: dict[str, None] = {}
+
+    def freeze(self) -> FunctionSummary:
+        return FunctionSummary(
+            self.qualname, self.name, self.class_index, self.parent, self.self_name, tuple(sorted(self.params)),
+            tuple(self.calls), tuple(self.refs), _freeze(self.assigns), tuple(self.nested),
+            tuple(sorted(self.global_names)), self.line, self.decorators, tuple(self.call_args),
+            tuple(self.call_guards), self.signature, self.end_line,
+        )
+
+
+class _Class:
+    def __init__(self, qualname: str, name: str, bases: tuple[Expr, ...], line: int = 0, end_line: int = 0) -> None:
+        self.qualname, self.name, self.bases = qualname, name, bases
+        self.line, self.end_line = line, end_line
+        self.attrs: dict[str, list[tuple[Expr, bool]]] = {}
+        self.attr_guards: list[tuple[str, int, Guards]] = []
+        self.tensor_attrs: dict[str, None] = {}
+
+    def bind(self, name: str, value: Expr, iterated: bool, guards: Guards) -> None:
+        values = self.attrs.setdefault(name, [])
+        if guards:
+            self.attr_guards.append((name, len(values), guards))
+        values.append((value, iterated))
+
+    def freeze(self) -> ClassSummary:
+        return ClassSummary(self.qualname, self.name, self.bases, _freeze(self.attrs), tuple(sorted(self.tensor_attrs)),
+                            tuple(sorted(self.attr_guards, key=lambda item: item[:2])), self.line, self.end_line)
+
+
+def _freeze(bindings: dict[str, list[tuple[Expr, bool]]]) -> Bindings:
+    return tuple((name, tuple(values)) for name, values in bindings.items())
+
+
+class _Walker:
+    def __init__(self, text: str, module_name: str, is_package: bool) -> None:
+        self.source = text.encode("utf-8", "surrogatepass")
+        self.line_starts = line_starts(self.source)
+        self.module_name, self.is_package = module_name, is_package
+        self.imports = ImportTable(module_name, is_package)
+        self.functions: list[_Function] = []
+        self.classes: list[_Class] = []
+        self.assigns: dict[str, list[tuple[Expr, bool]]] = {}
+        self.sites: list[SiteSummary] = []
+        self.disabled: list[tuple[int, bool]] = []
+        self.scope_kinds: list[str] = []  # "class" / "function", innermost last
+        self.function_stack: list[int] = []
+        self.class_stack: list[int] = []
+        self.untraced_depth = 0
+        # Per function being walked (innermost last): the guards of the `if` arms it is in.
+        self.guard_frames: list[list[list[Guard]]] = [[]]
+        # Unbound methods, so that a walker makes no reference cycle: the engine runs the
+        # pre-pass with the garbage collector off.
+        self.stmt_handlers: dict[type, Callable[[_Walker, ast.AST], None]] = _STATEMENTS
+
+    def run(self, tree: ast.Module) -> ModuleSummary:
+        # Imports first: a decorator may use a name imported below.
+        for statement in tree.body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                self.imports.add_ast_import(statement)
+        self._block(tree.body)
+        return ModuleSummary(
+            self.module_name, self.is_package, tuple(self.imports.aliases.items()),
+            tuple(sorted(self.imports.local_defs)), tuple(f.freeze() for f in self.functions),
+            tuple(c.freeze() for c in self.classes), _freeze(self.assigns), tuple(self.sites),
+            tuple(self.disabled),
+        )
+
+    # --- source text --------------------------------------------------------------------
+    def text(self, node: ast.expr) -> Expr:
+        """The expression as written; Name/Attribute chains (most of them) without slicing."""
+        name = _dotted(node)
+        if name is not None:
+            return name
+        if isinstance(node, ast.Constant) and _is_singleton(node.value):
+            return _SINGLETONS[node.value]
+        start = self.line_starts[node.lineno - 1] + node.col_offset
+        end = self.line_starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[operator]
+        return self.source[start:end].decode("utf-8", "surrogatepass")
+
+    def resolve(self, node: ast.expr) -> str | None:
+        name = _dotted(node)
+        return self.imports.resolve_dotted(name) if name is not None else None
+
+    # --- scopes ---------------------------------------------------------------------------
+    def _current(self) -> _Function | None:
+        if self.scope_kinds and self.scope_kinds[-1] == "function":
+            return self.functions[self.function_stack[-1]]
+        return None
+
+    def _prefix(self) -> str:
+        if not self.scope_kinds:
+            return ""
+        if self.scope_kinds[-1] == "function":
+            return f"{self.functions[self.function_stack[-1]].qualname}.<locals>."
+        return f"{self.classes[self.class_stack[-1]].qualname}."
+
+    # --- statements -----------------------------------------------------------------------
+    def _block(self, statements: Iterable[ast.stmt]) -> None:
+        handlers = self.stmt_handlers
+        for statement in statements:
+            handler = handlers.get(type(statement))
+            if handler is not None:
+                handler(self, statement)
+            else:
+                self._generic(statement)
+
+    def _untraced_block(self, statements: list[ast.stmt]) -> None:
+        self.untraced_depth += 1
+        self._block(statements)
+        self.untraced_depth -= 1
+
+    def _generic(self, node: ast.AST) -> None:
+        """Every other statement: its expressions, then its blocks, in source order."""
+        for value in _children(node):
+            if isinstance(value, ast.stmt):
+                self._block((value,))
+            elif isinstance(value, ast.expr):
+                self.expr(value)
+            elif isinstance(value, ast.AST):  # excepthandler, withitem, match_case, pattern
+                self._generic(value)
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        kinds = self.scope_kinds
+        in_class = bool(kinds) and kinds[-1] == "class"
+        parent = self.function_stack[-1] if "function" in kinds else -1
+        args = node.args
+        self_name = None
+        if in_class and not any(_dotted(d) in ("staticmethod", "classmethod") for d in node.decorator_list):
+            first = args.posonlyargs or args.args
+            self_name = first[0].arg if first else None
+        params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+        params += tuple(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+        index = len(self.functions)
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        named = [(a, d, True) for a, d in zip(positional, defaults)]
+        named += [(a, d, False) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+        signature = tuple((a.arg, self.text(a.annotation) if a.annotation is not None else None,
+                           self.text(d) if d is not None else None, is_positional) for a, d, is_positional in named)
+        info = _Function(self._prefix() + node.name, node.name, self.class_stack[-1] if in_class else -1,
+                         parent, self_name, params,
+                         self._at_sign_line(node.decorator_list[0]) if node.decorator_list else node.lineno,
+                         tuple(self.text(d) for d in node.decorator_list), signature, node.end_lineno or node.lineno)
+        self.functions.append(info)
+        if in_class:
+            pass  # methods are read back from class_index, in this same order
+        elif not kinds:
+            self.imports.local_defs.add(node.name)
+        elif kinds[-1] == "function":
+            enclosing = self.functions[parent]
+            enclosing.nested.append(index)
+            enclosing.assigns.setdefault(node.name, [])
+        self._decorators(node, index, parent)
+        self.function_stack.append(index)
+        kinds.append("function")
+        self.guard_frames.append([])
+        for decorator in node.decorator_list:
+            self.expr(decorator)
+        self._arguments(args)
+        if node.returns is not None:
+            self.expr(node.returns)
+        self._block(node.body)
+        self.guard_frames.pop()
+        kinds.pop()
+        self.function_stack.pop()
+
+    def _decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef, index: int, parent: int) -> None:
+        for decorator in node.decorator_list:
+            expr = decorator
+            call_args: list[tuple[Optional[str], ast.expr]] = []
+            if isinstance(expr, ast.Call):
+                call_args = _call_args(expr)
+                expr = expr.func
+            resolved = self.resolve(expr)
+            if resolved in COMPILE_NAMES or resolved in OPTIMIZE_NAMES:
+                self.sites.append(SiteSummary(self._at_sign_line(decorator), None, index, parent, False,
+                                              self.text(decorator)))
+            elif resolved in DISABLE_NAMES:
+                recursive = all(
+                    not (isinstance(value, ast.Constant) and value.value is False)
+                    for keyword, value in call_args if keyword == "recursive"
+                )
+                self.disabled.append((index, recursive))
+
+    def _at_sign_line(self, decorator: ast.expr) -> int:
+        """libcst places a decorator at its `@`, ast at the expression after it."""
+        at = self.line_starts[decorator.lineno - 1] + decorator.col_offset - 1
+        while at >= 0 and self.source[at] in b" \t\f\r\n(\\":
+            at -= 1
+        if at >= 0 and self.source[at] == 64:  # "@"
+            return bisect.bisect_right(self.line_starts, at)
+        return decorator.lineno
+
+    def _arguments(self, args: ast.arguments) -> None:
+        """Annotations and defaults, parameter by parameter (libcst's order)."""
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        pairs = list(zip(positional, defaults))
+        if args.vararg is not None:
+            pairs.append((args.vararg, None))
+        pairs += list(zip(args.kwonlyargs, args.kw_defaults))
+        if args.kwarg is not None:
+            pairs.append((args.kwarg, None))
+        for arg, default in pairs:
+            if arg.annotation is not None:
+                self.expr(arg.annotation)
+            if default is not None:
+                self.expr(default)
+
+    def _class(self, node: ast.ClassDef) -> None:
+        index = len(self.classes)
+        info = _Class(self._prefix() + node.name, node.name, tuple(self.text(_unstarred(b)) for b in node.bases),
+                      self._at_sign_line(node.decorator_list[0]) if node.decorator_list else node.lineno,
+                      node.end_lineno or node.lineno)
+        self.classes.append(info)
+        if not self.scope_kinds:
+            self.imports.local_defs.add(node.name)
+        self.class_stack.append(index)
+        self.scope_kinds.append("class")
+        for decorator in node.decorator_list:
+            self.expr(decorator)
+        for base in node.bases:
+            self.expr(base)
+        for keyword in node.keywords:
+            self.expr(keyword.value)
+        self._block(node.body)
+        self.scope_kinds.pop()
+        self.class_stack.pop()
+
+    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
+        self.imports.add_ast_import(node)
+
+    def _global(self, node: ast.Global) -> None:
+        fn = self._current()
+        if fn is not None:
+            fn.global_names.update(dict.fromkeys(node.names))
+
+    def _assign(self, node: ast.Assign) -> None:
+        value = self.text(node.value)
+        for target in node.targets:
+            self._bind(target, value, False)
+        for target in node.targets:
+            self.expr(target)
+        self.expr(node.value)
+
+    def _ann_assign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind(node.target, self.text(node.value), False)
+        self.expr(node.target)
+        self.expr(node.annotation)
+        if node.value is not None:
+            self.expr(node.value)
+
+    def _aug_assign(self, node: ast.AugAssign) -> None:
+        self._bind(node.target, self.text(node.value), False)
+        self.expr(node.target)
+        self.expr(node.value)
+
+    def _for(self, node: ast.For | ast.AsyncFor) -> None:
+        self._bind(node.target, self.text(node.iter), True)
+        self.expr(node.target)
+        self.expr(node.iter)
+        self._block(node.body)
+        self._block(node.orelse)
+
+    def _if(self, node: ast.If) -> None:
+        known = self._while_compiling(node.test)
+        self.expr(node.test)
+        self._enter_arm(node.test, True)
+        if known is False:
+            self._untraced_block(node.body)
+        else:
+            self._block(node.body)
+        self._leave_arm()
+        if node.orelse:
+            self._enter_arm(node.test, False)
+            if known is True:
+                self._untraced_block(node.orelse)
+            else:
+                self._block(node.orelse)
+            self._leave_arm()
+
+    # --- guards (project.guards_of's twin) -------------------------------------------------
+    def _enter_arm(self, test: ast.expr, holds: bool) -> None:
+        if self._current() is not None:  # module-level and class-body tests guard nothing kept
+            self.guard_frames[-1].append(self._guards_of(test, holds))
+
+    def _leave_arm(self) -> None:
+        if self._current() is not None:
+            self.guard_frames[-1].pop()
+
+    def _guards(self) -> Guards:
+        return tuple(guard for arm in self.guard_frames[-1] for guard in arm)
+
+    def _guards_of(self, test: ast.expr, holds: bool) -> list[Guard]:
+        return guards_of(test, holds, self.text)
+
+    def _while_compiling(self, test: ast.expr) -> bool | None:
+        """patterns.value_while_compiling, on an ast test."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._while_compiling(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):  # libcst nests `a or b or c` to the left; same answer
+            known = [self._while_compiling(value) for value in test.values]
+            decisive = isinstance(test.op, ast.Or)
+            if decisive in known:
+                return decisive
+            return None if None in known else not decisive
+        if isinstance(test, ast.Call) and not test.args and not test.keywords:
+            return called_while_compiling(self.resolve(test.func))
+        return None
+
+    # --- bindings ---------------------------------------------------------------------------
+    def _bind(self, target: ast.expr, value: Expr, iterated: bool) -> None:
+        fn = self._current()
+        if isinstance(target, ast.Attribute) and fn is not None and fn.class_index >= 0:
+            if isinstance(target.value, ast.Name) and target.value.id == fn.self_name:
+                self.classes[fn.class_index].bind(target.attr, value, iterated, self._guards())
+                return
+        if fn is not None:
+            bindings = fn.assigns
+        elif not self.scope_kinds:
+            bindings = self.assigns
+        else:
+            return
+        _bind_targets(target, value, iterated, bindings)
+
+    # --- expressions ------------------------------------------------------------------------
+    def expr(self, node: ast.expr) -> None:
+        """Calls and comprehension bindings inside `node`, in libcst's visit order."""
+        kind = type(node)
+        if kind is ast.Name or kind is ast.Constant:
+            return
+        if kind is ast.Attribute:
+            self.expr(node.value)  # type: ignore[attr-defined]
+        elif kind is ast.Call:
+            self._call(node)  # type: ignore[arg-type]
+        elif kind in _COMPREHENSIONS:
+            self._comprehension(node)  # type: ignore[arg-type]
+        elif kind is ast.IfExp:
+            self._enter_arm(node.test, True)  # type: ignore[attr-defined]
+            self.expr(node.body)  # type: ignore[attr-defined]
+            self._leave_arm()
+            self.expr(node.test)  # type: ignore[attr-defined]
+            self._enter_arm(node.test, False)  # type: ignore[attr-defined]
+            self.expr(node.orelse)  # type: ignore[attr-defined]
+            self._leave_arm()
+        elif kind is ast.Dict:
+            for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
+                if key is not None:
+                    self.expr(key)
+                self.expr(value)
+        elif kind is ast.Lambda:
+            self._arguments(node.args)  # type: ignore[attr-defined]
+            self.expr(node.body)  # type: ignore[attr-defined]
+        else:  # the other expressions hold expressions only, in _fields (source) order
+            fields = _EXPR_FIELDS.get(kind)
+            if fields is None:
+                fields = _EXPR_FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_CHILDREN)
+            for field in fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for item in value:
+                        if item is not None:
+                            self.expr(item)
+                elif value is not None:
+                    self.expr(value)
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        if isinstance(node, ast.DictComp):
+            self.expr(node.key)
+            self.expr(node.value)
+        else:
+            self.expr(node.elt)
+        for generator in node.generators:
+            self._bind(generator.target, self.text(generator.iter), True)
+            self.expr(generator.target)
+            self.expr(generator.iter)
+            for condition in generator.ifs:
+                self.expr(condition)
+
+    def _call(self, node: ast.Call) -> None:
+        args = _call_args(node)
+        fn = self._current()
+        if fn is not None:
+            self._appended(fn, node)
+        if fn is not None and not self.untraced_depth:
+            guards = self._guards()
+            if guards:
+                fn.call_guards.append((len(fn.calls), guards))
+            fn.calls.append(self.text(node.func))
+            fn.call_args.append(self._arg_layout(node))
+            for _, value in args if not self._disables_its_argument(node, args) else ():
+                if isinstance(value, _DOTTED) or (isinstance(value, ast.Constant) and _is_singleton(value.value)):
+                    fn.refs.append(self.text(value))
+            self._self_registration(fn, node, args)
+        self._compile_call(node, fn, args)
+        self.expr(node.func)
+        for _, value in args:
+            self.expr(value)
+
+    def _disables_its_argument(self, node: ast.Call, args: list[tuple[Optional[str], ast.expr]]) -> bool:
+        """`torch.compiler.disable(fn)(x)` does not reach fn (Dynamo calls it untraced)."""
+        if self.resolve(node.func) not in DISABLE_NAMES:
+            return False
+        return all(not (isinstance(value, ast.Constant) and value.value is False)
+                   for keyword, value in args if keyword == "recursive")
+
+    def _arg_layout(self, node: ast.Call) -> CallArgs:
+        """summary.CallArgs of a call, as libcst orders its arguments (source order)."""
+        items: list[tuple[tuple[int, int], str | None, ast.expr]] = []
+        for arg in node.args:
+            star = isinstance(arg, ast.Starred)
+            items.append(((arg.lineno, arg.col_offset), "*" if star else None, arg.value if star else arg))
+        for keyword in node.keywords:
+            items.append(((keyword.lineno, keyword.col_offset), keyword.arg or "**", keyword.value))
+        items.sort(key=lambda item: item[0])
+        layout = tuple((kw, self.text(value) if isinstance(value, _DOTTED) else None) for _, kw, value in items)
+        return layout if any(text is not None for _, text in layout) else ()
+    def _appended(self, fn: _Function, node: ast.Call) -> None:
+        """`name.append(x)` on a bound local binds `[x]` (the list then holds it)."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name)):
+            return
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+            return
+        name = func.value.id
+        if name in fn.assigns and name not in fn.global_names:
+            fn.assigns[name].append((f"[{self.text(node.args[0])}]", False))
+
+    def _self_registration(self, fn: _Function, node: ast.Call, args: list[tuple[Optional[str], ast.expr]]) -> None:
+        func = node.func
+        if fn.class_index < 0 or not isinstance(func, ast.Attribute):
+            return
+        if not (isinstance(func.value, ast.Name) and func.value.id == fn.self_name):
+            return
+        if func.attr not in _SELF_REGISTRATIONS or len(args) < 2:
+            return
+        first = args[0][1]
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+            return
+        if is_concatenation(self.text(first)):
+            return  # libcst's SimpleString: one literal, not "a" "b" or an f-string
+        cls = self.classes[fn.class_index]
+        cls.bind(first.value, self.text(args[1][1]), False, self._guards())
+        if func.attr in ("register_buffer", "register_parameter"):
+            cls.tensor_attrs[first.value] = None
+
+    def _compile_call(self, node: ast.Call, fn: _Function | None, args: list[tuple[Optional[str], ast.expr]]) -> None:
+        func = node.func
+        scope = self.function_stack[-1] if fn is not None else -1
+        if isinstance(func, ast.Attribute) and func.attr == "compile" and not args:
+            self.sites.append(SiteSummary(node.lineno, self.text(func.value), -1, scope, True, self.text(node)))
+            return
+        positional = bool(args) and args[0][0] is None
+        resolved = self.resolve(func)
+        if resolved in COMPILE_NAMES and positional:
+            self.sites.append(SiteSummary(node.lineno, self.text(args[0][1]), -1, scope, False, self.text(node)))
+        elif isinstance(func, ast.Call) and positional:
+            inner = self.resolve(func.func)
+            if inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES:
+                self.sites.append(SiteSummary(node.lineno, self.text(args[0][1]), -1, scope, False, self.text(node)))
+
+
+
+_STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
+    ast.FunctionDef: _Walker._function, ast.AsyncFunctionDef: _Walker._function,  # type: ignore[dict-item]
+    ast.ClassDef: _Walker._class, ast.Import: _Walker._import, ast.ImportFrom: _Walker._import,  # type: ignore[dict-item]
+    ast.Assign: _Walker._assign, ast.AnnAssign: _Walker._ann_assign,  # type: ignore[dict-item]
+    ast.AugAssign: _Walker._aug_assign, ast.For: _Walker._for, ast.AsyncFor: _Walker._for,  # type: ignore[dict-item]
+    ast.If: _Walker._if, ast.Global: _Walker._global,  # type: ignore[dict-item]
+}
+
+
+def _bind_targets(target: ast.expr, value: Expr, iterated: bool, into: dict[str, list[tuple[Expr, bool]]]) -> None:
+    if isinstance(target, ast.Name):
+        into.setdefault(target.id, []).append((value, iterated))
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            inner = element.value if isinstance(element, ast.Starred) else element
+            _bind_targets(inner, value, True, into)
+
+
+def _call_args(node: ast.Call) -> list[tuple[Optional[str], ast.expr]]:
+    """(keyword, value) in source order, as libcst's Call.args: `*x` and `**x` have no keyword
+    and stand for x."""
+    items: list[tuple[tuple[int, int], Optional[str], ast.expr]] = []
+    for arg in node.args:
+        value = arg.value if isinstance(arg, ast.Starred) else arg
+        items.append(((arg.lineno, arg.col_offset), None, value))
+    for keyword in node.keywords:
+        items.append(((keyword.lineno, keyword.col_offset), keyword.arg, keyword.value))
+    if node.keywords and node.args:
+        items.sort(key=lambda item: item[0])
+    return [(keyword, value) for _, keyword, value in items]
+
+
+def _children(node: ast.AST) -> Iterator[ast.AST]:
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    yield item
+        elif isinstance(value, ast.AST):
+            yield value
+
+
+def _is_singleton(value: object) -> bool:
+    return value is True or value is False or value is None
+
+
+def _unstarred(node: ast.expr) -> ast.expr:
+    return node.value if isinstance(node, ast.Starred) else node
+
+
+_dotted = dotted

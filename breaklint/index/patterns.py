@@ -1,0 +1,105 @@
+"""Small syntax helpers shared by rules."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import libcst as cst
+
+
+def method_call(node: cst.Call, names: frozenset[str] | set[str]) -> cst.BaseExpression | None:
+    """The receiver of `receiver.name(...)` when `name` is one of `names`."""
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value in names:
+        return func.value
+    return None
+
+
+# Functions Dynamo answers with a constant while it traces.
+TRUE_WHILE_COMPILING = frozenset(
+    {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
+     "torch._dynamo.external_utils.is_compiling", "torch._utils.is_compiling"}
+)
+# `torch._C._get_tracing_state()` is set only by torch.jit.trace (and so ONNX export): None while
+# Dynamo traces (torch 2.13, testdata/rules/BL106/good.py).
+FALSE_WHILE_COMPILING = frozenset({"torch.jit.is_scripting", "torch.jit.is_tracing", "torch._C._get_tracing_state"})
+# Libraries' own wrappers of those, known by their name: torchvision's `_is_tracing()` returns
+# `torch._C._get_tracing_state()`, detectron2's `torch.jit.is_tracing()`.
+FALSE_WHILE_COMPILING_WRAPPERS = frozenset({"_is_tracing"})
+# Libraries' own wrappers of `torch.compiler.is_compiling()`, known by their name wherever they
+# are imported from (transformers' `is_torchdynamo_compiling`, diffusers' `is_torch_dynamo_compiling`).
+TRUE_WHILE_COMPILING_WRAPPERS = frozenset({"is_torchdynamo_compiling", "is_torch_dynamo_compiling",
+                                           "is_dynamo_compiling"})
+
+
+def called_while_compiling(name: str | None) -> bool | None:
+    """What a call of the function `name` (qualified, no arguments) gives while Dynamo traces:
+    True, False, or None when it is not one of the known tests. The one table both indexers read
+    (prepass.py on ast, value_while_compiling on libcst)."""
+    last = (name or "").rpartition(".")[2]
+    if name in TRUE_WHILE_COMPILING or last in TRUE_WHILE_COMPILING_WRAPPERS:
+        return True
+    if name in FALSE_WHILE_COMPILING or last in FALSE_WHILE_COMPILING_WRAPPERS:
+        return False
+    return None
+
+
+# A local name bound once to a known test: `is_tracing = torch.jit.is_tracing() or is_compiling()`.
+LocalTest = Callable[[str], "cst.BaseExpression | None"]
+
+
+def value_while_compiling(test: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None],
+                          local: LocalTest | None = None) -> bool | None:
+    """True/False when Dynamo knows the test's value while tracing (`torch.compiler.is_compiling()`,
+    `not ...`, `and`/`or` of such tests), else None. Code under the branch Dynamo does not take
+    is never traced."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = value_while_compiling(test.expression, resolve, local)
+        return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        left = value_while_compiling(test.left, resolve, local)
+        right = value_while_compiling(test.right, resolve, local)
+        decisive = isinstance(test.operator, cst.Or)  # True decides an `or`, False an `and`
+        if decisive in (left, right):
+            return decisive
+        return None if left is None or right is None else not decisive
+    if isinstance(test, cst.Call) and not test.args:
+        known = called_while_compiling(resolve(test.func))
+        if known is not None:
+            return known
+    if isinstance(test, cst.Name) and local is not None:
+        bound = local(test.value)
+        if bound is not None:
+            return value_while_compiling(bound, resolve)  # one level: no chains of locals
+    return None
+
+
+def untraced_blocks(node: cst.If, resolve: Callable[[cst.BaseExpression], str | None],
+                    local: LocalTest | None = None) -> list[cst.CSTNode]:
+    """The parts of an `if` that Dynamo never traces: the body of `if not is_compiling():`, the
+    `else` of `if is_compiling():`."""
+    known = value_while_compiling(node.test, resolve, local)
+    if known is False:
+        return [node.body]
+    if known is True and node.orelse is not None:
+        return [node.orelse]
+    return []
+
+
+# torch.compile modes that record CUDA graphs.
+CUDAGRAPH_MODES = frozenset({"reduce-overhead", "max-autotune"})
+
+
+def compile_mode(node: cst.CSTNode) -> str | None:
+    """The `mode=` string of a `torch.compile(...)` call or `@torch.compile(...)` decorator."""
+    if isinstance(node, cst.Decorator):
+        node = node.decorator
+    if not isinstance(node, cst.Call):
+        return None
+    calls = [node] + ([node.func] if isinstance(node.func, cst.Call) else [])  # torch.compile(mode=...)(fn)
+    for call in calls:
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "mode" and isinstance(arg.value, cst.SimpleString):
+                value = arg.value.evaluated_value
+                return value if isinstance(value, str) else None
+    return None

@@ -1,0 +1,696 @@
+"""The project index: what each file defines, imports, assigns, calls and compiles.
+
+The data model the analysis reads (ModuleIndex, FunctionInfo, ClassInfo, CompileSite): built
+for every file from its pre-pass summary (prepass.py, the one indexer; shallow.py serves it),
+its defs bound to the libcst tree for the files the rules visit. Resolution across files
+happens in `ProjectIndex` (imports may point anywhere in the tree).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Mapping, Union
+
+import libcst as cst
+
+from breaklint.infra.lazy import parse_fragment
+from breaklint.index.imports import ImportTable, dotted
+from breaklint.infra.recursion import parse_safely
+from breaklint.index.source import ParsedFile
+from breaklint.index.conditions import cst_guards_of
+from breaklint.index.summary import Guards
+from breaklint.infra.walk import visit
+
+FunctionNode = "cst.FunctionDef"  # for annotations (libcst is imported on first use)
+
+COMPILE_NAMES = frozenset({"torch.compile", "torch.compiler.compile"})
+OPTIMIZE_NAMES = frozenset({"torch._dynamo.optimize", "torch._dynamo.eval_frame.optimize"})
+DISABLE_NAMES = frozenset(
+    {
+        "torch.compiler.disable",
+        "torch._dynamo.disable",
+        "torch._dynamo.eval_frame.disable",
+        "torch._disable_dynamo",
+        "torch._dynamo.decorators.disable",
+    }
+)
+# Methods that return the module they are called on: `Net().to(device).eval()` is still a Net.
+MODULE_CHAIN_METHODS = frozenset(
+    {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
+     "requires_grad_", "type", "to_empty", "share_memory"}
+)
+# Builtins whose result iterates over the elements of their arguments.
+ITERATING_BUILTINS = frozenset({"zip", "enumerate", "reversed", "iter", "list", "tuple"})
+MODULE_CONTAINERS = frozenset(
+    {"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict",
+     "torch.nn.modules.container.ModuleList", "torch.nn.modules.container.Sequential",
+     "torch.nn.modules.container.ModuleDict", "list", "tuple", "dict"}
+)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A named parameter as the def writes it (annotation and default kept as written)."""
+
+    name: str
+    annotation_origin: "cst.BaseExpression | Fragment | None"
+    default_origin: "cst.BaseExpression | Fragment | None"
+    positional: bool
+
+    @property
+    def annotation(self) -> cst.BaseExpression | None:
+        origin = self.annotation_origin
+        return origin.node if isinstance(origin, Fragment) else origin
+
+    @property
+    def default(self) -> cst.BaseExpression | None:
+        origin = self.default_origin
+        return origin.node if isinstance(origin, Fragment) else origin
+
+
+@dataclass(frozen=True)
+class FunctionHeader:
+    """What callers ask of a def without reading its body."""
+
+    name: str
+    self_name: str | None  # the first parameter of a method (usually `self`), unless static/class
+    params: frozenset[str]  # every parameter name
+    signature: tuple[Parameter, ...] = ()  # the named ones but `*args`/`**kwargs`, in order
+
+    @classmethod
+    def of(cls, node: FunctionNode, is_method: bool) -> "FunctionHeader":
+        params = node.params
+        self_name = None
+        if is_method and not any(dotted(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators):
+            first = params.posonly_params or params.params
+            self_name = first[0].name.value if first else None
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        positional = len(params.posonly_params) + len(params.params)
+        signature = tuple(
+            Parameter(p.name.value, p.annotation.annotation if p.annotation is not None else None, p.default,
+                      i < positional)
+            for i, p in enumerate(every)
+        )
+        every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        return cls(node.name.value, self_name, frozenset(p.name.value for p in every), signature)
+
+    @property
+    def positional(self) -> tuple[str, ...]:
+        """The positional parameters in order (positional-only, then plain)."""
+        return tuple(p.name for p in self.signature if p.positional)
+
+    def parameter(self, name: str) -> Parameter | None:
+        for param in self.signature:
+            if param.name == name:
+                return param
+        return None
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    module: ModuleIndex
+    qualname: str  # "Net.forward", "helper", "outer.<locals>.inner"
+    node: FunctionNode
+    class_info: ClassInfo | None  # set for methods (defined directly in a class body)
+    parent: FunctionInfo | None  # the enclosing function, for nested defs
+    calls: list[cst.Call] = field(default_factory=list)
+    # The settings tests a call runs under (by its index in `calls`; unguarded calls are absent).
+    call_guards: dict[int, Guards] = field(default_factory=dict)
+    refs: list[cst.BaseExpression] = field(default_factory=list)  # functions passed as values
+    assigns: dict[str, list[Assigned]] = field(default_factory=dict)
+    nested: list[FunctionInfo] = field(default_factory=list)
+    global_names: set[str] = field(default_factory=set)
+    ordinal: int = -1  # position among the module's defs, in source order
+    header: FunctionHeader = field(default=None, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.header is None:
+            self.header = FunctionHeader.of(self.node, self.class_info is not None)
+
+    @property
+    def name(self) -> str:
+        return self.header.name
+
+    @property
+    def self_name(self) -> str | None:
+        """The first parameter's name of a method (usually `self`), unless static/class method."""
+        return self.header.self_name if self.class_info is not None else None
+
+    def binds_locally(self, name: str) -> bool:
+        """Whether `name` is a parameter or local of this function or an enclosing one."""
+        fn: FunctionInfo | None = self
+        while fn is not None:
+            if name in fn.assigns and name not in fn.global_names:
+                return True
+            if name in fn.header.params:
+                return True
+            fn = fn.parent
+        return False
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+# What an expression the pre-pass kept but libcst cannot read stands for: a name nothing binds.
+UNREADABLE = "__breaklint_unreadable__"
+
+
+class Fragment:
+    """An expression kept as source text (by the pre-pass) and parsed by libcst when read."""
+
+    __slots__ = ("text", "_node")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._node: cst.BaseExpression | None = None
+
+    @property
+    def parsed(self) -> bool:
+        return self._node is not None
+
+    @property
+    def node(self) -> cst.BaseExpression:
+        if self._node is None:
+            try:
+                self._node = parse_safely(parse_fragment, self.text)
+            except Exception:  # a bad slice of the pre-pass must not end region computation for all
+                self._node = cst.Name(UNREADABLE)
+        return self._node
+
+
+@dataclass(frozen=True)
+class Assigned:
+    """One value bound to a name: `x = expr`, or `for x in expr` (iterated=True)."""
+
+    origin: cst.BaseExpression | Fragment
+    iterated: bool = False
+    guards: Guards = ()  # the settings tests the binding runs under (attributes only; summary.Guard)
+
+    @property
+    def expr(self) -> cst.BaseExpression:
+        origin = self.origin
+        return origin.node if isinstance(origin, Fragment) else origin
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    module: ModuleIndex
+    qualname: str
+    node: cst.ClassDef
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    # `self.X = expr` anywhere in the class's methods, and `register_buffer("X", …)` & co.
+    attrs: dict[str, list[Assigned]] = field(default_factory=dict)
+    tensor_attrs: set[str] = field(default_factory=set)  # parameters and buffers
+    ordinal: int = -1
+
+    @property
+    def bases(self) -> list[cst.BaseExpression]:
+        return [base.value for base in self.node.bases]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+# What a parameter of a function may hold: (expression, the function it is read in, its module).
+ParamValues = Callable[["FunctionInfo", str], "list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]"]
+
+
+@dataclass(frozen=True)
+class Build:
+    """One way an expression holds an instance of a project class: `call` builds `cls`, with its
+    arguments read in `scope` (None: module level) of `module`; `guards`, each with the function
+    whose names it reads, are the settings tests that the build runs under (see configs.py)."""
+
+    cls: ClassInfo
+    call: cst.Call | None
+    scope: FunctionInfo | None
+    module: ModuleIndex
+    guards: tuple[tuple[Guards, FunctionInfo | None], ...] = ()
+
+
+@dataclass(frozen=True)
+class CompileSite:
+    """`torch.compile(target)`, `@torch.compile`, `optimize(...)(target)` or `target.compile()`."""
+
+    module: ModuleIndex
+    node: cst.CSTNode | None  # where to point: the call or the decorator (None: from the pre-pass)
+    target: cst.BaseExpression | FunctionInfo  # a decorated function is its own target
+    scope: FunctionInfo | None  # where the target expression is evaluated
+    method_form: bool = False  # `model.compile()`
+    line: int = 0  # known without positions when it comes from the pre-pass
+
+    @property
+    def location(self) -> str:
+        line = self.line or self.module.file.line(self.node)  # type: ignore[arg-type]
+        return f"{self.module.file.display}:{line}"
+
+
+@dataclass(eq=False)
+class ModuleIndex:
+    file: ParsedFile
+    imports: ImportTable
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)  # by qualname
+    classes: dict[str, ClassInfo] = field(default_factory=dict)  # by qualname
+    assigns: dict[str, list[Assigned]] = field(default_factory=dict)  # module-level bindings
+    compile_sites: list[CompileSite] = field(default_factory=list)
+    disabled: dict[FunctionInfo, bool] = field(default_factory=dict)  # fn -> recursive?
+    # Every def and class in source order, shadowed ones too (`functions` keeps the last of a name).
+    defined: list[FunctionInfo] = field(default_factory=list)
+    defined_classes: list[ClassInfo] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.file.module_name
+
+    def content_compile_sites(self) -> list[CompileSite]:
+        """The compile sites with their real nodes, for a reader that only looks at them (their
+        options) and never matches them with the index's: a shallow module reads them without a
+        deep read (shallow.ShallowModuleIndex)."""
+        return self.compile_sites
+
+    @property
+    def content_module(self) -> "ModuleIndex":
+        """This module as built from its tree, for a reader that only looks at its own code (a
+        caller's arguments, arguments.py; parameter defaults, configs.py) and never matches its
+        nodes with another file's: a shallow module builds it without a deep read
+        (shallow.ShallowModuleIndex)."""
+        return self
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+Definition = Union[FunctionInfo, ClassInfo]
+# What a parameter was passed, for instance_classes: (function, parameter name) -> classes.
+ParamClasses = Callable[[FunctionInfo, str], "list[ClassInfo]"]
+
+
+@dataclass(frozen=True)
+class PendingModule:
+    """A module that is only built (from its pre-pass summary) when a lookup reaches it."""
+
+    name: str
+    path: Path
+    build: Callable[[], ModuleIndex]
+    display: str = ""  # the path as findings print it (compile-site locations start with it)
+    has_sites: bool = True  # whether it holds a compile site (known from the pre-pass)
+
+
+EVERY_MODULE = "*"  # in ProjectIndex.asked: all modules were read
+
+
+class _Slot:
+    __slots__ = ("name", "path", "build", "module", "display", "has_sites")
+
+    def __init__(self, name: str, path: Path, build: Callable[[], ModuleIndex] | None,
+                 module: ModuleIndex | None, display: str | None = None, has_sites: bool = True) -> None:
+        self.name, self.path, self.build, self.module = name, path, build, module
+        self.display, self.has_sites = display, has_sites
+
+    def get(self) -> ModuleIndex:
+        if self.module is None:
+            self.module = self.build()  # type: ignore[misc]
+        return self.module
+
+
+class ModulesByName(Mapping[str, list[ModuleIndex]]):
+    """`project.by_name`: modules are built on first lookup, and every name asked for is noted
+    (a cached result depends on exactly the modules its run looked up, found or not)."""
+
+    def __init__(self, slots: dict[str, list[_Slot]], asked: set[str]) -> None:
+        self._slots = slots
+        self._asked = asked
+
+    def __getitem__(self, name: str) -> list[ModuleIndex]:
+        self._asked.add(name)
+        return [slot.get() for slot in self._slots[name]]
+
+    def get(self, name: str, default: object = None) -> list[ModuleIndex]:  # type: ignore[override]
+        self._asked.add(name)
+        slots = self._slots.get(name)
+        return [slot.get() for slot in slots] if slots else default  # type: ignore[return-value]
+
+    def __contains__(self, name: object) -> bool:
+        self._asked.add(name)  # type: ignore[arg-type]
+        return name in self._slots
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._slots)
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+
+class ProjectIndex:
+    """Every indexed module, and name and instance resolution across them.
+
+    Modules are given built (`ModuleIndex`) or pending (`PendingModule`, built on first use); the
+    answers are the same either way."""
+
+    def __init__(self, modules: Iterable[ModuleIndex | PendingModule]) -> None:
+        self._slots: list[_Slot] = [
+            _Slot(m.name, m.path, m.build, None, m.display or None, m.has_sites) if isinstance(m, PendingModule)
+            else _Slot(m.name, m.file.path, None, m)
+            for m in modules
+        ]
+        self._slots_by_name: dict[str, list[_Slot]] = {}
+        for slot in self._slots:
+            self._slots_by_name.setdefault(slot.name, []).append(slot)
+        self.asked: set[str] = set()  # module names looked up (see ModulesByName)
+        self.by_name = ModulesByName(self._slots_by_name, self.asked)
+        self._mro: dict[ClassInfo, list[ClassInfo]] = {}
+
+    @property
+    def modules(self) -> list[ModuleIndex]:
+        self.asked.add(EVERY_MODULE)  # whoever reads them all depends on them all
+        return [slot.get() for slot in self._slots]
+
+    def replacing(self, *modules: ModuleIndex) -> "ProjectIndex":
+        """The same project with `modules` (libcst-built indexes) in place of the modules of
+        their paths; the other modules are shared, built or not."""
+        view = ProjectIndex(())
+        view._mro = {}
+        by_path = {module.file.path: module for module in modules}
+        view._slots = [_Slot(s.name, s.path, None, by_path[s.path]) if s.path in by_path else s for s in self._slots]
+        for slot in view._slots:
+            view._slots_by_name.setdefault(slot.name, []).append(slot)
+        return view
+
+    def compile_sites_at(self, location: str) -> list[CompileSite]:
+        """The compile sites at `location` (`display:line`, a region's site), building only the
+        modules that may hold them (a module whose display path is that one, with sites)."""
+        self.asked.add(EVERY_MODULE)  # which module that is depends on every path
+        display = location.rpartition(":")[0]
+        found: list[CompileSite] = []
+        for slot in self._slots:
+            if not slot.has_sites or (slot.display is not None and slot.display != display):
+                continue
+            found.extend(site for site in slot.get().compile_sites if site.location == location)
+        return found
+
+    def select(self, wanted: Callable[[str, Path], bool]) -> list[ModuleIndex]:
+        """The modules whose (name, path) are wanted, in order; only those are built."""
+        self.asked.add(EVERY_MODULE)  # which ones are wanted depends on every path
+        return [slot.get() for slot in self._slots if wanted(slot.name, slot.path)]
+
+    def functions(self) -> Iterator[FunctionInfo]:
+        for module in self.modules:
+            yield from module.functions.values()
+
+    def classes(self) -> Iterator[ClassInfo]:
+        for module in self.modules:
+            yield from module.classes.values()
+
+    # --- global names -------------------------------------------------------------------
+    def _module_candidates(self, name: str, near: ModuleIndex) -> list[_Slot]:
+        self.asked.add(name)
+        found = self._slots_by_name.get(name, [])
+        if len(found) <= 1:
+            return found
+        # Two `model.py` in sibling example folders: prefer the importer's own folder.
+        here = near.file.path.parent
+        return sorted(found, key=lambda m: (m.path.parent != here, str(m.path)))
+
+    def lookup(self, qualified: str, near: ModuleIndex, depth: int = 0) -> Definition | None:
+        """The project definition a fully qualified dotted name refers to, if any."""
+        if depth > 8:  # re-export cycles
+            return None
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            candidates = self._module_candidates(".".join(parts[:cut]), near)
+            if candidates:
+                return self._lookup_in(candidates[0].get(), parts[cut:], depth)
+        return None
+
+    def _lookup_in(self, module: ModuleIndex, rest: list[str], depth: int) -> Definition | None:
+        head = rest[0]
+        qual = ".".join(rest)
+        if qual in module.functions:
+            return module.functions[qual]
+        if qual in module.classes:
+            return module.classes[qual]
+        if head in module.classes and len(rest) == 2:
+            return self.method(module.classes[head], rest[1])
+        if head in module.imports.aliases:  # a re-export: `from .layers import Block`
+            target = module.imports.aliases[head]
+            return self.lookup(".".join([target, *rest[1:]]), module, depth + 1)
+        return None
+
+    def resolve_class(self, expr: cst.BaseExpression, module: ModuleIndex) -> ClassInfo | None:
+        name = module.imports.resolve(expr)
+        if name is None:
+            return None
+        found = self.lookup(name, module)
+        return found if isinstance(found, ClassInfo) else None
+
+    # --- classes ------------------------------------------------------------------------
+    def bases(self, cls: ClassInfo) -> list[ClassInfo]:
+        found = []
+        for base in cls.bases:
+            resolved = self.resolve_class(base, cls.module)
+            if resolved is not None and resolved is not cls:
+                found.append(resolved)
+        return found
+
+    def mro(self, cls: ClassInfo) -> list[ClassInfo]:
+        """Depth-first, left to right, duplicates dropped: close enough to C3 for lookups.
+        Computed once per class (the rules ask for it at every `self.x`); do not mutate it."""
+        found = self._mro.get(cls)
+        if found is None:
+            found = self._mro[cls] = self._compute_mro(cls)
+        return found
+
+    def _compute_mro(self, cls: ClassInfo) -> list[ClassInfo]:
+        order: list[ClassInfo] = []
+        stack = [cls]
+        while stack:
+            current = stack.pop(0)
+            if current in order:
+                continue
+            order.append(current)
+            stack[0:0] = self.bases(current)
+        return order
+
+    def method(self, cls: ClassInfo, name: str, skip_self: bool = False) -> FunctionInfo | None:
+        for klass in self.mro(cls)[1 if skip_self else 0 :]:
+            if name in klass.methods:
+                return klass.methods[name]
+        return None
+
+    def attr_values(self, cls: ClassInfo, name: str) -> list[tuple[ClassInfo, Assigned]]:
+        return [(klass, value) for klass in self.mro(cls) for value in klass.attrs.get(name, ())]
+
+    def is_tensor_attr(self, cls: ClassInfo, name: str) -> bool:
+        return any(name in klass.tensor_attrs for klass in self.mro(cls))
+
+    def is_nn_module(self, cls: ClassInfo) -> bool:
+        for klass in self.mro(cls):
+            for base in klass.bases:
+                resolved = klass.module.imports.resolve(base) or ""
+                if resolved.startswith("torch.nn."):
+                    return True
+        return False
+
+    # --- instances ----------------------------------------------------------------------
+    def instance_classes(
+        self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex, depth: int = 0,
+        params: ParamClasses | None = None,
+    ) -> list[ClassInfo]:
+        """Project classes whose instances `expr` may hold; containers are flattened to elements.
+        `params(fn, name)`: the module classes the region passed to a parameter of fn (the region
+        analysis knows its callers); without it a parameter holds nothing known."""
+        found: list[ClassInfo] = []
+        for build in self.instance_builds(expr, scope, module, depth, passed=params):
+            if build.cls not in found:
+                found.append(build.cls)
+        return found
+
+    def instance_builds(
+        self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex, depth: int = 0,
+        guards: tuple[tuple[Guards, FunctionInfo | None], ...] = (), params: ParamValues | None = None,
+        passed: ParamClasses | None = None,
+    ) -> list[Build]:
+        """instance_classes, each class with the call that builds it and the settings tests
+        that the build runs under (`self.enc = A(c) if c.flag else B(c)`, or an `if` around it).
+        With `params` (what a parameter may hold: its default, the arguments it was given), a
+        class passed as an argument is followed too: `self.mlp = mlp_layer(dim)`. With `passed`,
+        a module instance passed as an argument: `for layer in layers: layer(h)`."""
+        if depth > 6:
+            return []
+        found: list[Build] = []
+
+        def inner(sub: cst.BaseExpression, where: FunctionInfo | None = scope, held_in: ModuleIndex = module,
+                  under: tuple[tuple[Guards, FunctionInfo | None], ...] = guards) -> list[Build]:
+            return self.instance_builds(sub, where, held_in, depth + 1, under, params, passed)
+
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            cls = self.resolve_class(func, module)
+            if cls is not None:
+                return [Build(cls, expr, scope, module, guards)]
+            if isinstance(func, cst.Attribute) and func.attr.value in MODULE_CHAIN_METHODS:
+                return inner(func.value)
+            qualified = module.imports.resolve(func)
+            if qualified in MODULE_CONTAINERS:
+                for arg in expr.args:
+                    if arg.star and isinstance(arg.value, cst.Name):  # nn.Sequential(*blocks)
+                        found.extend(inner(arg.value))
+                        continue
+                    for call in _constructor_calls(arg.value):
+                        found.extend(inner(call))
+                return found
+            if qualified in ITERATING_BUILTINS and not (scope is not None and self.bound_values(qualified, scope, module)):
+                # `for res, attn in zip(self.res, self.attn)`, `enumerate(blocks)`: the elements of
+                # every argument (which went to which target is not kept: each may be any of them).
+                for arg in expr.args:
+                    found.extend(inner(arg.value))
+                return found
+            if params is not None and isinstance(func, cst.Name):
+                for cls in self.class_refs(func, scope, module, params, depth + 1):
+                    found.append(Build(cls, expr, scope, module, guards))
+            return found
+        if isinstance(expr, cst.IfExp):
+            for arm, holds in ((expr.body, True), (expr.orelse, False)):
+                arm_guards = tuple(cst_guards_of(expr.test, holds))
+                found.extend(inner(arm, under=(*guards, (arm_guards, scope)) if arm_guards else guards))
+            return found
+        if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
+            for call in _constructor_calls(expr):
+                found.extend(inner(call))
+            return found
+        if isinstance(expr, cst.Subscript):
+            return inner(expr.value)
+        if isinstance(expr, cst.Name):
+            bound = self.bound_values(expr.value, scope, module)
+            for value in bound:
+                found.extend(inner(value.expr))
+            if not bound and passed is not None:
+                owner = _parameter_owner(expr.value, scope)
+                if owner is not None:
+                    found.extend(Build(cls, None, scope, module, guards) for cls in passed(owner, expr.value))
+            return found
+        if isinstance(expr, cst.Attribute):
+            owner = self.self_class(expr.value, scope)
+            if owner is not None:
+                for klass, value in self.attr_values(owner, expr.attr.value):
+                    # `self.x = ...` is read as `__init__` wrote it: its locals, its parameters.
+                    init = klass.methods.get("__init__")
+                    found.extend(inner(value.expr, init, klass.module,
+                                       (*guards, (value.guards, init)) if value.guards else guards))
+        return found
+
+    def class_refs(self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex,
+                   params: ParamValues, depth: int = 0) -> list[ClassInfo]:
+        """The project classes `expr` names as a value (a class, not an instance): `LSTM2d`, a
+        local bound to one, or a parameter given one (by default or by an argument)."""
+        if depth > 8 or not isinstance(expr, (cst.Name, cst.Attribute)):
+            return []
+        cls = self.resolve_class(expr, module)
+        if cls is not None:
+            return [cls]
+        if not isinstance(expr, cst.Name):
+            return []
+        found: list[ClassInfo] = []
+        bound = self.bound_values(expr.value, scope, module)
+        for value in bound:
+            if not value.iterated:
+                found.extend(self.class_refs(value.expr, scope, module, params, depth + 1))
+        fn = scope
+        while not bound and fn is not None:
+            if expr.value in fn.header.params:
+                for value, where, held_in in params(fn, expr.value):
+                    found.extend(c for c in self.class_refs(value, where, held_in, params, depth + 1) if c not in found)
+                break
+            fn = fn.parent
+        return found
+
+    def bound_values(self, name: str, scope: FunctionInfo | None, module: ModuleIndex) -> list[Assigned]:
+        fn = scope
+        while fn is not None:
+            if name in fn.assigns:
+                return fn.assigns[name]
+            fn = fn.parent
+        return module.assigns.get(name, [])
+
+    @staticmethod
+    def self_class(expr: cst.BaseExpression, scope: FunctionInfo | None) -> ClassInfo | None:
+        """The class of `self` when expr is the method's `self` (also inside nested functions)."""
+        fn = scope
+        while fn is not None:
+            if fn.class_info is not None and isinstance(expr, cst.Name) and expr.value == fn.self_name:
+                return fn.class_info
+            fn = fn.parent
+        return None
+
+
+def _parameter_owner(name: str, scope: FunctionInfo | None) -> FunctionInfo | None:
+    """The function (scope or one enclosing it) whose parameter `name` is, unless a nearer one
+    binds the name locally."""
+    fn = scope
+    while fn is not None:
+        if name in fn.assigns and name not in fn.global_names:
+            return None
+        if name in fn.header.params:
+            return fn
+        fn = fn.parent
+    return None
+
+
+def _constructor_calls(expr: cst.BaseExpression) -> Iterator[cst.Call]:
+    """Calls inside a container literal or comprehension: `[Block(d) for _ in range(n)]`."""
+    found: list[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> bool:
+            found.append(node)
+            return False
+
+    visit(expr, _Calls(), trivia=False)
+    yield from found
+
+
+class ModuleNames:
+    """module_name_for, with each directory's package walk done once (a big tree has
+    thousands of files in hundreds of directories)."""
+
+    def __init__(self) -> None:
+        self._packages: dict[Path, list[str]] = {}
+        self._resolved: dict[Path, Path] = {}  # a directory as discovered -> as resolved
+
+    def __call__(self, path: Path) -> tuple[str, bool]:
+        if path.is_symlink():
+            return module_name_for(path)
+        is_package = path.name == "__init__.py"
+        parts = [] if is_package else [path.stem]
+        directory = self._resolved.get(path.parent)
+        if directory is None:
+            directory = self._resolved[path.parent] = path.parent.resolve()
+        parts.extend(self._package_parts(directory))
+        return ".".join(reversed(parts)) or path.stem, is_package
+
+    def _package_parts(self, directory: Path) -> list[str]:
+        found = self._packages.get(directory)
+        if found is None:
+            if (directory / "__init__.py").is_file() and directory.parent != directory:
+                found = [directory.name, *self._package_parts(directory.parent)]
+            else:
+                found = []
+            self._packages[directory] = found
+        return found
+
+
+def module_name_for(path: Path) -> tuple[str, bool]:
+    """Dotted module name from the package layout (`__init__.py` files walked upwards)."""
+    try:
+        path = path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: name it from the path as given
+        path = Path(os.path.abspath(path))
+    is_package = path.name == "__init__.py"
+    parts = [] if is_package else [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        parts.append(directory.name)
+        directory = directory.parent
+    return ".".join(reversed(parts)) or path.stem, is_package

@@ -1,0 +1,242 @@
+"""The pre-pass over one file: bytes -> text -> `ast` summary, or the reason it has none.
+
+What comes out (`FileFacts`) depends only on the file's bytes and its module name, so it is
+cached by content hash and computed in worker processes. The summary travels pickled
+(`summary_blob`) and is only unpickled when a lookup needs the module.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+
+import hashlib
+import pickle
+import re
+import traceback
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple, TypeVar
+
+from breaklint.infra.files import NUL_BYTES, ReadProblem, decode_source, read_capped
+from breaklint.infra.recursion import with_room
+from breaklint.index.summary import ModuleSummary
+from breaklint.index.suppress import MAYBE_SUPPRESSION
+
+T = TypeVar("T")
+
+@dataclass(frozen=True)
+class FileFacts:
+    digest: str  # of the bytes (and the module name): the cache key
+    problem: ReadProblem | None  # BL001/BL002/BL003; then there is no summary
+    summary_blob: bytes  # a pickled ModuleSummary (b"" with a problem)
+    summary_digest: str  # changes exactly when the summary does
+    has_functions: bool
+    entry_candidate: bool  # holds a compile site or a class with a `forward`
+    maybe_suppressed: bool  # has something like a suppression comment: read them
+    size: int = 0  # bytes: big files go first to the workers
+    # What a cached result that read this module's `functions` / `classes` by name, or its
+    # compile sites, depends on (engine.py, `_fingerprint`), without unpickling the summary.
+    function_names: frozenset[str] = frozenset()
+    class_names: frozenset[str] = frozenset()
+    has_sites: bool = False
+    # A digest per part of the index ("imports", "assigns", "sites", "disabled", "defined") and
+    # per definition ("functions:Net.forward", "classes:Net"): a cached result that read one part
+    # of this module stands while that part is unchanged (see part_digests).
+    parts: tuple[tuple[str, str], ...] = ()
+    local_defs: frozenset[str] = frozenset()  # the names the import table resolves to this module
+
+    def summary(self) -> ModuleSummary:
+        return pickle.loads(self.summary_blob)
+
+def content_digest(data: bytes, module_name: str, is_package: bool) -> str:
+    h = hashlib.blake2b(data, digest_size=16)
+    h.update(f"\0{module_name}\0{is_package}".encode("utf-8", "surrogatepass"))  # a file name need not be UTF-8
+    return h.hexdigest()
+
+def read_bytes(path: Path) -> bytes | ReadProblem:
+    return read_capped(path)
+
+def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> FileFacts:
+    """Facts of decoded text (a file's, or an editor buffer's)."""
+    maybe_suppressed = MAYBE_SUPPRESSION.search(text) is not None
+    if "\0" in text:  # a buffer gets the verdict the same text gets from disk
+        return FileFacts(digest, NUL_BYTES, b"", "", False, False, maybe_suppressed, len(text))
+    try:
+        summary = _summary(text, module_name, is_package)
+    except Exception as error:  # a bug of ours on this one file: BL005 for it, the others go on
+        summary = ReadProblem("BL005", f"internal error while indexing this file: {type(error).__name__}: {error}",
+                              details="".join(traceback.format_exception(error)))
+        digest = ""  # never cached: the next run tries again
+    if isinstance(summary, ReadProblem):
+        return FileFacts(digest, summary, b"", "", False, False, maybe_suppressed, len(text))
+    blob = pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
+    entry = bool(summary.compile_sites) or any(
+        fn.name == "forward" and fn.class_index >= 0 for fn in summary.functions
+    )
+    return FileFacts(digest, None, blob, hashlib.blake2b(blob, digest_size=16).hexdigest(),
+                     summary.has_functions, entry, maybe_suppressed, len(text),
+                     frozenset(f.qualname for f in summary.functions), frozenset(c.qualname for c in summary.classes),
+                     bool(summary.compile_sites), part_digests(summary), frozenset(summary.local_defs))
+
+def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
+    """What each part of a module's index is made of, digested. A definition's digest covers
+    every definition nested in it and every one it is nested in (a method's class, a nested
+    function's parents): whatever reading it can reach without another recorded read. Index
+    fields (a class or parent by position) are digested as they are, so an edit that moves
+    definitions changes more digests than it needs to, never fewer."""
+    def digest(*parts: object) -> str:
+        return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+    own: dict[str, list[str]] = {}  # qualname -> the digests of the definitions of that name
+    kinds: dict[str, set[str]] = {}  # qualname -> "functions" and/or "classes"
+    for kind, items in (("functions", summary.functions), ("classes", summary.classes)):
+        for item in items:
+            own.setdefault(item.qualname, []).append(digest(kind, item))
+            kinds.setdefault(item.qualname, set()).add(kind)
+    names = sorted(own)
+    found = [
+        # The module's own names are read one by one (`local:<name>`, see shallow._RecordedImports).
+        ("imports", digest(summary.module_name, summary.is_package, summary.aliases)),
+        ("assigns", digest(summary.assigns)),
+        ("sites", digest(summary.compile_sites, [summary.functions[s.function].qualname
+                                                 for s in summary.compile_sites if s.function >= 0])),
+        ("disabled", digest(summary.disabled, [summary.functions[i].qualname for i, _ in summary.disabled])),
+        ("defined", digest(*names, *(d for name in names for d in own[name]))),
+    ]
+    found.append(("functions:*", found[-1][1]))  # every function, and through them their classes
+    classes = {c.qualname for c in summary.classes}
+
+    def in_a_class(name: str) -> bool:  # a class, or defined inside one (its methods)
+        dotted = name.split(".")
+        return any(".".join(dotted[:i]) in classes for i in range(1, len(dotted) + 1))
+
+    in_classes = [name for name in names if in_a_class(name)]
+    found.append(("classes:*", digest(*in_classes, *(d for name in in_classes for d in own[name]))))
+    for qualname in names:
+        dotted = qualname.split(".")
+        related = [".".join(dotted[:i]) for i in range(1, len(dotted))]  # the enclosing definitions
+        first = bisect.bisect_left(names, qualname + ".")
+        last = bisect.bisect_left(names, qualname + "/")  # "/" sorts right after "."
+        related += names[first:last]  # the nested ones
+        combined = digest(own[qualname], [own.get(name) for name in related])
+        found += [(f"{kind}:{qualname}", combined) for kind in sorted(kinds[qualname])]  # what it is defined as
+    return tuple(found)
+
+class PythonVerdict(NamedTuple):
+    """What Python's own parser says of a text, asked first (it is the language's definition)."""
+
+    tree: ast.Module | None  # None: it refused the text
+    problem: ReadProblem | None  # its BL001, at its position, when it refused
+    final: bool  # no parser is to try after it: nesting deeper than Python's parser takes
+    # (libcst would take seconds or minutes on it, if its native parser did not crash)
+
+    def judge(self, found: T) -> T | ReadProblem:
+        """libcst's result for text Python refused: libcst reads newer syntax than this
+        Python's, but when it refuses the text too, Python's message and position stand."""
+        if isinstance(found, ReadProblem) and found.code == "BL001" and self.problem is not None:
+            return self.problem
+        return found
+
+def python_verdict(text: str) -> PythonVerdict:
+    """Python's parser, then its compiler (from the same tree: nothing is parsed twice, nothing
+    runs): a late `from __future__` import, `return` outside a function, a duplicate argument or a
+    `nonlocal` without a binding parse, but no Python runs such a file. The compiler's refusal is
+    final: libcst, which would read the file, is not asked."""
+    from breaklint.index.builder import parse  # imported here so workers import it once
+
+    try:
+        tree = parse(text)
+    except SyntaxError as error:
+        return PythonVerdict(None, syntax_error(text, error), python_error_is_final(error))
+    except (RecursionError, MemoryError) as error:  # Python's parser gave up, and says nothing of where
+        problem = ReadProblem("BL001", f"syntax error: nested too deeply for Python's parser ({type(error).__name__})",
+                              *densest_line(text))
+        return PythonVerdict(None, problem, True)
+    except ValueError:  # e.g. NUL bytes (files.py refuses those before): libcst decides
+        return PythonVerdict(None, None, False)
+    refused = compiler_refuses(tree)
+    if refused is not None:
+        return PythonVerdict(None, syntax_error(text, refused), True)
+    return PythonVerdict(tree, None, False)
+
+
+def compiler_refuses(tree: ast.Module) -> SyntaxError | None:
+    """The SyntaxError Python's compiler raises for a parsed module, if any. Its own limits
+    (RecursionError, MemoryError on very deep or very large code) are no verdict on the file."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a SyntaxWarning ("\d") is the compiler's business, not ours
+            compile(tree, "<breaklint>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        return error
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    return None
+
+def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
+    """The summary from `ast`: Python's own parser is the judge of what is valid (one
+    indexer, one parser), so syntax newer than the running Python's is its BL001."""
+    from breaklint.index.builder import summarize
+
+    verdict = python_verdict(text)
+    tree = verdict.tree
+    if tree is None:
+        return verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file")
+    try:
+        return summarize(text, module_name, is_package, tree)
+    except RecursionError:  # Python parsed it: it is deep, not wrong
+        return with_room(lambda: summarize(text, module_name, is_package, tree))
+
+
+def python_error_is_final(error: SyntaxError) -> bool:
+    """Errors of Python's tokenizer about depth: no Python accepts such a file."""
+    message = error.msg or ""
+    return message in _TOO_DEEP or "nested too deeply" in message
+
+_TOO_DEEP = {"too many nested parentheses", "too many levels of indentation"}
+
+def syntax_error(text: str, error: SyntaxError) -> ReadProblem:
+    """BL001 where Python says, moved inside the text where Python points past its end."""
+    line, col = clamp(text, error.lineno or 1, error.offset or 1)
+    return ReadProblem("BL001", f"syntax error: {error.msg}", line, col)
+
+def clamp(text: str, line: int, col: int) -> tuple[int, int]:
+    """(line, col), 1-based, moved onto the nearest place in `text` (lines end as Python's do)."""
+    lines = _LINE_END.split(text)
+    line = min(max(line, 1), len(lines))
+    return line, min(max(col, 1), len(lines[line - 1]) + 1)
+
+def densest_line(text: str) -> tuple[int, int]:
+    """Where code too deep for Python's parser most likely is, as it does not say: the first
+    token of the logical line with the most tokens."""
+    import io
+    import tokenize
+
+    best, where = 0, (1, 0)
+    count, start = 0, None
+    skip = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if start is not None and count > best:
+                    best, where = count, start
+                count, start = 0, None
+            elif token.type not in skip:
+                count += 1
+                start = start or token.start
+    except (tokenize.TokenError, SyntaxError):
+        pass  # what was counted so far stands
+    return clamp(text, where[0], where[1] + 1)
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+def scan_bytes(data: bytes | ReadProblem, module_name: str, is_package: bool) -> FileFacts:
+    if isinstance(data, ReadProblem):
+        return FileFacts("", data, b"", "", False, False, False)
+    digest = content_digest(data, module_name, is_package)
+    text = decode_source(data)
+    if isinstance(text, ReadProblem):
+        return FileFacts(digest, text, b"", "", False, False, False)
+    return scan_text(text, digest, module_name, is_package)

@@ -1,0 +1,119 @@
+"""A parsed file: its text, its libcst tree, and positions resolved only when asked for.
+
+libcst computes positions by generating the code of the whole module; on a big file that costs
+more than parsing it. Findings sit in functions, so positions are computed for the function
+being checked alone (`scope`, set by the engine while its rules visit that function) and moved
+to where the function starts in the file. Each line used is compared with the file's own line
+(indentation added); where they differ (a line inside a multi-line string, a continuation line
+dedented below its block) the whole module's positions are computed instead, as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from pathlib import Path
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from libcst.metadata import CodeRange
+
+from breaklint.finding import Span
+
+
+@dataclass
+class _Chunk:
+    """Positions of one function's nodes, as generated alone; `shift` lines to the file's."""
+
+    positions: dict[cst.CSTNode, CodeRange]
+    lines: list[str]  # the function's code, generated alone
+    shift: int
+    indent: str  # the function's indentation in the file
+
+
+@dataclass
+class ParsedFile:
+    path: Path  # absolute
+    display: str  # what reporters print (relative to the working directory when possible)
+    module_name: str  # dotted, e.g. "pkg.layers"
+    is_package: bool  # an `__init__.py`
+    text: str
+    tree: cst.Module
+    _positions: dict[cst.CSTNode, CodeRange] | None = field(default=None, repr=False)
+    # Where each def starts (its first decorator's `@`, else `def`): the pre-pass knows.
+    starts: dict[cst.FunctionDef, int] = field(default_factory=dict, repr=False)
+    scope: cst.FunctionDef | None = field(default=None, repr=False)  # the function being checked
+    _chunks: dict[cst.FunctionDef, _Chunk | None] = field(default_factory=dict, repr=False)
+    _lines: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def content(self) -> ParsedFile:
+        """Itself (shallow.ShallowFile.content reads another file's without a deep read)."""
+        return self
+
+    def span(self, node: cst.CSTNode) -> Span:
+        """Positions cost a metadata pass, so it runs once, and only for what needs one."""
+        if self._positions is None and self.scope is not None:
+            found = self._span_in_scope(self.scope, node)
+            if found is not None:
+                return found
+        if self._positions is None:
+            from libcst.metadata import MetadataWrapper, PositionProvider  # on first use (deferred.py)
+
+            wrapper = MetadataWrapper(self.tree, unsafe_skip_copy=True)
+            self._positions = dict(wrapper.resolve(PositionProvider))
+        code_range = self._positions[node]
+        return Span(
+            code_range.start.line,
+            code_range.start.column + 1,
+            code_range.end.line,
+            code_range.end.column + 1,
+        )
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.span(node).start_line
+
+    def _span_in_scope(self, function: cst.FunctionDef, node: cst.CSTNode) -> Span | None:
+        if function not in self._chunks:
+            self._chunks[function] = self._chunk(function)
+        chunk = self._chunks[function]
+        if chunk is None or node not in chunk.positions:
+            return None
+        code_range = chunk.positions[node]
+        start, end = code_range.start, code_range.end
+        if not (self._same_line(chunk, start.line) and self._same_line(chunk, end.line)):
+            return None
+        width = len(chunk.indent)
+        return Span(start.line + chunk.shift, start.column + 1 + width, end.line + chunk.shift, end.column + 1 + width)
+
+    def _chunk(self, function: cst.FunctionDef) -> _Chunk | None:
+        start = self.starts.get(function)
+        if start is None:
+            return None
+        alone = cst.Module(body=[function], default_indent=self.tree.default_indent,
+                           default_newline=self.tree.default_newline)
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
+        positions = dict(MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider))
+        anchor = function.decorators[0] if function.decorators else function.name
+        lines = self._file_lines()
+        if not 0 < start <= len(lines):
+            return None
+        first = lines[start - 1]
+        indent = first[: len(first) - len(first.lstrip(" \t\f"))]
+        return _Chunk(positions, alone.code.split("\n"), start - positions[anchor].start.line, indent)
+
+    def _same_line(self, chunk: _Chunk, line: int) -> bool:
+        """Whether line `line` of the function alone is that line of the file, indented."""
+        lines = self._file_lines()
+        at = line + chunk.shift
+        if not (0 < line <= len(chunk.lines) and 0 < at <= len(lines)):
+            return False
+        alone = chunk.lines[line - 1].rstrip("\r")
+        return lines[at - 1].rstrip("\r") == (chunk.indent + alone if alone else lines[at - 1].rstrip("\r"))
+
+    def _file_lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines

@@ -1,0 +1,108 @@
+"""What the pre-pass keeps of a file: its index as plain, picklable data.
+
+A summary is the index of a file, as the one indexer (prepass.py) records it —
+definitions in visit order, imports, bindings, calls, compile sites — with every expression kept
+as its source text (`Expr`). `shallow.py` turns it back into a `ModuleIndex` whose expressions
+are parsed with libcst only when something reads them. Summaries travel between processes and
+into the cache, so they hold no libcst nodes and no paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The source text of an expression, exactly as written (parentheses around it not included).
+Expr = str
+# `name -> values`, in the order the bindings were seen; a value is (expression, iterated).
+Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
+# A call's arguments in source order, each (keyword, text): keyword None for a positional
+# argument, "*" / "**" for unpacking; the text only for a Name/Attribute argument (the region
+# analysis follows those into the callee's parameters), else None. A call without a
+# Name/Attribute argument keeps ().
+CallArgs = tuple[tuple[str | None, Expr | None], ...]
+
+SUMMARY_FORMAT = 8  # bump when the fields below change: cached summaries are then ignored
+
+
+@dataclass(frozen=True)
+class Guard:
+    """One test that decides whether a statement runs, kept when it reads a setting: `subject`
+    (a dotted chain such as `config.use_cache`) tested for truth (`op` "truthy") or compared
+    with a literal (`op` one of == != is `is not` in `not in`, `value` the literal, a tuple for
+    `in`). `holds`: the statement runs when the test is true (its `if` body) or false (`else`,
+    later `elif`s). Tests of other shapes are not kept: a guard never decides alone, it can only
+    show that a statement does not run under a default configuration (see configs.py)."""
+
+    subject: str
+    op: str
+    value: object
+    holds: bool
+
+
+Guards = tuple[Guard, ...]  # every guard of one statement, outermost `if` first
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    qualname: str
+    name: str
+    class_index: int  # the class it is a method of (index into ModuleSummary.classes), or -1
+    parent: int  # the enclosing function (index into ModuleSummary.functions), or -1
+    self_name: str | None
+    params: tuple[str, ...]  # every parameter name, `*args` and `**kwargs` included (sorted)
+    calls: tuple[Expr, ...]  # the callee of each call, in visit order
+    refs: tuple[Expr, ...]  # Name/Attribute arguments of those calls
+    assigns: Bindings
+    nested: tuple[int, ...]
+    global_names: tuple[str, ...]
+    line: int  # where the def starts: its first decorator's `@`, else `def`
+    decorators: tuple[Expr, ...]
+    call_args: tuple[CallArgs, ...] = ()  # the arguments of each call, as `calls` (() when none is followed)
+    call_guards: tuple[tuple[int, Guards], ...] = ()  # (index into calls, its guards), guarded calls only
+    # Each named parameter but `*args`/`**kwargs`, in order: (name, annotation, default,
+    # positional), the expressions None where absent.
+    signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = ()
+    end_line: int = 0  # its last line: the def can be parsed on its own (view.py, content reads)
+
+
+@dataclass(frozen=True)
+class ClassSummary:
+    qualname: str
+    name: str
+    bases: tuple[Expr, ...]
+    attrs: Bindings  # `self.X = ...` in its methods, `register_buffer("X", ...)` & co.
+    tensor_attrs: tuple[str, ...]
+    attr_guards: tuple[tuple[str, int, Guards], ...] = ()  # (attr, index into its values, guards)
+    line: int = 0  # where the class starts (its first decorator's `@`, else `class`) and ends
+    end_line: int = 0
+
+
+@dataclass(frozen=True)
+class SiteSummary:
+    """A compile site: `target` is an expression, or `function` the decorated function."""
+
+    line: int
+    target: Expr | None
+    function: int  # index into ModuleSummary.functions when decorated, else -1
+    scope: int  # the function the target is evaluated in, or -1 (module level)
+    method_form: bool
+    # The call as written (`torch.compile(f, mode=...)`), or the decorator's expression
+    # (`torch.compile(dynamic=False)`): what the rules read of a site is its options.
+    text: Expr = ""
+
+
+@dataclass(frozen=True)
+class ModuleSummary:
+    module_name: str
+    is_package: bool
+    aliases: tuple[tuple[str, str], ...]  # the import table once the whole file is read
+    local_defs: tuple[str, ...]
+    functions: tuple[FunctionSummary, ...]  # every def, in visit (source) order
+    classes: tuple[ClassSummary, ...]
+    assigns: Bindings  # module-level bindings
+    compile_sites: tuple[SiteSummary, ...]
+    disabled: tuple[tuple[int, bool], ...]  # (function, recursive)
+
+    @property
+    def has_functions(self) -> bool:
+        return bool(self.functions)

@@ -1,0 +1,177 @@
+"""A process pool over files that keeps the input order (and runs inline for one job).
+
+Workers are forked where fork is safe (Linux, from the main thread): they inherit the index built
+so far instead of receiving it pickled. Elsewhere they are spawned and get the state through the
+initializer.
+
+A worker that dies (a native crash in libcst, the OOM killer) breaks the whole pool, and every
+item not yet returned with it. Workers mark in shared memory each item they start and finish,
+so the items in flight when it died are known: each of those runs again alone in a process of
+its own (the one that dies there is the culprit, and `on_crash` says what to report for it),
+and the items never started run again in a new pool. Every round settles at least the items in
+flight, so the run ends, and no item is lost.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable, Iterable, Sequence, TypeVar
+
+from .lifeline import die_with
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_STARTED, _FINISHED = 1, 2
+# The shared marks of the pool this worker process serves (set by its initializer; process-local).
+_MARKS: list[Any] = []
+
+
+def available_cores() -> int:
+    """The cores this process may run on (a container's CPU set), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+class WorkerPool:
+    def __init__(self, jobs: int, initializer: Callable[[Any], None], state: Any) -> None:
+        self.jobs = jobs
+        self._initializer = initializer
+        self._state = state
+        # Fork only from the main thread: a fork from another (the language server checks on a
+        # worker thread) can copy a lock some other thread holds, and the child waits forever.
+        forkable = sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread()
+        method = "fork" if forkable else "spawn"
+        self._context = multiprocessing.get_context(method)
+        self._executor: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._shut_down()
+
+    def map(self, function: Callable[[T], R], items: Iterable[T], chunksize: int = 1,
+            on_crash: Callable[[T, str], R] | None = None) -> list[R]:
+        """`function` over `items`, results in the order of `items`. `on_crash(item, why)`:
+        the result for an item whose process died checking it alone (None: raise
+        BrokenProcessPool, as the pool would)."""
+        items = list(items)
+        if self.jobs <= 1:
+            return [function(item) for item in items]
+        results: dict[int, R] = {}
+        todo = list(range(len(items)))
+        while todo:
+            in_flight = self._round(function, items, todo, max(1, chunksize), results)
+            todo = [i for i in todo if i not in results]
+            if not todo:
+                break
+            if not in_flight:  # it died before starting anything (in its initializer): no one to blame
+                in_flight = todo
+            for position in in_flight:
+                results[position] = self._alone(function, items[position], on_crash)
+            todo = [i for i in todo if i not in results]
+        return [results[i] for i in range(len(items))]
+
+    def _round(self, function: Callable[[T], R], items: Sequence[T], todo: list[int], chunksize: int,
+               results: dict[int, R]) -> list[int]:
+        """One pool over `todo`; fills `results`. Returns the items in flight if a worker died."""
+        marks = self._context.Array("b", len(items), lock=False)
+        self._executor = ProcessPoolExecutor(
+            max_workers=self.jobs, mp_context=self._context,
+            initializer=_install, initargs=(os.getpid(), self._initializer, self._state, marks),
+        )
+        try:
+            chunks = [todo[i:i + chunksize] for i in range(0, len(todo), chunksize)]
+            futures: list[tuple[list[int], Future[list[R]]]] = [
+                (chunk, self._executor.submit(_run_chunk, function, [(p, items[p]) for p in chunk]))
+                for chunk in chunks
+            ]
+            wait([future for _, future in futures])
+            broken = False
+            for chunk, future in futures:
+                error = future.exception()
+                if error is None:
+                    results.update(zip(chunk, future.result()))
+                elif isinstance(error, BrokenProcessPool):
+                    broken = True
+                else:
+                    raise error  # the function's own exception, as the pool would raise it
+        finally:
+            self._shut_down()
+        if not broken:
+            return []
+        return [p for p in todo if p not in results and marks[p] == _STARTED]
+
+    def _alone(self, function: Callable[[T], R], item: T, on_crash: Callable[[T, str], R] | None) -> R:
+        """`function(item)` in a process of its own (through the pool's initializer)."""
+        receiver, sender = self._context.Pipe(duplex=False)
+        process = self._context.Process(target=_run_alone,
+                                        args=(os.getpid(), self._initializer, self._state, function, item, sender))
+        process.start()
+        sender.close()  # ours: end of input once the child's copy closes
+        try:
+            ok, value = receiver.recv()
+        except EOFError:
+            ok, value = None, None
+        finally:
+            receiver.close()
+            process.join()
+        if ok is None:
+            why = _death(process.exitcode)
+            if on_crash is None:
+                raise BrokenProcessPool(f"a worker process died: {why}")
+            return on_crash(item, why)
+        if not ok:
+            raise value
+        return value  # type: ignore[no-any-return]
+
+    def _shut_down(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+def _install(parent: int, initializer: Callable[[Any], None], state: Any, marks: Any) -> None:
+    die_with(parent)  # a killed parent must not leave its workers waiting on the queue
+    _MARKS[:] = [marks]
+    initializer(state)
+
+
+def _run_chunk(function: Callable[[T], R], chunk: list[tuple[int, T]]) -> list[R]:
+    marks = _MARKS[0]
+    results = []
+    for position, item in chunk:
+        marks[position] = _STARTED
+        results.append(function(item))
+        marks[position] = _FINISHED
+    return results
+
+
+def _run_alone(parent: int, initializer: Callable[[Any], None], state: Any, function: Callable[[T], R], item: T,
+               sender: Any) -> None:
+    die_with(parent)
+    initializer(state)
+    try:
+        outcome: tuple[bool, object] = (True, function(item))
+    except Exception as error:  # handed to the parent, which raises it as the pool would
+        outcome = (False, error)
+    sender.send(outcome)
+    sender.close()

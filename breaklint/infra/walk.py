@@ -1,0 +1,183 @@
+"""`node.visit(visitor)` for a read-only CSTVisitor, without its cost.
+
+libcst's `visit` rebuilds every node it passes (`_visit_and_replace_children` makes a new node,
+validated, even when nothing changed): most of a traversal's time. Here the same `on_visit` /
+`on_leave` calls reach the same nodes in the same order — the children in the order each node
+type's `_visit_and_replace_children` visits them, read once from libcst's own source — and
+nothing is built. Per-attribute callbacks (`visit_Call_func`) are not made; our visitors have none.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from typing import Callable
+from functools import lru_cache
+
+import libcst as cst
+
+from breaklint.infra.lazy import real_node
+
+_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
+# Nodes that hold nothing but layout: whitespace, comments, punctuation, operators (the modules
+# and tokens are looked up on first use: importing breaklint does not import libcst, see deferred.py).
+_TRIVIA_MODULES = frozenset({"libcst._nodes.op", "libcst._nodes.whitespace"})
+
+
+@lru_cache(maxsize=None)
+def _trivia_tokens() -> frozenset[type]:
+    return frozenset({cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+                      cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Asynchronous})
+
+
+class Visitor:
+    """What walk() needs of a visitor, with libcst's CSTVisitor dispatch (`visit_<Node>` returning
+    False skips the children; `leave_<Node>`), defined without libcst."""
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        method = getattr(self, f"visit_{type(node).__name__}", None)
+        return method is None or method(node) is not False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        method = getattr(self, f"leave_{type(original_node).__name__}", None)
+        if method is not None:
+            method(original_node)
+
+
+class OwnCode(Visitor):
+    """Visits one function's own code: the functions, lambdas and classes nested in it are not
+    entered (their code runs in frames of its own)."""
+
+    def __init__(self, function: cst.FunctionDef) -> None:
+        self.function = function
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.function
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+def if_arms(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]]:
+    """Every if/elif/else block of one function's own code, outer blocks first, each with the
+    tests of its chain that decide whether it runs: (test, True) for its own, (test, False) for
+    each earlier `if`/`elif` of the chain."""
+    found: list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]] = []
+    elifs: set[int] = set()  # `elif` Ifs, already recorded with the tests of their chain
+
+    class _Ifs(OwnCode):
+        def visit_If(self, node: cst.If) -> None:
+            if id(node) in elifs:
+                return
+            earlier: list[tuple[cst.BaseExpression, bool]] = []
+            branch: cst.If | cst.Else | None = node
+            while isinstance(branch, cst.If):
+                found.append((branch.body, [*earlier, (branch.test, True)]))
+                earlier = [*earlier, (branch.test, False)]
+                branch = branch.orelse
+                if isinstance(branch, cst.If):
+                    elifs.add(id(branch))
+            if isinstance(branch, cst.Else):
+                found.append((branch.body, earlier))
+
+    visit(function, _Ifs(function), trivia=False)
+    return found
+
+
+@lru_cache(maxsize=None)
+def child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that hold children, in libcst's visit order."""
+    source = inspect.getsource(kind._visit_and_replace_children)  # type: ignore[attr-defined]
+    return tuple(dict.fromkeys(_FIELD.findall(source)))  # ImportFrom names `names` twice (one is used)
+
+
+def is_trivia(kind: type) -> bool:
+    # `import *` lives beside the operators but means something: it is content.
+    return (kind.__module__ in _TRIVIA_MODULES or kind in _trivia_tokens()) and kind is not cst.ImportStar
+
+
+@lru_cache(maxsize=None)
+def trivia_names() -> frozenset[str]:
+    """The class names of trivia nodes: a visitor with `visit_Comma` & co. needs the full walk."""
+    found = set()
+    stack = [cst.CSTNode]
+    while stack:
+        kind = stack.pop()
+        stack.extend(kind.__subclasses__())
+        if is_trivia(kind):
+            found.add(kind.__name__)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=None)
+def content_fields(kind: type) -> tuple[str, ...]:
+    """child_fields without those whose type says they can only hold trivia: two thirds of the
+    nodes of a tree, skipped by visitors that look at none of them."""
+    try:
+        hints = typing.get_type_hints(kind)
+    except Exception:  # an annotation that does not resolve: keep every field
+        return child_fields(kind)
+    return tuple(name for name in child_fields(kind) if name not in hints or not _only_trivia(hints[name]))
+
+
+def _only_trivia(annotation: object) -> bool:
+    if typing.get_origin(annotation) is not None:
+        return all(_only_trivia(argument) for argument in typing.get_args(annotation))
+    if isinstance(annotation, type) and issubclass(annotation, cst.CSTNode):
+        return is_trivia(annotation)
+    return isinstance(annotation, type)  # str, None, MaybeSentinel: never walked anyway
+
+
+@lru_cache(maxsize=None)
+def supported() -> bool:
+    """Whether libcst's sources can be read (they can, unless it ships without them)."""
+    try:
+        return bool(child_fields(cst.Call))
+    except (OSError, TypeError):
+        return False
+
+
+def walk(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor,
+         fields: Callable[[type], tuple[str, ...]] = child_fields, absent: object = None) -> None:
+    """libcst's visit order, without its per-node overhead; `fields=content_fields` leaves
+    out the trivia. `absent`: libcst's marker of an optional child that is not there."""
+    if absent is None:
+        absent = cst.MaybeSentinel.DEFAULT
+    if visitor.on_visit(node):
+        for name in fields(type(node)):
+            value = getattr(node, name)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                for child in value:  # sequences hold nodes only
+                    walk(child, visitor, fields, absent)
+            elif value is not None and value is not absent:
+                walk(value, visitor, fields, absent)
+    visitor.on_leave(node)
+
+
+def visit(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor, trivia: bool = True) -> None:
+    """walk() when libcst's sources are there, else libcst's own visit. A node made from
+    pre-pass text (lazy.LazyNode) is walked as the libcst node it stands for. `trivia=False`:
+    the visitor has no use for whitespace, comments, punctuation or operator nodes."""
+    node = real_node(node)  # type: ignore[assignment]
+    if not supported():
+        node.visit(visitor if isinstance(visitor, cst.CSTVisitor) else _as_cst_visitor(visitor))
+    else:
+        walk(node, visitor, child_fields if trivia else content_fields)
+
+
+def _as_cst_visitor(visitor: Visitor) -> cst.CSTVisitor:
+    """A Visitor for libcst's own visit (when its sources cannot be read)."""
+
+    class Adapter(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return visitor.on_visit(node)
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            visitor.on_leave(original_node)
+
+    return Adapter()

@@ -1,0 +1,67 @@
+"""`check PATHS`: each file under its nearest settings, named files inside their project."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from breaklint.cli import cli
+from testdata import write_tree
+
+HELPER = "def scale(x):\n    return x * x.sum().item()\n"
+MAIN = ("import torch\nfrom helpers import scale\n\n\n@torch.compile\ndef step(x):\n    return scale(x) + 1\n")
+
+
+def check(cwd: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[dict[str, object]]]:
+    monkeypatch.chdir(cwd)
+    result = CliRunner().invoke(cli, ["check", *args, "--format", "json", "--no-cache", "-j", "1"])
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, json.loads(result.output)
+
+
+def test_a_named_helper_is_checked_inside_its_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pre-commit case: only helpers.py is staged; main.py, unchanged, compiles it."""
+    write_tree(tmp_path, {"pyproject.toml": "[tool.breaklint]\nassume-forward-compiled = false\n",
+                          "helpers.py": HELPER, "main.py": MAIN})
+    status, found = check(tmp_path, "helpers.py", monkeypatch=monkeypatch)
+    assert status == 1
+    assert [(f["path"], f["code"], f["start_line"]) for f in found] == [("helpers.py", "BL101", 2)]
+    assert "via main.py:5" in str(found[0]["message"])
+    status, found = check(tmp_path, "main.py", monkeypatch=monkeypatch)  # nothing in main.py itself
+    assert (status, found) == (0, [])
+
+
+def test_a_named_file_outside_any_project_is_checked_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_tree(tmp_path, {"loose/helpers.py": HELPER, "loose/main.py": MAIN})
+    monkeypatch.setenv("HOME", str(tmp_path))
+    status, found = check(tmp_path / "loose", "helpers.py", "--config", str(_no_forward(tmp_path)),
+                          monkeypatch=monkeypatch)
+    assert status == 1 and [f["path"] for f in found] == ["helpers.py"]  # --config: its folder is the project
+
+
+def _no_forward(root: Path) -> Path:
+    path = root / "settings.toml"
+    path.write_text("assume-forward-compiled = false\n", encoding="utf-8")
+    return path
+
+
+def test_two_sub_projects_keep_their_own_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check a b` (and `check .` above both) applies each one's [tool.breaklint] to its files."""
+    loop = "import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x.sum().item()\n"
+    write_tree(tmp_path, {"a/pyproject.toml": "[tool.breaklint]\nignore = ['BL101']\n", "a/m.py": loop,
+                          "b/pyproject.toml": "[tool.breaklint]\nignore = ['BL106']\n", "b/m.py": loop})
+    for args in (("a", "b"), ("b", "a"), (".",)):
+        _, found = check(tmp_path, *args, monkeypatch=monkeypatch)
+        codes = {(f["path"], f["code"]) for f in found}
+        assert codes == {("a/m.py", "BL106"), ("b/m.py", "BL101")}, args
+
+
+def test_config_overrides_every_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    loop = "import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x.sum().item()\n"
+    write_tree(tmp_path, {"a/pyproject.toml": "[tool.breaklint]\nignore = ['BL101']\n", "a/m.py": loop,
+                          "b/m.py": loop, "all.toml": "ignore = ['BL106']\n"})
+    _, found = check(tmp_path, "a", "b", "--config", "all.toml", monkeypatch=monkeypatch)
+    assert {(f["path"], f["code"]) for f in found} == {("a/m.py", "BL101"), ("b/m.py", "BL101")}
