@@ -237,7 +237,7 @@ def rules_command() -> None:
     """List every rule: stage, code, name, torch versions, status and Dynamo's ids."""
     click.echo(f"{'stage':<13} {'code':<6} {'name':<28} {'torch':<7} {'status':<8} dynamo ids")
     for rule in all_rules():
-        status = ("runtime" if rule.code[3:] == "90" else "meta") if rule.meta else rule.status
+        status = ("runtime" if rule.code[3] == "9" else "meta") if rule.meta else rule.status
         ids = ",".join(rule.gb_ids())
         click.echo(f"{rule.stage.value:<13} {rule.code:<6} {rule.name:<28} {rule.versions():<7} {status:<8} {ids}".rstrip())
 
@@ -259,22 +259,31 @@ class _ConfirmCommand(click.Command):
               help="Paths to check statically for the join (default: the targets' folders, or . when observing).")
 @click.option("--stages", default="eager,dynamo,aot_eager,inductor,cudagraphs", show_default=True,
               help="Comma-separated stages to run.")
-@click.option("--timeout", default=600.0, show_default=True, help="Seconds per target (or for the observed command).")
+@click.option("--timeout", default=600.0, show_default=True,
+              help="Seconds per target (or for the observed command, per stage with --ladder).")
+@click.option("--budget", type=float, default=None,
+              help="Seconds for the whole run: no target (or --ladder stage) starts after them, each gets what is left.")
+@click.option("--ladder", is_flag=True,
+              help="With a command after `--`: run it once per stage, every torch.compile forced to that stage.")
 @click.option("--repeat", default=20, show_default=True, help="Timed calls per stage (the median is reported).")
 @click.option("--warmup", default=3, show_default=True, help="Untimed calls before timing.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--output-file", "-o", type=click.Path(path_type=Path), help="Write the report here instead of stdout.")
+@click.option("--output-file", "-o", type=click.Path(path_type=Path),
+              help="Write the report here instead of stdout (rewritten as each target finishes).")
 @click.option("--plot", type=click.Path(path_type=Path), help="Draw the stage ladder to this PNG (needs matplotlib).")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False))
 @click.pass_context
 def confirm_command(
     ctx: click.Context, targets: tuple[str, ...], check_paths: tuple[Path, ...], stages: str, timeout: float,
-    repeat: int, warmup: int, output_format: str, output_file: Path | None, plot: Path | None,
-    config_path: Path | None,
+    budget: float | None, ladder: bool, repeat: int, warmup: int, output_format: str, output_file: Path | None,
+    plot: Path | None, config_path: Path | None,
 ) -> None:
     """Run TARGETS (FILE.py, FILE.py::provider, or a folder of example providers) through the real
-    torch.compile pipeline, or observe a command: `breaklint confirm -- python train.py`."""
-    from .confirm.session import confirm_observed, confirm_targets, render_json, render_text
+    torch.compile pipeline, or observe a command: `breaklint confirm -- python train.py`
+    (`--ladder`: once per stage)."""
+    from .confirm.progress import Display
+    from .confirm.session import (ConfirmReport, confirm_observed, confirm_program, confirm_targets,
+                                  render_json, render_target, render_text)
     from .confirm.stages import STAGE_NAMES
     from .confirm.targets import TargetError, discover_targets
 
@@ -285,6 +294,10 @@ def confirm_command(
         raise _fail(f"unknown stage(s) {', '.join(unknown)}; known: {', '.join(STAGE_NAMES)}")
     if not targets and not observed:
         raise _fail("give targets (FILE.py[::provider] or a folder) or a command after `--`")
+    if ladder and not observed:
+        raise _fail("--ladder runs a command: give it after `--` (`breaklint confirm --ladder -- python train.py`)")
+    if budget is not None and budget <= 0:
+        raise _fail("--budget must be a positive number of seconds")
     try:
         found = [t for spec in targets for t in discover_targets(spec)]
     except TargetError as error:
@@ -298,17 +311,44 @@ def confirm_command(
         static = Engine(config, RuleSet(config)).check(roots)
     except (ConfigError, ValueError) as error:
         raise _fail(str(error))
-    if observed:
+
+    def render(report: ConfirmReport) -> str:
+        return render_json(report) if output_format == "json" else render_text(report)
+
+    def write(report: ConfirmReport) -> None:
+        """The report so far, replacing the file whole: a reader never sees half of it."""
+        assert output_file is not None
+        partial = output_file.with_name(output_file.name + ".partial")
+        partial.write_text(render(report), encoding="utf-8")
+        partial.replace(output_file)
+
+    display = Display(sys.stderr, len(found))
+    if observed and ladder:
+        report = confirm_program(observed, static, cwd, wanted, timeout, budget, display.stage)
+        display.clear()
+    elif observed:
         report = confirm_observed(observed, static, cwd, timeout)
     else:
-        with click.progressbar(found, label="confirm", file=sys.stderr, item_show_func=lambda t: t.label if t else "") as bar:
-            report = confirm_targets(found, static, wanted, [r.resolve() for r in roots], timeout, repeat, warmup,
-                                     cwd, progress=lambda items: bar)
-    rendered = render_json(report) if output_format == "json" else render_text(report)
+        streaming = output_file is None and output_format == "text"
+
+        def done(partial: ConfirmReport) -> None:
+            run = partial.runs[-1]
+            display.finished(run, len(partial.runs) - 1)
+            if streaming:  # each target's ladder as soon as it is measured
+                click.echo(render_target(run))
+            elif output_file is not None:
+                write(partial)
+
+        report = confirm_targets(found, static, wanted, [r.resolve() for r in roots], timeout, repeat, warmup,
+                                 cwd, budget, display.target, done)
+        if streaming:
+            from .confirm.session import render_findings
+
+            click.echo(render_findings(report), nl=False)
     if output_file is not None:
-        output_file.write_text(rendered, encoding="utf-8")
-    else:
-        click.echo(rendered, nl=False)
+        write(report)
+    elif observed or output_format == "json":
+        click.echo(render(report), nl=False)
     if plot is not None:
         try:
             from .confirm.ladder import plot_ladders

@@ -13,6 +13,10 @@ from breaklint.analysis.arguments import caller_functions, passed_values
 from breaklint.analysis.model_config import fails
 from breaklint.finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
 from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
+# The syntax helpers a rule may use, re-exported: rules read code through this module, never the
+# index's or the analysis's internals (tests/test_layers.py counts the rules that still do).
+from breaklint.index.imports import dotted  # noqa: F401
+from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode, method_call, untraced_blocks  # noqa: F401
 from breaklint.index.patterns import value_while_compiling
 from breaklint.index.conditions import cst_guards_of
 from breaklint.index.project import FunctionInfo, ModuleIndex, ProjectIndex

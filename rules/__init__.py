@@ -10,6 +10,7 @@ from .c_extension_call import CExtensionCall
 from .complex_tensor import ComplexTensor
 from .cond_in_cudagraph_region import CondInCudagraphRegion
 from .cpu_tensor_in_region import CpuTensorInRegion
+from .cudagraph_call_with_grad import CudagraphCallWithGrad
 from .data_dependent_branch import DataDependentBranch
 from .decode_error import DecodeError
 from .deepcopy_in_region import DeepcopyInRegion
@@ -80,4 +81,5 @@ ALL_RULES: tuple[type[Rule], ...] = (
     CondInCudagraphRegion,  # BL503
     BooleanMaskAssignment,  # BL504
     GrowingCudagraphInput,  # BL505
+    CudagraphCallWithGrad,  # BL506
 )

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode
-from breaklint.rule import FileContext
+from breaklint.rule import compile_mode, CUDAGRAPH_MODES, FileContext
 
 
 

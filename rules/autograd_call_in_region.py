@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.patterns import method_call
-from breaklint.rule import Rule
+from breaklint.rule import method_call, Rule
 
 FUNCTIONS = {"torch.autograd.grad": "GB9186", "torch.autograd.backward": "GB0007"}
 METHODS = {"backward": "GB0123", "retain_grad": "GB0108"}

@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.imports import dotted
-from breaklint.rule import Rule
+from breaklint.rule import dotted, Rule
 
 # Packages whose functions are compiled C code (or sit on Dynamo's THIRDPARTY_SKIPLIST, like
 # pandas and sklearn in torch/_dynamo/trace_rules.py). Read from real runs on torch 2.13: zlib,

@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.patterns import method_call
-from breaklint.rule import Rule
+from breaklint.rule import method_call, Rule
 
 from ._cudagraphs import region_records_cudagraphs
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.patterns import method_call
-from breaklint.rule import FileContext
+from breaklint.rule import FileContext, method_call
 from breaklint.versions import TorchVersion
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites

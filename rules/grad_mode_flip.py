@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Severity, Span, Stage
-from breaklint.index.imports import dotted
-from breaklint.rule import FileContext, Rule
+from breaklint.rule import dotted, FileContext, Rule
 
 from ._support import is_compile_call, is_compile_decorator
 

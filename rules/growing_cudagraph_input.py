@@ -5,9 +5,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from breaklint.finding import Confidence, Span, Stage
-from breaklint.index.imports import dotted
-from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode
-from breaklint.rule import FileContext, Rule
+from breaklint.rule import compile_mode, CUDAGRAPH_MODES, dotted, FileContext, Rule
 
 from ._support import is_compile_call, is_compile_decorator
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.patterns import method_call
-from breaklint.rule import Rule
+from breaklint.rule import method_call, Rule
 
 # Ops Inductor registers with `make_fallback` (torch/_inductor/lowering.py, 2.13) on every
 # device, each seen as `Using FallbackKernel: aten.<op>` on CPU (testdata/rules/BL401).

@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.imports import dotted
-from breaklint.rule import Rule
+from breaklint.rule import dotted, Rule
 
 from ._cudagraphs import region_records_cudagraphs
 

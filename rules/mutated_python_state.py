@@ -3,9 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.imports import dotted
 from breaklint.index.project import Assigned
-from breaklint.rule import Rule
+from breaklint.rule import dotted, Rule
 from breaklint.analysis.values import Kind
 from breaklint.infra.walk import visit  # one frame per level: deep code cannot overflow the stack
 

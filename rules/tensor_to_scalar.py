@@ -4,8 +4,7 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Stage
 from breaklint.analysis.numpy_api import NUMPY_SIZE_FUNCTIONS, SIZE_METHODS, TORCH_SIZE_FUNCTIONS
-from breaklint.index.patterns import method_call
-from breaklint.rule import FileContext
+from breaklint.rule import FileContext, method_call
 from breaklint.analysis.values import Kind, Value
 from breaklint.versions import TorchVersion, Versions, pick
 

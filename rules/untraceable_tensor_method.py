@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.patterns import method_call
-from breaklint.rule import Rule
+from breaklint.rule import method_call, Rule
 
 # Tensor methods Dynamo refuses (torch/_dynamo/variables/tensor.py), read from real runs on 2.13.
 METHODS = {"random_": "GB0107", "resize_": "GB0126", "resize_as_": "GB0127", "set_": "GB0128"}

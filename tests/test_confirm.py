@@ -245,7 +245,7 @@ def test_failures_are_contained(tmp_path: Path) -> None:
     assert sorted(f["code"] for f in data["runtime_only"]) == ["BL006"] * 2
     code, data, stderr = confirm("breaklint_examples.py::hangs", "--stages", "eager", "--timeout", "5", cwd=root)
     assert code == 2, stderr
-    assert [t["failure"] for t in data["targets"]] == ["timed out after 5 s"]
+    assert [t["failure"] for t in data["targets"]] == ["timed out after 5 s while building the example"]
     assert [f["code"] for f in data["runtime_only"]] == ["BL006"]
 
 

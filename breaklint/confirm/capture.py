@@ -18,7 +18,9 @@ import json
 import logging
 import os
 import re
+import sys
 import sysconfig
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -78,7 +80,10 @@ class CudagraphSkip:
     message: str
     # "skip": the whole graph runs without CUDA graphs; "partition": graph partitioning (on by
     # default in torch 2.11 and 2.13) cut this op out into a partition that runs without them;
-    # "rerecord": CUDA graph trees recorded a graph per input size, past their warning limit.
+    # "rerecord": CUDA graph trees recorded a graph per input size, past their warning limit;
+    # "pending-backward": they record again because a previous call's outputs still wait for
+    # a backward (grad enabled, none run); its frame is the call of the compiled callable;
+    # "every-call": they recorded a new graph on (nearly) every timed call (worker.py).
     effect: str = "skip"
 
 
@@ -94,6 +99,9 @@ class Capture:
     messages: list[str] = field(default_factory=list)  # raw log texts, for debugging
     # The scheduler logs a non-cudagraphable op's stack one frame a record, after the op.
     open_partition: bool = False
+    # Calls that CUDA graph trees recorded or ran eagerly (warm-up) instead of replaying (their
+    # `cudagraphs` log, DEBUG): two at the start, then none; a pitfall, one per call.
+    cudagraph_unreplayed: int = 0
 
 
 # --------------------------------------------------------------------------- registry
@@ -176,6 +184,15 @@ _GUARD_PREFIX = re.compile(r"^\d+/\d+: ")  # compile id, "0/0: "
 _GUARD_COMMENT = re.compile(r"\s{2,}#.*$")  # "  # return x * n  # f.py:3 in f"
 
 
+_GENERATED = os.sep + "torchinductor_"
+
+
+@lru_cache(maxsize=None)
+def _inductor_cache() -> tuple[str, ...]:
+    configured = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    return (os.path.realpath(configured) + os.sep,) if configured else ()
+
+
 @lru_cache(maxsize=None)
 def _torch_roots() -> tuple[str, ...]:
     spec = importlib.util.find_spec("torch")
@@ -184,10 +201,13 @@ def _torch_roots() -> tuple[str, ...]:
 
 
 def _is_user_file(filename: str) -> bool:
-    """False for torch and stdlib code (which Dynamo may have inlined) and for "<...>"."""
+    """False for torch and stdlib code (which Dynamo may have inlined), for "<...>" and for the
+    code Inductor generated (its cache folder, `/tmp/torchinductor_<user>/` by default)."""
     if filename.startswith("<"):
         return False
     real = os.path.realpath(filename)
+    if _GENERATED in real or real.startswith(_inductor_cache()):
+        return False
     if real.startswith(_torch_roots()):
         return False
     stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
@@ -353,6 +373,44 @@ def with_partition_frame(skip: CudagraphSkip, message: str) -> CudagraphSkip | N
     return replace(skip, filename=_abs(match["file"]), lineno=int(match["line"]))
 
 
+# cudagraph_trees.py logs at DEBUG each call it does not replay: a recording ("[0/0] Recording
+# function=0, mode=..., cuda_graph_id=2"; older: "Recording function 0 of graph recording id 2")
+# or an eager run ("Running warmup function=0", "Running warmup of function 0", "Running eager
+# of function 0 because ancestor needed to warm up").
+_RECORDING = re.compile(r"^(?:\[[^\]]*\] )?(?:Recording|Running warmup|Running eager)(?: of)? function[= ]")
+# ... and warns (a Python warning, once per function) when a previous call's outputs still wait
+# for a backward: "Unable to hit fast path of CUDAGraphs because outputs from a previous step
+# still require backward" (2.13; 2.11 words the cause "pending, uninvoked backwards").
+_FAST_PATH = "Unable to hit fast path of CUDAGraphs"
+PENDING_BACKWARD = "a previous call's outputs still wait for a backward (grad enabled, no backward run)"
+# A CUDA-graph stage that records a graph in this share of its calls (after the first) or more
+# records on every call: it never settles into replaying.
+EVERY_CALL = 0.5
+
+
+def is_unreplayed(message: str) -> bool:
+    return bool(_RECORDING.match(message))
+
+
+def parse_fast_path_warning(message: str, stack: list[tuple[str, int]]) -> CudagraphSkip | None:
+    """The fast-path warning, at the call of the compiled callable: the last user frame before
+    the stack (outermost first) enters Dynamo's wrapper (eval_frame.py; inside it run the
+    compiled function's own frames), else the innermost user frame."""
+    if _FAST_PATH not in message:
+        return None
+    entry = next((i for i, (f, _) in enumerate(stack) if f.endswith(_EVAL_FRAME)), len(stack))
+    for frames in (stack[:entry], stack):
+        user = [f for f in frames if _is_user_file(f[0]) and not f[0].startswith(_BREAKLINT_ROOT)]
+        if user:
+            break
+    filename, lineno = user[-1] if user else ("", 0)
+    return CudagraphSkip(PENDING_BACKWARD, filename, lineno, message, effect="pending-backward")
+
+
+_BREAKLINT_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
+_EVAL_FRAME = os.path.join("_dynamo", "eval_frame.py")
+
+
 _LIMIT_PREFIX = "torch._dynamo hit config."
 _LIMIT_FUNCTION = re.compile(r"function: '(?P<fn>[^']*)' \((?P<file>.+):(?P<line>\d+)\)")
 
@@ -378,15 +436,15 @@ _ACTIVE: list[Capture] = []  # nested captures all receive every event
 
 
 class _Sink(logging.Filter):
-    """Logger filter that records events. It returns False for the artifact records (so
-    no handler prints them) and True for the recompile-limit warning (torch prints it
-    whether or not we listen)."""
+    """Logger filter that records events. It returns False for the records of artifacts we
+    turned on (so no handler prints them) and True for those the user asked for (TORCH_LOGS)
+    and for the recompile-limit warning (torch prints it whether or not we listen)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         artifact = ".__" in record.name
+        kind = record.name.rsplit(".__", 1)[-1]
         try:
             message = record.getMessage()
-            kind = record.name.rsplit(".__", 1)[-1]
             events: list[GraphBreak] = []
             recompile = None
             skip = None
@@ -398,11 +456,15 @@ class _Sink(logging.Filter):
                 exc = record.exc_info[1] if record.exc_info else None
                 events = parse_graph_break(message, exc)
             elif kind in _CUDAGRAPHS:
+                if is_unreplayed(message):
+                    for cap in _ACTIVE:
+                        cap.cudagraph_unreplayed += 1
+                    return kind not in _added_artifacts
                 skip = parse_cudagraph_skip(message) or parse_partition_op(message) or parse_rerecord_warning(message)
             else:
                 recompile = parse_recompile(message)
         except Exception:  # an unexpected text must never break the user's compile
-            return not artifact
+            return not artifact or kind not in _added_artifacts
         for cap in _ACTIVE:
             if kind in _CUDAGRAPHS and skip is None and cap.open_partition:
                 framed = with_partition_frame(cap.cudagraph_skips[-1], message)
@@ -416,11 +478,29 @@ class _Sink(logging.Filter):
                 cap.recompiles.append(recompile)
             if skip is not None:
                 cap.cudagraph_skips.append(skip)
-        return not artifact
+        return not artifact or kind not in _added_artifacts
+
+
+def _on_warning(message: warnings.WarningMessage | str, *rest: object) -> None:
+    """warnings.showwarning while we listen: note the fast-path warning, then show it as before."""
+    text = str(message)
+    frame, stack = sys._getframe(1), []
+    while frame is not None:
+        stack.append((os.path.abspath(frame.f_code.co_filename), frame.f_lineno))
+        frame = frame.f_back
+    skip = parse_fast_path_warning(text, stack[::-1])
+    if skip is not None:
+        for cap in _ACTIVE:
+            cap.cudagraph_skips.append(skip)
+    _shown[0](message, *rest)  # type: ignore[arg-type]
 
 
 _SINK = _Sink()
 _saved: list[tuple[logging.Logger, int]] = []
+_shown: list = []  # the warnings.showwarning we replaced
+_warning_state: list[warnings.catch_warnings] = []  # the user's filters and showwarning, restored on exit
+_late: list[logging.Logger] = []  # artifact loggers made while we listened (configure_artifact_log)
+_configure: list = []  # torch's configure_artifact_log, while we wrap it
 _added_artifacts: set[str] = set()
 _patched: list[object] = []  # duplicate checkers told to keep every stack (_keep_duplicate_stacks)
 
@@ -434,7 +514,8 @@ def _artifact_loggers() -> list[logging.Logger]:
 
 # Modules whose artifact loggers exist only once they are imported (at the first compile,
 # after we list the loggers): the scheduler logs graph partitions.
-_LATE_LOGGER_MODULES = ("torch._inductor.cudagraph_utils", "torch._inductor.scheduler")
+_LATE_LOGGER_MODULES = ("torch._inductor.cudagraph_utils", "torch._inductor.scheduler",
+                        "torch._inductor.cudagraph_trees")
 
 
 def _install() -> None:
@@ -460,6 +541,35 @@ def _install() -> None:
     _saved.append((limit_logger, limit_logger.level))
     limit_logger.addFilter(_SINK)
     _keep_duplicate_stacks()
+    _listen_to_late_loggers(_internal)
+    state = warnings.catch_warnings()
+    state.__enter__()
+    _warning_state.append(state)
+    # Every time, not once per process: a second run of the pitfall (another stage, another
+    # scenario) must be seen too. torch warns once per function and manager anyway.
+    warnings.filterwarnings("always", message=_FAST_PATH)
+    _shown.append(warnings.showwarning)
+    warnings.showwarning = _on_warning  # type: ignore[assignment]
+
+
+def _listen_to_late_loggers(internal: object) -> None:
+    """An artifact logger made while we listen (a module Inductor imports at its first compile)
+    reads the artifact names we turned on and propagates its records to torch's handler on
+    stderr: the user would see our listening. Such a logger gets our filter instead, and is put
+    back as torch made it when we stop."""
+    original = getattr(internal, "configure_artifact_log", None)
+    if original is None:
+        return
+
+    def configure(log: logging.Logger) -> None:
+        original(log)
+        if getattr(log, "artifact_name", None) in _LISTENED and _SINK not in log.filters:
+            _late.append(log)
+            log.addFilter(_SINK)
+            log.setLevel(logging.DEBUG)
+
+    _configure.append(original)
+    internal.configure_artifact_log = configure  # type: ignore[attr-defined]
 
 
 def _keep_duplicate_stacks() -> None:
@@ -485,6 +595,16 @@ def _uninstall() -> None:
     for checker in _patched:
         del checker.add
     _patched.clear()
+    if _configure:
+        _internal.configure_artifact_log = _configure.pop()  # type: ignore[attr-defined]
+    for log in _late:
+        log.removeFilter(_SINK)
+        log.setLevel(logging.NOTSET)
+        _internal.configure_artifact_log(log)  # as torch would have made it without us
+    _late.clear()
+    _shown.clear()
+    if _warning_state:
+        _warning_state.pop().__exit__(None, None, None)
 
 
 def _counters() -> tuple[int, int]:

@@ -13,6 +13,8 @@ from typing import Any, Iterable
 from ..finding import Confidence, Finding, Severity, Span, Stage
 from breaklint.check.registry import find_rule
 
+from .places import display_path
+
 CONFIRMED, NOT_REPRODUCED, NOT_REACHED = "confirmed", "not reproduced", "not reached"
 # Which runtime events can confirm a finding of each stage.
 EVENT_KINDS = {
@@ -32,6 +34,10 @@ OBSERVED_CODE = {
     ("inductor_fallback", None): "BL490",
     ("cudagraph_skip", None): "BL590",
 }
+# CUDA graph trees that record instead of replaying: their own runtime code, and the one static
+# rule they confirm (a call for inference with grad enabled).
+RERECORD_EFFECTS = ("pending-backward", "every-call")
+RERECORD_CODE, RERECORD_RULE = "BL591", "BL506"
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,8 @@ def event_lines(event: dict[str, Any]) -> range:
 def _matches(finding: Finding, finding_file: str, event: dict[str, Any]) -> bool:
     if event["kind"] not in EVENT_KINDS.get(finding.stage, ()):
         return False
+    if event["kind"] == "cudagraph_skip" and (event.get("effect") in RERECORD_EFFECTS) != (finding.code == RERECORD_RULE):
+        return False
     if not event.get("filename") or _real(event["filename"]) != finding_file:
         return False
     lines = event_lines(event)
@@ -100,12 +108,16 @@ def describe(event: dict[str, Any]) -> str:
     if kind == "recompile":
         reasons = "; ".join(event.get("reasons") or []) or "a guard failed"
         cause = " (recompile probe: other inputs)" if event.get("probe") else ""
-        return f"recompile of `{event['function']}` in {stage}{cause}: {reasons}"
+        via = f" (Dynamo names the wrapper at {display_path(event['via'].rsplit(':', 1)[0], Path.cwd())}:" \
+              f"{event['via'].rsplit(':', 1)[1]})" if event.get("via") else ""
+        return f"recompile of `{event['function']}` in {stage}{cause}{via}: {reasons}"
     if kind == "cudagraph_skip":
         if event.get("effect") == "partition":
             return f"op kept out of CUDA graphs (graph partition): {event['reason']}"
         if event.get("effect") == "rerecord":
             return f"CUDA graphs re-recorded: {event['reason']}"
+        if event.get("effect") in RERECORD_EFFECTS:
+            return f"CUDA graphs recorded again instead of replaying in {stage}: {event['reason']}"
         return f"cudagraphs skipped: {event['reason']}"
     if kind == "inductor_fallback":
         return f"Inductor fell back to ATen for {event['op']}"
@@ -133,20 +145,25 @@ def join(findings: Iterable[Finding], events: list[dict[str, Any]], executed: di
 
 def _runtime_only(events: list[dict[str, Any]], cwd: Path) -> list[Finding]:
     """One finding per distinct event (the same break seen in every stage counts once)."""
-    seen: set[tuple[Any, ...]] = set()
-    found = []
+    first: dict[tuple[Any, ...], dict[str, Any]] = {}
     for event in events:
-        key = (event["kind"], event.get("filename"), event.get("lineno"), event.get("gb_id"),
-               event.get("reason"), event.get("op"), event.get("message") if event["kind"] == "compile_error" else None)
-        if key in seen:
-            continue
-        seen.add(key)
-        code = OBSERVED_CODE.get((event["kind"], event["stage"])) or OBSERVED_CODE.get((event["kind"], None), "BL006")
+        if event["kind"] == "graph_break":  # its reason's wording differs between stages
+            key: tuple[Any, ...] = (event["kind"], event.get("filename"), event.get("lineno"), event.get("gb_id"))
+        else:
+            key = (event["kind"], event.get("filename"), event.get("lineno"), event.get("gb_id"), event.get("reason"),
+                   event.get("op"), event.get("message") if event["kind"] == "compile_error" else None)
+        kept = first.setdefault(key, event)
+        if kept is not event and (event.get("frame_skipped") or event.get("rest_skipped")):
+            first[key] = {**kept, **{k: True for k in ("frame_skipped", "rest_skipped") if event.get(k)}}
+    found = []
+    for event in first.values():
+        code = (RERECORD_CODE if event.get("effect") in RERECORD_EFFECTS else
+                OBSERVED_CODE.get((event["kind"], event["stage"])) or OBSERVED_CODE.get((event["kind"], None), "BL006"))
         rule = find_rule(code)
         assert rule is not None
         filename = event.get("filename") or ""
         line = int(event.get("lineno") or 1)
-        path = os.path.relpath(filename, cwd) if filename else "<unknown>"
+        path = display_path(filename, cwd)
         finding = rule.make_finding(path, Span(line, 1, line, 1), describe(event), Confidence.CERTAIN)
         gb = event.get("gb_id")
         if gb:
@@ -162,5 +179,5 @@ def _runtime_only(events: list[dict[str, Any]], cwd: Path) -> list[Finding]:
 def failure_finding(target_label: str, path: Path, line: int, reason: str, cwd: Path) -> Finding:
     rule = find_rule("BL006")
     assert rule is not None
-    return rule.make_finding(os.path.relpath(path, cwd), Span(line, 1, line, 1),
+    return rule.make_finding(display_path(str(path), cwd), Span(line, 1, line, 1),
                              f"target {target_label} failed: {reason}")

@@ -30,6 +30,7 @@ def ladder_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             "graph_breaks": stage.get("graph_breaks") if compiled else None,
             "recompiles": stage.get("recompiles") if compiled else None,
             "cudagraph_skips": stage.get("cudagraph_skips") if stage["stage"] == "cudagraphs" else None,
+            "cudagraph_unreplayed": stage.get("cudagraph_unreplayed") if stage["stage"] == "cudagraphs" else None,
             "median_ms": median,
             "speedup": (eager / median) if eager and median else None,
             "first_call_s": stage.get("first_call_s"),
@@ -64,10 +65,39 @@ def render_ladder(result: dict[str, Any]) -> str:
             made = ", ".join(f"{kernels[k]} {label}" for k, label in
                              (("triton", "Triton kernels"), ("cpp", "C++ kernels"), ("extern", "extern calls")) if kernels[k])
             fallbacks = ", ".join(kernels["aten_fallbacks"]) or "none"
-            lines.append(f" {STAGE_TITLES[row['stage']]} made: {made or 'no kernels'}; ATen fallbacks: {fallbacks}")
+            by_design = f" (extern by design: {', '.join(kernels['extern_ops'])})" if kernels.get("extern_ops") else ""
+            lines.append(f" {STAGE_TITLES[row['stage']]} made: {made or 'no kernels'}{by_design}; "
+                         f"ATen fallbacks: {fallbacks}")
         if row["probe_recompiles"]:
             lines.append(f" {STAGE_TITLES[row['stage']]}: the recompile probe (other inputs) recompiled "
                          f"{row['probe_recompiles']} time(s)")
+    return "\n".join(lines)
+
+
+PROGRAM_HEADER = (f" {'stage':<18} {'graphs':>6} {'breaks':>6} {'recompiles':>10} {'cudagraph skips':>15} "
+                  f"{'calls':>7} {'first calls s':>13} {'compiled ms':>12} {'vs eager':>9} {'program s':>9}")
+
+
+def render_program_ladder(records: list[dict[str, Any]]) -> str:
+    """`--ladder`: per stage, the time the program spent in its compiled callables (every call
+    but each callable's first, which compiles), and the speed-up of that over eager."""
+    lines = [PROGRAM_HEADER]
+    for row in records:
+        title = STAGE_TITLES.get(row["stage"], row["stage"])
+        if row.get("skipped"):
+            lines.append(f" {title:<18} skipped: {row['skipped']}")
+            continue
+        compiled = row["stage"] != "eager"
+        speedup = f"{row['speedup']:.2f}x" if row.get("speedup") else None
+        first, spent, program = f"{row['first_call_s']:.2f}", f"{row['compiled_ms']:.1f}", f"{row['program_s']:.1f}"
+        lines.append(
+            f" {title:<18} {_cell(row['graphs'] if compiled else None, 6)} "
+            f"{_cell(row['graph_breaks'] if compiled else None, 6)} {_cell(row['recompiles'] if compiled else None, 10)} "
+            f"{_cell(row['cudagraph_skips'], 15)} {_cell(row['calls'], 7)} {_cell(first, 13)} "
+            f"{_cell(spent, 12)} {_cell(speedup, 9)} {_cell(program, 9)}")
+        if row.get("error"):
+            tail = f": {row['output_tail'].splitlines()[-1][:120]}" if row.get("output_tail") else ""
+            lines.append(f" {title}: {row['error']}{tail}")
     return "\n".join(lines)
 
 

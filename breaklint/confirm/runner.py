@@ -1,5 +1,6 @@
 """Runs each target in its own process with a timeout: a hang, a crash or an OOM kill of one
-target becomes that target's error and the run goes on."""
+target becomes that target's error and the run goes on. The worker writes its result after
+every stage, so a time-out keeps the stages that finished."""
 
 from __future__ import annotations
 
@@ -9,18 +10,21 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .targets import Target
+
+POLL_S = 0.25  # how often the parent looks at the child's progress
 
 
 @dataclass
 class TargetRun:
     target: Target
-    result: dict[str, Any] = field(default_factory=dict)  # the worker's JSON (empty if it died)
-    error: str | None = None  # why the process gave no result: timeout, crash, OOM kill
+    result: dict[str, Any] = field(default_factory=dict)  # the worker's JSON (empty if it died early)
+    error: str | None = None  # why the process gave no (complete) result: timeout, crash, OOM kill
 
     @property
     def failure(self) -> str | None:
@@ -31,6 +35,19 @@ class TargetRun:
         if failed:
             return f"{failed['type']} in {failed['stage']}: {failed['message']}"
         return None
+
+
+@dataclass(frozen=True)
+class Status:
+    """What the child said it is doing: for the live display."""
+
+    stage: str
+    phase: str
+    seconds: float  # in this phase so far
+    done: tuple[dict[str, Any], ...]  # the stages it finished
+
+
+Watcher = Callable[[Status], None]
 
 
 def child_environment(extra_path: list[str]) -> dict[str, str]:
@@ -54,26 +71,71 @@ def describe_exit(returncode: int, stderr: str) -> str:
     return f"the target's process exited with code {returncode}: {tail}"
 
 
+def read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def wait_watching(process: subprocess.Popen[bytes], timeout: float, status_path: Path | None,
+                  result_path: Path | None, watch: Watcher | None) -> bool:
+    """Wait for the child, telling `watch` what it does; False when it ran past `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            process.wait(timeout=min(POLL_S, max(0.0, deadline - time.monotonic())))
+            return True
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                return False
+        if watch is not None and status_path is not None:
+            status = read_json(status_path)
+            if status:
+                partial = read_json(result_path) if result_path is not None else None
+                watch(Status(status["stage"], status["phase"], time.time() - status["since"],
+                             tuple((partial or {}).get("stages", []))))
+
+
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
 def run_target(target: Target, stages: list[str], roots: list[Path], timeout: float,
-               repeat: int, warmup: int) -> TargetRun:
+               repeat: int, warmup: int, watch: Watcher | None = None) -> TargetRun:
     with tempfile.TemporaryDirectory(prefix="breaklint-confirm-") as scratch:
         request_path = Path(scratch) / "request.json"
         result_path = Path(scratch) / "result.json"
+        status_path = Path(scratch) / "status.json"
         request = {"path": str(target.path), "name": target.name, "line": target.line, "stages": stages,
-                   "roots": [str(r) for r in roots], "repeat": repeat, "warmup": warmup}
+                   "roots": [str(r) for r in roots], "repeat": repeat, "warmup": warmup,
+                   "progress": str(status_path)}
         request_path.write_text(json.dumps(request), encoding="utf-8")
         command = [sys.executable, "-m", "breaklint.confirm.worker", str(request_path), str(result_path)]
-        process = subprocess.Popen(
-            command, cwd=target.path.parent, env=child_environment([str(target.path.parent)]),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True,  # its own process group: a timeout kills compile workers too
-        )
-        try:
-            _, stderr = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            return TargetRun(target, error=f"timed out after {timeout:g} s")
-        if result_path.exists():
-            return TargetRun(target, json.loads(result_path.read_text(encoding="utf-8")))
-        return TargetRun(target, error=describe_exit(process.returncode, stderr))
+        # The child's output (compiler warnings, the model's prints) goes to a file, not the
+        # user's terminal: its last line explains a crash.
+        with open(Path(scratch) / "output.txt", "w+b") as output:
+            process = subprocess.Popen(
+                command, cwd=target.path.parent, env=child_environment([str(target.path.parent)]),
+                stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: a timeout kills compile workers too
+            )
+            finished = wait_watching(process, timeout, status_path, result_path, watch)
+            if not finished:
+                kill_group(process)
+            output.seek(0)
+            text = output.read().decode("utf-8", "replace")
+        result = read_json(result_path)
+        if not finished:
+            status = read_json(status_path) or {}
+            stage = status.get("stage")
+            where = (" while building the example" if stage == "example" else
+                     f" in stage {stage} ({status['phase']})" if stage else "")
+            return TargetRun(target, result or {}, error=f"timed out after {timeout:.3g} s{where}")
+        if result is not None and result.get("complete", True):
+            return TargetRun(target, result)
+        return TargetRun(target, result or {}, error=describe_exit(process.returncode, text))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -12,9 +13,12 @@ from ..finding import Finding
 from ..report.json import finding_record
 from ..report.printable import printable
 from .join import CONFIRMED, NOT_REACHED, NOT_REPRODUCED, JoinResult, failure_finding, join
-from .ladder import ladder_rows, render_ladder
-from .runner import TargetRun, run_target
+from .ladder import ladder_rows, render_ladder, render_program_ladder
+from .runner import Status, TargetRun, run_target
 from .targets import Target
+
+# (index of the target, the target, what its process says it does): for the live display.
+TargetWatcher = Callable[[int, Target, Status], None]
 
 
 @dataclass
@@ -23,6 +27,7 @@ class ConfirmReport:
     joined: JoinResult
     failures: list[Finding] = field(default_factory=list)
     observed_returncode: int | None = None  # observe mode: the command's own exit code
+    program: list[dict[str, Any]] = field(default_factory=list)  # --ladder: one record per stage
 
     def count(self, status: str) -> int:
         return sum(1 for j in self.joined.judged if j.status == status)
@@ -36,10 +41,8 @@ def executed_from_runs(runs: Iterable[TargetRun]) -> dict[str, set[int]]:
     return executed
 
 
-def confirm_targets(targets: list[Target], static: CheckResult, stages: list[str], roots: list[Path],
-                    timeout: float, repeat: int, warmup: int, cwd: Path,
-                    progress: Callable[[Iterable[Target]], Iterable[Target]] = lambda t: t) -> ConfirmReport:
-    runs = [run_target(t, stages, roots, timeout, repeat, warmup) for t in progress(targets)]
+def report_of(runs: list[TargetRun], static: CheckResult, cwd: Path) -> ConfirmReport:
+    """The join of the runs so far with the static findings."""
     events = [event for run in runs for event in run.result.get("events", [])]
     joined = join(static.findings, events, executed_from_runs(runs), cwd)
     failures = [failure_finding(run.target.label, run.target.path, run.target.line, run.failure, cwd)
@@ -47,19 +50,48 @@ def confirm_targets(targets: list[Target], static: CheckResult, stages: list[str
     return ConfirmReport(runs, joined, failures)
 
 
-def render_text(report: ConfirmReport) -> str:
+def confirm_targets(targets: list[Target], static: CheckResult, stages: list[str], roots: list[Path],
+                    timeout: float, repeat: int, warmup: int, cwd: Path, budget: float | None = None,
+                    watch: TargetWatcher | None = None,
+                    on_done: Callable[[ConfirmReport], None] | None = None) -> ConfirmReport:
+    """Each target in turn, in its own process; `on_done` gets the report so far after each one
+    (so that a time-out of the whole run loses only the target in flight), and no target starts
+    once `budget` seconds are spent (each gets at most what is left)."""
+    runs: list[TargetRun] = []
+    started = time.monotonic()
+    for index, target in enumerate(targets):
+        left = None if budget is None else budget - (time.monotonic() - started)
+        if left is not None and left <= 0:
+            run = TargetRun(target, error=f"not run: the --budget of {budget:g} s was spent")
+        else:
+            limit = timeout if left is None else min(timeout, left)
+            watcher = (lambda status, index=index, target=target: watch(index, target, status)) if watch else None
+            run = run_target(target, stages, roots, limit, repeat, warmup, watcher)
+            if run.error and run.error.startswith("timed out") and limit < timeout:
+                run.error += " (what was left of the --budget)"
+        runs.append(run)
+        if on_done is not None:
+            on_done(report_of(runs, static, cwd))
+    return report_of(runs, static, cwd)
+
+
+def render_target(run: TargetRun) -> str:
+    """One target's header and ladder: printed as soon as the target finishes."""
+    result = run.result
+    where = f"{result.get('device', '?')}, torch {result.get('torch', '?')}"
+    if result.get("triton"):
+        where += f", Triton {result['triton']}"
+    lines = [printable(f"target {run.target.label} ({where})" + (f": {result['usage']}" if result.get("usage") else ""))]
+    if run.failure:
+        lines.append(printable(f" failed: {run.failure}"))  # may quote the target's own output
+    if result.get("stages"):
+        lines.append(render_ladder(result))
+    return "\n".join(lines) + "\n"
+
+
+def render_findings(report: ConfirmReport) -> str:
+    """The join: every static finding's status, the runtime-only findings, the summary."""
     lines: list[str] = []
-    for run in report.runs:
-        result = run.result
-        where = f"{result.get('device', '?')}, torch {result.get('torch', '?')}"
-        if result.get("triton"):
-            where += f", Triton {result['triton']}"
-        lines.append(printable(f"target {run.target.label} ({where})"))
-        if run.failure:
-            lines.append(printable(f" failed: {run.failure}"))  # may quote the target's own output
-        if result.get("stages"):
-            lines.append(render_ladder(result))
-        lines.append("")
     for judged in report.joined.judged:
         f = judged.finding
         evidence = f" — {judged.evidence}" if judged.evidence else ""
@@ -69,6 +101,12 @@ def render_text(report: ConfirmReport) -> str:
                                f"[{f.stage.value}] {f.message}"))
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
+
+
+def render_text(report: ConfirmReport) -> str:
+    targets = "".join(render_target(run) + "\n" for run in report.runs)
+    ladder = render_program_ladder(report.program) + "\n\n" if report.program else ""
+    return targets + ladder + render_findings(report)
 
 
 def summary(report: ConfirmReport) -> str:
@@ -84,7 +122,7 @@ def render_json(report: ConfirmReport) -> str:
         "targets": [
             {"target": run.target.label, "path": str(run.target.path), "device": run.result.get("device"),
              "torch": run.result.get("torch"), "triton": run.result.get("triton"),
-             "ladder": ladder_rows(run.result), "failure": run.failure}
+             "usage": run.result.get("usage"), "ladder": ladder_rows(run.result), "failure": run.failure}
             for run in report.runs
         ],
         "findings": [{**finding_record(j.finding), "status": j.status, "evidence": j.evidence}
@@ -94,17 +132,38 @@ def render_json(report: ConfirmReport) -> str:
     }
     if report.observed_returncode is not None:
         data["command_exit_code"] = report.observed_returncode
+    if report.program:
+        data["program_ladder"] = report.program
     return json.dumps(data, indent=2) + "\n"
+
+
+def _frames_executed(observations: Iterable[Any]) -> dict[str, set[int]]:
+    from .join import function_lines
+
+    executed: dict[str, set[int]] = {}
+    for observation in observations:
+        for filename, first_line in observation.frames:
+            executed.setdefault(filename, set()).update(function_lines(filename, first_line))
+    return executed
 
 
 def confirm_observed(command: list[str], static: CheckResult, cwd: Path, timeout: float | None) -> ConfirmReport:
     """Observe mode: no ladder; a finding counts as reached when Dynamo compiled its function."""
-    from .join import function_lines
     from .observe import observe
 
     observation = observe(command, timeout)
-    executed: dict[str, set[int]] = {}
-    for filename, first_line in observation.frames:
-        executed.setdefault(filename, set()).update(function_lines(filename, first_line))
-    joined = join(static.findings, observation.events, executed, cwd)
+    joined = join(static.findings, observation.events, _frames_executed([observation]), cwd)
     return ConfirmReport([], joined, observed_returncode=observation.returncode)
+
+
+def confirm_program(command: list[str], static: CheckResult, cwd: Path, stages: list[str], timeout: float,
+                    budget: float | None = None, watch: Callable[[str, float], None] | None = None) -> ConfirmReport:
+    """--ladder: the command once per stage; the events of every stage joined with the findings."""
+    from .program import run_ladder
+
+    records, observations = run_ladder(command, stages, timeout, budget, watch)
+    events = [event for observation in observations for event in observation.events]
+    joined = join(static.findings, events, _frames_executed(observations), cwd)
+    codes = [r.get("exit_code") for r in records if "exit_code" in r]
+    return ConfirmReport([], joined, observed_returncode=next((c for c in codes if c), codes[0] if codes else None),
+                         program=records)

@@ -9,10 +9,10 @@ the process dies, in the parent's report. torch is imported here, never in the p
 from __future__ import annotations
 
 import dataclasses
+import gc
 import importlib.util
 import json
 import os
-import re
 import statistics
 import sys
 import time
@@ -23,14 +23,14 @@ from typing import Any, Callable
 import torch
 
 from ..example import Example
-from .capture import Capture, capture_dynamo
+from .capture import EVERY_CALL, Capture, CudagraphSkip, capture_dynamo
+from .kernels import count_kernels
+from .places import Link, charge, wrapper_chain
 from .stages import STAGES, Stage
+from .usage import Step, make_step, usage_of
 
-# Lines a kernel count looks for in generated code (Inductor's output_code).
-TRITON_KERNEL = "@triton.jit"
-CPP_KERNEL = "extern \"C\""
-EXTERN_CALL = "extern_kernels."
-ATEN_CALL = re.compile(r"torch\.ops\.aten\.(\w+)\.(\w+)\(")
+Progress = Callable[[str, str], None]  # (stage, phase)
+WARM_S = 0.5
 
 
 def load_example(path: Path, name: str) -> Example:
@@ -57,8 +57,9 @@ def on_cuda(example: Example) -> bool:
 def perturbed(example: Example) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
     """The recompile probe's inputs: the example's own, or every tensor that shares the first
     tensor's batch size cut to half of it (a batch of 1 is doubled)."""
-    if example.probe_args is not None:
-        return example.probe_args, example.probe_kwargs or example.kwargs
+    if example.probe_args is not None or example.probe_kwargs is not None:
+        args = example.probe_args if example.probe_args is not None else example.args
+        return args, example.probe_kwargs if example.probe_kwargs is not None else example.kwargs
     tensors = [a for a in (*example.args, *example.kwargs.values()) if isinstance(a, torch.Tensor) and a.dim() > 0]
     if not tensors:
         return None
@@ -98,11 +99,27 @@ def executed_lines(call: Callable[[], Any], roots: list[str]) -> dict[str, list[
     return {f: sorted(lines) for f, lines in seen.items()}
 
 
-def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int) -> float:
-    """Median wall time of one call: CUDA events on a GPU, perf_counter on CPU; warm-up excluded."""
-    for _ in range(warmup):
+def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int) -> tuple[float, int]:
+    """Median wall time of one call: CUDA events on a GPU, perf_counter on CPU; warm-up excluded.
+    On a GPU the warm-up lasts at least WARM_S: an idle GPU's clocks come up slowly, and a few
+    launch-bound calls would be timed at them. Also returns how many calls it made."""
+    started = time.perf_counter()
+    done = 0
+    while done < warmup or (cuda and time.perf_counter() - started < WARM_S):
         call()
-    times = []
+        done += 1
+    times: list[float] = []
+    collecting = gc.isenabled()
+    gc.disable()  # as timeit does: a collection inside a timed call is not the call's cost
+    try:
+        _time_calls(call, cuda, repeat, times)
+    finally:
+        if collecting:
+            gc.enable()
+    return statistics.median(times), done + repeat
+
+
+def _time_calls(call: Callable[[], Any], cuda: bool, repeat: int, times: list[float]) -> None:
     if cuda:
         torch.cuda.synchronize()
         for _ in range(repeat):
@@ -117,32 +134,10 @@ def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int) -> 
             started = time.perf_counter()
             call()
             times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
 
 
-def _needs_backward(output: Any) -> bool:
-    return isinstance(output, torch.Tensor) and output.requires_grad
-
-
-def _backward(output: Any) -> None:
-    output.float().sum().backward()
-
-
-def count_kernels(codes: list[str]) -> dict[str, Any]:
-    """What Inductor produced: Triton/C++ kernels, extern (cuBLAS/MKL) calls, and ATen fallbacks —
-    real calls only: the generated code also names ATen ops in comments (`# Original ATen: ...`)."""
-    text = "\n".join(codes)
-    calls = (ATEN_CALL.search(line) for line in text.splitlines() if not line.lstrip().startswith("#"))
-    fallbacks = sorted({f"{m[1]}.{m[2]}" for m in calls if m})
-    return {
-        "triton": text.count(TRITON_KERNEL),
-        "cpp": text.count(CPP_KERNEL),
-        "extern": text.count(EXTERN_CALL),
-        "aten_fallbacks": fallbacks,
-    }
-
-
-def run_stage(stage: Stage, example: Example, cuda: bool, repeat: int, warmup: int) -> tuple[dict[str, Any], Capture]:
+def run_stage(stage: Stage, example: Example, steps: Callable[[Callable[..., Any]], Step], cuda: bool,
+              repeat: int, warmup: int, progress: Progress) -> tuple[dict[str, Any], Capture]:
     record: dict[str, Any] = {"stage": stage.name, "skipped": None, "error": None}
     if stage.needs_cuda and not cuda:
         record["skipped"] = "needs CUDA: the example's inputs are not on a GPU" if torch.cuda.is_available() \
@@ -155,24 +150,31 @@ def run_stage(stage: Stage, example: Example, cuda: bool, repeat: int, warmup: i
     target = example.target
     options = {**example.compile_options, **stage.options} if stage.options is not None else None
     compiled = torch.compile(target, **options) if options is not None else target
+    step = steps(compiled)
     args, kwargs = example.args, example.kwargs
     with capture_dynamo() as capture:
         try:
+            progress(stage.name, "first call" if options is None else "compiling")
             started = time.perf_counter()
             if stage.inductor:
                 from torch._inductor.utils import run_and_get_code
 
-                output, codes = run_and_get_code(compiled, *args, **kwargs)
+                output, codes = run_and_get_code(step, args, kwargs)
                 record["kernels"] = count_kernels(codes)
             else:
-                output = compiled(*args, **kwargs)
-            if stage.options is not None and _needs_backward(output):
-                _backward(output)
-                record["backward"] = True
+                output = step(args, kwargs)
             if cuda:
                 torch.cuda.synchronize()
             record["first_call_s"] = time.perf_counter() - started
-            record["median_ms"] = median_ms(lambda: compiled(*args, **kwargs), cuda, repeat, warmup)
+            del output  # a live output would keep CUDA graph trees from replaying
+            progress(stage.name, "timing")
+            with capture_dynamo() as timed:
+                record["median_ms"], calls = median_ms(lambda: step(args, kwargs), cuda, repeat, warmup)
+            record["cudagraph_unreplayed"] = timed.cudagraph_unreplayed
+            if stage.name == "cudagraphs" and calls >= 4 and timed.cudagraph_unreplayed >= EVERY_CALL * calls:
+                capture.cudagraph_skips.append(CudagraphSkip(
+                    f"CUDA graph trees recorded or ran eagerly {timed.cudagraph_unreplayed} of its {calls} calls "
+                    "after the first instead of replaying", "", 0, "", effect="every-call"))
         except Exception as error:  # a compiler crash is a finding of this stage, not the end of the run
             record["error"] = {"type": type(error).__name__, "message": str(error)[:4000],
                                "traceback": traceback.format_exc()[-8000:]}
@@ -180,11 +182,12 @@ def run_stage(stage: Stage, example: Example, cuda: bool, repeat: int, warmup: i
     record["graph_breaks"] = len({(b.filename, b.lineno, b.gb_id) for b in capture.graph_breaks if not b.frame_skipped})
     record["recompiles"] = len(capture.recompiles)
     record["cudagraph_skips"] = len(capture.cudagraph_skips)
-    probe = perturbed(example) if stage.options is not None and not record["error"] else None
+    probe = perturbed(example) if example.probe and stage.options is not None and not record["error"] else None
     if probe is not None:
+        progress(stage.name, "recompile probe")
         with capture_dynamo() as probed:  # separately: the ladder counts the example's own calls
             try:
-                compiled(*probe[0], **probe[1])
+                step(*probe)
             except Exception as error:  # the probe's inputs may not suit the model: say so, go on
                 record["probe_error"] = f"{type(error).__name__}: {str(error)[:500]}"
         record["probe_recompiles"] = len(probed.recompiles)
@@ -221,15 +224,6 @@ def compiled_frames() -> list[list[Any]]:
             if getattr(m, "co_filename", None)]
 
 
-def code_location(target: Any) -> tuple[str, int] | None:
-    """File and first line of the function (or the module's forward) that confirm compiled."""
-    import inspect
-
-    function = getattr(target, "forward", target)
-    code = getattr(inspect.unwrap(function), "__code__", None)
-    return (code.co_filename, code.co_firstlineno) if code is not None else None
-
-
 def events_of(stage: str, capture: Capture, probe_from: int | None = None) -> list[dict[str, Any]]:
     """Events as JSON records; recompiles from index `probe_from` on came from the recompile probe."""
     events = []
@@ -257,11 +251,28 @@ def example_line(request: dict[str, Any]) -> int:
     return int(request.get("line") or 1)
 
 
-def run(request: dict[str, Any]) -> dict[str, Any]:
+def charge_to_user(events: list[dict[str, Any]], chain: list[Link]) -> None:
+    """Events Dynamo charged to a library decorator's wrapper (transformers' `utils/generic.py`)
+    of the compiled target go to the function it wraps: the model's `forward`."""
+    for event in events:
+        place = (os.path.abspath(event.get("filename") or ""), int(event.get("lineno") or 0))
+        user = charge(place, [chain]) if event["kind"] == "recompile" else None
+        if user is not None:
+            event.update(filename=user[0], lineno=user[1], function=user[2], via=f"{place[0]}:{place[1]}")
+
+
+def run(request: dict[str, Any], checkpoint: Callable[[dict[str, Any]], None] = lambda r: None,
+        progress: Progress = lambda stage, phase: None) -> dict[str, Any]:
+    """Every wanted stage of the target; `checkpoint` gets the result after each stage, so
+    that a time-out loses only the stage in flight."""
     result: dict[str, Any] = {"target": request["name"], "path": request["path"], "torch": torch.__version__,
-                              "stages": [], "events": [], "executed": {}, "error": None}
+                              "stages": [], "events": [], "executed": {}, "error": None,
+                              "complete": False}  # True only in the worker's last write
+    progress("example", "building")
     try:
         example = load_example(Path(request["path"]), request["name"])
+        usage = usage_of(example)
+        steps, result["usage"] = make_step(example, usage)
     except Exception as error:
         result["error"] = {"stage": "example", "type": type(error).__name__, "message": str(error),
                            "traceback": traceback.format_exc()[-8000:]}
@@ -276,19 +287,22 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         result["triton"] = None
     roots = [os.path.realpath(r) + os.sep for r in request["roots"]]
     try:
-        result["executed"] = executed_lines(lambda: example.target(*example.args, **example.kwargs), roots)
+        eager = steps(example.target)
+        result["executed"] = executed_lines(lambda: eager(example.args, example.kwargs), roots)
     except Exception as error:
         result["error"] = {"stage": "eager", "type": type(error).__name__, "message": str(error),
                            "traceback": traceback.format_exc()[-8000:]}
         return result
+    checkpoint(result)
+    chain = wrapper_chain(example.target)
+    where = chain[-1][:2] if chain else None
     wanted = set(request["stages"])
     for stage in STAGES:
         if stage.name not in wanted:
             continue
-        record, capture = run_stage(stage, example, cuda, request["repeat"], request["warmup"])
+        record, capture = run_stage(stage, example, steps, cuda, request["repeat"], request["warmup"], progress)
         result["stages"].append(record)
         events = events_of(stage.name, capture, record.get("recompiles"))
-        where = code_location(example.target)
         for op in (record.get("kernels") or {}).get("aten_fallbacks", []):
             events.append({"kind": "inductor_fallback", "stage": stage.name, "op": op, "filename": "", "lineno": 0})
         for event in events:
@@ -296,18 +310,34 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
             # do: charge the function that was compiled.
             if event["kind"] in ("cudagraph_skip", "inductor_fallback") and not event["lineno"] and where:
                 event.update(filename=where[0], lineno=where[1], function_level=True)
+        charge_to_user(events, chain)
         result["events"].extend(events)
         if record["error"]:
-            where = _user_frame(record["error"]["traceback"], roots) or (request["path"], example_line(request))
-            result["events"].append({"kind": "compile_error", "stage": stage.name, "filename": where[0],
-                                     "lineno": where[1], **record["error"]})
+            place = _user_frame(record["error"]["traceback"], roots) or (request["path"], example_line(request))
+            result["events"].append({"kind": "compile_error", "stage": stage.name, "filename": place[0],
+                                     "lineno": place[1], **record["error"]})
+        checkpoint(result)
     return result
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Atomically: the parent may read it at any moment (a time-out, the progress display)."""
+    partial = path.with_name(path.name + ".tmp")
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(partial, path)
 
 
 def main(request_path: str, result_path: str) -> None:
     request = json.loads(Path(request_path).read_text(encoding="utf-8"))
-    result = run(request)
-    Path(result_path).write_text(json.dumps(result), encoding="utf-8")
+    out = Path(result_path)
+    status = Path(request["progress"]) if request.get("progress") else None
+
+    def progress(stage: str, phase: str) -> None:
+        if status is not None:
+            write_json(status, {"stage": stage, "phase": phase, "since": time.time()})
+
+    result = run(request, lambda partial: write_json(out, partial), progress)
+    write_json(out, {**result, "complete": True})
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Findings only a run can make: what the compiler did where no static rule predicted it.
 
 They are rules in the registry (`breaklint rule BL190` documents one) but never visit code:
-`confirm` emits them from runtime events. The x90 codes sit in the stage they report.
+`confirm` emits them from runtime events. The x9x codes sit in the stage they report.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from breaklint.rule import Rule
 
 from .confirm_target_failed import ConfirmTargetFailed
 from .runtime_aot_failure import RuntimeAotFailure
+from .runtime_cudagraph_rerecord import RuntimeCudagraphRerecord
 from .runtime_cudagraph_skip import RuntimeCudagraphSkip
 from .runtime_graph_break import RuntimeGraphBreak
 from .runtime_inductor_issue import RuntimeInductorIssue
@@ -22,4 +23,5 @@ OBSERVED_RULES: tuple[type[Rule], ...] = (
     RuntimeAotFailure,
     RuntimeInductorIssue,
     RuntimeCudagraphSkip,
+    RuntimeCudagraphRerecord,
 )

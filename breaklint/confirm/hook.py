@@ -1,0 +1,239 @@
+"""Inside every Python process of an observed command (started by a `sitecustomize`, see
+observe.py): capture the compiler's events and, for `--ladder`, force each `torch.compile`
+call to one stage and time the compiled callables.
+
+    BREAKLINT_OBSERVE_DIR  where each process writes `events-<pid>.json` at exit
+    BREAKLINT_STAGE        --ladder: the stage every torch.compile call is forced to
+
+`torch.compile` is wrapped in both modes: observe mode only notes what was compiled (so that a
+recompile Dynamo charges to a library decorator's wrapper goes to the function it wraps), and
+returns torch's own result unchanged.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import os
+import statistics
+import threading
+import time
+from typing import Any, Callable
+
+OUT_VARIABLE = "BREAKLINT_OBSERVE_DIR"
+STAGE_VARIABLE = "BREAKLINT_STAGE"
+PENDING_MAX = 4096  # CUDA event pairs kept before the oldest are read back
+
+
+def forced_options(options: dict[str, Any], stage: str) -> dict[str, Any] | None:
+    """The user's torch.compile options with the stage's backend and mode; None: run eagerly.
+    `fullgraph`, `dynamic` and `disable` stay; Inductor `options` stay for the Inductor stages
+    (with CUDA graphs turned on through them where given, as torch refuses `mode` with `options`)."""
+    from .stages import STAGES
+
+    wanted = next(s for s in STAGES if s.name == stage).options
+    if wanted is None:
+        return None
+    kept = {k: v for k, v in options.items() if k in ("fullgraph", "dynamic", "disable")}
+    kept["backend"] = wanted["backend"]
+    inductor_options = options.get("options")
+    if wanted["backend"] == "inductor" and inductor_options:
+        kept["options"] = {**inductor_options, "triton.cudagraphs": stage == "cudagraphs"}
+    elif "mode" in wanted:
+        kept["mode"] = wanted["mode"]
+    return kept
+
+
+class CallTimes:
+    """Time spent in each compiled callable: the first call (compiles) on its own, the others
+    by CUDA events once CUDA is in use (no synchronisation per call), else by the clock. A call
+    made inside another timed call counts once, in the outer one."""
+
+    def __init__(self) -> None:
+        self.first_s: dict[str, float] = {}
+        self.later_ms: dict[str, list[float]] = {}
+        self.pending: list[tuple[str, Any, Any]] = []
+        self.local = threading.local()
+
+    def wrap(self, function: Callable[..., Any], label: str) -> Callable[..., Any]:
+        @functools.wraps(function)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if getattr(self.local, "depth", 0):
+                return function(*args, **kwargs)
+            self.local.depth = 1
+            try:
+                return self._call(function, label, args, kwargs)
+            finally:
+                self.local.depth = 0
+
+        return timed
+
+    def _call(self, function: Callable[..., Any], label: str, args: Any, kwargs: Any) -> Any:
+        import torch
+
+        cuda = torch.cuda.is_available() and torch.cuda.is_initialized()
+        if label not in self.first_s:
+            started = time.perf_counter()
+            result = function(*args, **kwargs)
+            if torch.cuda.is_available() and torch.cuda.is_initialized():
+                torch.cuda.synchronize()
+            self.first_s[label] = time.perf_counter() - started
+            self.later_ms.setdefault(label, [])
+            return result
+        if not cuda:
+            started = time.perf_counter()
+            result = function(*args, **kwargs)
+            self.later_ms[label].append((time.perf_counter() - started) * 1000)
+            return result
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        result = function(*args, **kwargs)
+        end.record()
+        self.pending.append((label, start, end))
+        if len(self.pending) > PENDING_MAX:
+            self.drain(PENDING_MAX // 2)
+        return result
+
+    def drain(self, count: int | None = None) -> None:
+        done, self.pending = self.pending[:count], self.pending[len(self.pending) if count is None else count:]
+        for label, start, end in done:
+            end.synchronize()
+            self.later_ms[label].append(start.elapsed_time(end))
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        self.drain()
+        return {label: {"calls": 1 + len(self.later_ms.get(label, [])), "first_call_s": first,
+                        "later_ms": sum(self.later_ms.get(label, [])),
+                        "median_ms": statistics.median(self.later_ms[label]) if self.later_ms.get(label) else None}
+                for label, first in self.first_s.items()}
+
+
+def _label(target: Any, chain: list[tuple[str, int, str]]) -> str:
+    """`Net (model.py:12)`: a module by its class, a function by its name; where its own code is."""
+    import torch
+
+    function = getattr(target, "__func__", target)
+    name = type(target).__qualname__ if isinstance(target, torch.nn.Module) else \
+        getattr(function, "__qualname__", type(target).__qualname__)
+    where = f" ({os.path.basename(chain[-1][0])}:{chain[-1][1]})" if chain else ""
+    return f"{name}{where}"
+
+
+class CompileHook:
+    """Replaces torch.compile: notes each target; under --ladder, compiles it as the stage says
+    and times it."""
+
+    def __init__(self, stage: str | None) -> None:
+        self.stage = stage
+        self.chains: list[list[tuple[str, int, str]]] = []
+        self.places: dict[str, tuple[str, int]] = {}  # label -> the compiled function's own code
+        self.times = CallTimes()
+        self.original: Callable[..., Any] | None = None
+
+    def install(self) -> None:
+        import torch
+
+        self.original = torch.compile
+        torch.compile = self.compile  # type: ignore[assignment]
+
+    def compile(self, model: Any = None, **options: Any) -> Any:
+        if model is None:  # @torch.compile(mode=...): the decorator
+            return lambda target: self.compile(target, **options)
+        from .places import wrapper_chain
+
+        assert self.original is not None
+        chain = wrapper_chain(model)
+        self.chains.append(chain)
+        if self.stage is None:
+            return self.original(model, **options)
+        forced = forced_options(options, self.stage)
+        compiled = self.original(model, **forced) if forced is not None else eager(model)
+        label = _label(model, chain)
+        if chain:
+            self.places[label] = chain[-1][:2]
+        return self.timed(compiled, label)
+
+    def every_call(self, unreplayed: int) -> dict[str, Any] | None:
+        """A runtime event when CUDA graph trees recorded or ran eagerly (nearly) every call after
+        the first instead of replaying: charged to the compiled callable called most."""
+        from .capture import EVERY_CALL
+
+        calls = {label: summary["calls"] for label, summary in self.times.summary().items()}
+        total = sum(calls.values())
+        if self.stage != "cudagraphs" or total < 5 or unreplayed < EVERY_CALL * total:
+            return None
+        label = max(calls, key=lambda name: calls[name])
+        filename, lineno = self.places.get(label, ("", 0))
+        return {"kind": "cudagraph_skip", "stage": self.stage, "effect": "every-call", "filename": filename,
+                "lineno": lineno, "function_level": True, "message": "",
+                "reason": f"CUDA graph trees recorded or ran eagerly {unreplayed} of its {total} calls "
+                          "instead of replaying"}
+
+    def timed(self, compiled: Any, label: str) -> Any:
+        import torch
+
+        if isinstance(compiled, torch.nn.Module):  # an OptimizedModule: time its forward in place
+            compiled.forward = self.times.wrap(compiled.forward, label)
+            return compiled
+        return self.times.wrap(compiled, label)
+
+
+def eager(model: Any) -> Any:
+    """The eager stage's stand-in for a compiled callable: the same wrapper type, no Dynamo."""
+    import torch
+    from torch._dynamo.eval_frame import DisableContext, OptimizedModule
+
+    if isinstance(model, torch.nn.Module):
+        return OptimizedModule(model, DisableContext())
+
+    @functools.wraps(model)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return model(*args, **kwargs)
+
+    run._torchdynamo_orig_callable = model  # type: ignore[attr-defined]
+    return run
+
+
+def start() -> None:
+    """Called by the sitecustomize: does nothing where breaklint did not start the process or
+    the process has no torch."""
+    out_dir = os.environ.get(OUT_VARIABLE)
+    if not out_dir:
+        return
+    try:
+        import torch  # noqa: F401  (the command's own torch)
+
+        from .capture import capture_dynamo
+        from .worker import compiled_frames, events_of
+    except Exception:
+        return  # no torch in this process: nothing to observe
+    stage = os.environ.get(STAGE_VARIABLE) or None
+    hook = CompileHook(stage)
+    hook.install()
+    manager = capture_dynamo()
+    capture = manager.__enter__()
+    started = time.perf_counter()
+
+    def dump() -> None:
+        from .places import charge
+
+        manager.__exit__(None, None, None)
+        events = events_of(stage or "observed", capture)
+        for event in events:
+            place = (os.path.abspath(event.get("filename") or ""), int(event.get("lineno") or 0))
+            user = charge(place, hook.chains) if event["kind"] == "recompile" else None
+            if user is not None:
+                event.update(filename=user[0], lineno=user[1], function=user[2], via=f"{place[0]}:{place[1]}")
+        rerecorded = hook.every_call(capture.cudagraph_unreplayed)
+        if rerecorded is not None:
+            events.append(rerecorded)
+        data = {"events": events, "frames": compiled_frames(), "stage": stage,
+                "callables": hook.times.summary() if stage else {},
+                "graphs": capture.graphs_compiled, "cudagraph_unreplayed": capture.cudagraph_unreplayed,
+                "cuda": torch.cuda.is_available(), "seconds": time.perf_counter() - started}
+        path = os.path.join(out_dir, f"events-{os.getpid()}.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+
+    atexit.register(dump)
