@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_confirm import confirm, write
+from testdata import HANG_GUARD_S
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.dynamo
@@ -99,7 +100,7 @@ def test_the_ladder_says_what_it_measured(project: Path) -> None:
 
 def test_a_time_out_keeps_the_stages_that_finished(project: Path) -> None:
     code, data, stderr = confirm("breaklint_examples.py::hangs_in_dynamo", "--stages", "eager,dynamo",
-                                 "--repeat", "1", "--warmup", "0", "--timeout", "60", cwd=project, timeout=300)
+                                 "--repeat", "1", "--warmup", "0", "--timeout", "60", cwd=project, timeout=HANG_GUARD_S)
     assert data is not None, stderr
     (target,) = data["targets"]
     assert target["failure"] == "timed out after 60 s in stage dynamo (compiling)"
@@ -112,7 +113,7 @@ def test_the_budget_and_the_report_written_as_each_target_finishes(project: Path
     completed = subprocess.run(
         [sys.executable, "-m", "breaklint", "confirm", "breaklint_examples.py::served", "breaklint_examples.py::trained",
          "--stages", "eager", "--repeat", "1", "--budget", "0.001", "--format", "json", "-o", str(report)],
-        cwd=project, capture_output=True, text=True, timeout=300)
+        cwd=project, capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert completed.returncode == 2, completed.stderr
     failures = [t["failure"] for t in json.loads(report.read_text(encoding="utf-8"))["targets"]]
     assert re.fullmatch(r"timed out after 0\.00\d* s.* \(what was left of the --budget\)", failures[0]), failures[0]
@@ -137,7 +138,7 @@ def test_results_reach_the_report_target_by_target(project: Path) -> None:
 
 def test_ladder_runs_the_unchanged_program_once_per_stage(project: Path) -> None:
     code, data, stderr = confirm("--ladder", "--stages", "eager,dynamo,cudagraphs", "--", sys.executable, "program.py",
-                                 cwd=project, timeout=300)
+                                 cwd=project, timeout=HANG_GUARD_S)
     assert data is not None, stderr
     stages = {r["stage"]: r for r in data["program_ladder"]}
     assert list(stages) == ["eager", "dynamo", "cudagraphs"]

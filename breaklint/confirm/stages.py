@@ -7,7 +7,9 @@ from typing import Any
 
 
 @dataclass(frozen=True)
-class Stage:
+class CompilerStage:
+    """A rung of the ladder (the confirm run's stage; `finding.Stage` is the stage a rule hurts)."""
+
     name: str
     title: str  # for the ladder
     options: dict[str, Any] | None  # torch.compile keyword arguments; None: run eagerly
@@ -15,12 +17,12 @@ class Stage:
     inductor: bool = False  # generated code can be inspected
 
 
-STAGES: tuple[Stage, ...] = (
-    Stage("eager", "eager", None),
-    Stage("dynamo", "dynamo (capture)", {"backend": "eager"}),
-    Stage("aot_eager", "aot_eager", {"backend": "aot_eager"}),
-    Stage("inductor", "inductor", {"backend": "inductor"}, inductor=True),
-    Stage("cudagraphs", "+ cudagraphs", {"backend": "inductor", "mode": "reduce-overhead"},
-          needs_cuda=True, inductor=True),
+STAGES: tuple[CompilerStage, ...] = (
+    CompilerStage("eager", "eager", None),
+    CompilerStage("dynamo", "dynamo (capture)", {"backend": "eager"}),
+    CompilerStage("aot_eager", "aot_eager", {"backend": "aot_eager"}),
+    CompilerStage("inductor", "inductor", {"backend": "inductor"}, inductor=True),
+    CompilerStage("cudagraphs", "+ cudagraphs", {"backend": "inductor", "mode": "reduce-overhead"},
+                  needs_cuda=True, inductor=True),
 )
 STAGE_NAMES = tuple(stage.name for stage in STAGES)

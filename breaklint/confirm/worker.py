@@ -26,7 +26,7 @@ from ..example import Example
 from .capture import EVERY_CALL, Capture, CudagraphSkip, capture_dynamo
 from .kernels import count_kernels
 from .places import Link, charge, wrapper_chain
-from .stages import STAGES, Stage
+from .stages import STAGES, CompilerStage
 from .usage import Step, make_step, usage_of
 
 Progress = Callable[[str, str], None]  # (stage, phase)
@@ -136,7 +136,7 @@ def _time_calls(call: Callable[[], Any], cuda: bool, repeat: int, times: list[fl
             times.append((time.perf_counter() - started) * 1000)
 
 
-def run_stage(stage: Stage, example: Example, steps: Callable[[Callable[..., Any]], Step], cuda: bool,
+def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[..., Any]], Step], cuda: bool,
               repeat: int, warmup: int, progress: Progress) -> tuple[dict[str, Any], Capture]:
     record: dict[str, Any] = {"stage": stage.name, "skipped": None, "error": None}
     if stage.needs_cuda and not cuda:
