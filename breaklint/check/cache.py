@@ -9,8 +9,9 @@ unreadable is an empty pack; one that cannot be written is left as it was. So a 
 costs a cold run, never a wrong finding. What a cloned tree may plant there is ignored: a pack
 is read only when it is a regular file (not a FIFO, which would block forever, nor a link to
 /dev/zero) of at most MAX_PACK_BYTES, and a symlink is never followed, neither for a pack nor a
-marker file nor the cache folder itself, so nothing is read or written outside it. Every key holds all that its value depends on (see
-engine.py), so nothing is ever invalidated: entries unused for a while are dropped on save.
+marker file nor the cache folder itself, so nothing is read or written outside it. Every key
+holds all that its value depends on (see engine.py), so nothing is ever invalidated: entries
+unused for a while are dropped on save.
 """
 
 from __future__ import annotations

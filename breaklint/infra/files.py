@@ -163,8 +163,7 @@ def read_capped(path: Path) -> bytes | ReadProblem:
     try:
         return read_regular(path, MAX_BYTES)
     except Unreadable as why:
-        message = str(why)
-        return ReadProblem("BL003", message if message.startswith("cannot") else f"{message}; skipped")
+        return ReadProblem("BL003", f"{why}; skipped")
 
 
 def read_source(path: Path) -> str | ReadProblem:

@@ -195,8 +195,7 @@ def test_packs_linked_to_an_endless_device_are_not_read(project: Path) -> None:
     for name in PACKS:
         (project / CACHE_DIR / name).symlink_to("/dev/zero")
     assert cli_json(project) == expected
-    assert Path("/dev/zero").exists() and not Path("/dev/zero").is_file()  # the links were replaced, not written through
-    assert not any((project / CACHE_DIR / name).is_symlink() for name in PACKS)
+    assert not any((project / CACHE_DIR / name).is_symlink() for name in PACKS)  # replaced, not written through
 
 
 @pytest.mark.parametrize("marker", [".gitignore", "CACHEDIR.TAG"])

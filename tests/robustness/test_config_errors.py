@@ -143,7 +143,8 @@ def test_versions_on_the_command_line_are_checked_too(project: Path) -> None:
                          (["--target-python", "3.\u0661\u0662"], "not a Python version")):
         result = runner.invoke(cli, ["check", "--no-cache", *args, str(project)])
         assert result.exit_code == 2 and result.stdout == "" and phrase in result.stderr, (args, result.output)
-    result = runner.invoke(cli, ["check", "--no-cache", "--target-torch", "2.0", "--target-python", "3.8", str(project)])
+    ends = ["--target-torch", "2.0", "--target-python", "3.8"]
+    result = runner.invoke(cli, ["check", "--no-cache", *ends, str(project)])
     assert result.exit_code == 1, result.output  # the ends of the range are versions too
 
 

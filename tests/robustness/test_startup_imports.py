@@ -75,4 +75,5 @@ def test_python_dash_m_imports_nothing_from_the_working_directory(tmp_path: Path
         assert "Traceback" not in done.stderr, done.stderr[-3000:]
         if "text" in args:  # it did look: every copy's finding
             assert done.stdout.split() == [str(COPIES), "BL101", "tensor-to-scalar"], done.stdout
-    assert sorted(p.name for p in markers.iterdir()) == [], f"imported from the working directory ({len(planted)} planted)"
+    imported = sorted(p.name for p in markers.iterdir())
+    assert imported == [], f"imported from the working directory ({len(planted)} planted)"
