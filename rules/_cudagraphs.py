@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
+from breaklint.index.imports import dotted
 from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode
 from breaklint.rule import FileContext
+
+__all__ = ["dotted", "records_cudagraphs", "region_records_cudagraphs"]
+
+
+def records_cudagraphs(node: cst.CSTNode) -> bool:
+    """A `torch.compile(...)` call, decorator or `.compile(...)` with a CUDA-graph mode."""
+    return compile_mode(node) in CUDAGRAPH_MODES
 
 
 
