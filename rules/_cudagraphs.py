@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from breaklint.rule import compile_mode, CUDAGRAPH_MODES, FileContext
+import libcst as cst
+
+from breaklint.rule import compile_mode, CUDAGRAPH_MODES, dotted, FileContext
+
+__all__ = ["dotted", "records_cudagraphs", "region_records_cudagraphs"]
+
+
+def records_cudagraphs(node: cst.CSTNode) -> bool:
+    """A `torch.compile(...)` call, decorator or `.compile(...)` with a CUDA-graph mode."""
+    return compile_mode(node) in CUDAGRAPH_MODES
 
 
 

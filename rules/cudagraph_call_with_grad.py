@@ -5,8 +5,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from breaklint.finding import Confidence, Span, Stage
-from breaklint.rule import compile_mode, CUDAGRAPH_MODES, dotted, FileContext, Rule
+from breaklint.rule import FileContext, Rule
 
+from ._cudagraphs import dotted, records_cudagraphs
 from ._support import is_compile_call
 from .grad_mode_flip import NO_GRAD, SET_GRAD
 BACKWARD = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
@@ -170,7 +171,7 @@ class CudagraphCallWithGrad(Rule):
     # --- what is compiled with CUDA graphs, and where values go -----------------------------
     def file_visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        if is_compile_call(value, self._resolve) and compile_mode(value) in CUDAGRAPH_MODES:
+        if is_compile_call(value, self._resolve) and records_cudagraphs(value):
             if isinstance(value.func, cst.Call):  # torch.compile(mode=...)(m)
                 target = value.args[0].value if value.args else None
             else:
@@ -231,7 +232,7 @@ class CudagraphCallWithGrad(Rule):
                     and node.args[0].value.value == "False":
                 self.frozen = True
             elif attr == "compile" and not is_compile_call(node, self._resolve) \
-                    and compile_mode(node) in CUDAGRAPH_MODES:
+                    and records_cudagraphs(node):
                 name = dotted(func.value)  # model.compile(mode=...) compiles in place
                 if name is not None:
                     self.compiled.add(name)
