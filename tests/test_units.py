@@ -65,3 +65,16 @@ def test_config_overrides_every_file(tmp_path: Path, monkeypatch: pytest.MonkeyP
                           "b/m.py": loop, "all.toml": "ignore = ['BL106']\n"})
     _, found = check(tmp_path, "a", "b", "--config", "all.toml", monkeypatch=monkeypatch)
     assert {(f["path"], f["code"]) for f in found} == {("a/m.py", "BL101"), ("b/m.py", "BL101")}
+
+
+def test_named_files_of_two_projects_are_each_checked_in_their_own(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """No settings anywhere: each named helper is checked inside its own git work tree, where
+    its compiling caller lives, not inside the other's."""
+    for name in ("one", "two"):
+        write_tree(tmp_path / name, {".git/HEAD": "ref: refs/heads/main\n", "helpers.py": HELPER, "main.py": MAIN})
+    status, found = check(tmp_path, "one/helpers.py", "two/helpers.py", "--select", "BL101",
+                          monkeypatch=monkeypatch)
+    assert status == 1
+    assert sorted((f["path"], f["message"].split(" via ")[1].split(" ")[0]) for f in found) == [
+        ("one/helpers.py", "one/main.py:5"), ("two/helpers.py", "two/main.py:5")]

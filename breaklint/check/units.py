@@ -44,7 +44,7 @@ def plan(paths: Sequence[Path], overrides: Overrides, config_path: Path | None =
     settings = _Settings(overrides, config_path)
     given = [Path(os.path.normpath(p if p.is_absolute() else Path.cwd() / p)) for p in paths or [Path(".")]]
     walked: dict[int, list[Path]] = {}  # by id(config): a Config holds a dict, it does not hash
-    named: dict[int, list[Path]] = {}
+    named: dict[tuple[int, Path | None], list[Path]] = {}  # by (id(config), the project around them)
     for path in given:
         if path.is_dir():
             config = settings.of(path)
@@ -56,11 +56,11 @@ def plan(paths: Sequence[Path], overrides: Overrides, config_path: Path | None =
             for problem_path, _ in problems:  # the engine reports them (BL003)
                 walked.setdefault(id(config), []).append(problem_path)
         else:  # a file, or a path that does not exist (the engine says so)
-            named.setdefault(id(settings.of(path)), []).append(path)
+            config = settings.of(path)
+            named.setdefault((id(config), project_root(path, config)), []).append(path)
     units = [CheckUnit(settings.known[key], tuple(files)) for key, files in walked.items()]
-    for key, files in named.items():
+    for (key, root), files in named.items():
         config = settings.known[key]
-        root = project_root(files[0], config)
         if root is None:
             units.append(CheckUnit(config, tuple(files)))
         else:
