@@ -290,7 +290,7 @@ def test_refresh_on_other_files_and_pyproject(project: Path) -> None:
 
 def test_a_client_without_file_watchers(project: Path) -> None:
     """Neovim registers no file watchers by default: the server is never told of a change on disk,
-    and sees it on its next run anyway (breaklint/disk_watch.py)."""
+    and sees it on its next run anyway (lsp/workspace.py: every check reads the tree again)."""
     layers = (project / "layers.py").as_uri()
 
     async def session() -> None:

@@ -39,7 +39,7 @@ def caller_functions(project: ProjectIndex, callers: Iterable[tuple[str, str, bo
     cannot be found (then no call site is known for sure). A caller in another file comes from
     that file's tree, read for its content only: the result depends on its bytes, and the
     reading file is not checked again against that tree (nothing here is matched by identity
-    with the reading file's nodes; see shallow.ShallowFile.content)."""
+    with the reading file's nodes; see view.ShallowFile.content)."""
     found: list[tuple[FunctionInfo, bool]] = []
     for module_name, qualname, entry in callers:
         modules = [m.content_module for m in project.by_name.get(module_name, [])]

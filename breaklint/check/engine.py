@@ -1,10 +1,10 @@
 """check: files -> pre-pass (ast, every file) -> project index -> compiled regions -> libcst and
 the rules (only files with a region) -> findings -> suppressions.
 
-The pre-pass (scan.py, prepass.py) summarises every file with the stdlib `ast`; the project index
-is built from those summaries (shallow.py) and only the modules a lookup reaches are built at
+The pre-pass (scan.py, builder.py) summarises every file with the stdlib `ast`; the project index
+is built from those summaries (view.py) and only the modules a lookup reaches are built at
 all. Reachability runs on that index, and only the files that hold a compiled region are parsed
-with libcst, their index bound to the tree (shallow.bind_tree: one index, from one parser), and
+with libcst, their index bound to the tree (view.bind_tree: one index, from one parser), and
 visited by the rules — each in a worker process, each tree dropped when its rules are done.
 `report` narrows what is reported, not what is indexed: named files (the pre-commit hook) and
 the editor's open buffers are checked inside the project around them.
@@ -761,7 +761,7 @@ class _Run:
         - a module name looked up: the paths of the files that are that module (what was then
           read of them is recorded on its own, below);
         - every module (`project.modules`): the list of (path, module name);
-        - one read of a module's index (`#path\0what`, shallow.py `Record`): its summary digest,
+        - one read of a module's index (`#path\0what`, view.py `Record`): its summary digest,
           or less — a name it does not define is "absent", compile sites it has none of "none";
         - another file's tree (`@path`): its bytes."""
         names: dict[str, list[tuple[str, str]]] = {}

@@ -1,11 +1,11 @@
 """The cheap pre-pass: a file's index from the stdlib `ast` (about a tenth of libcst's cost).
 
 The one indexer: what each module defines, imports, assigns, calls and compiles, for every file,
-as plain data (summary.py) that the cache stores and shallow.py serves as the ModuleIndex. Things
+as plain data (summary.py) that the cache stores and view.py serves as the ModuleIndex. Things
 are recorded in libcst's visit order (source order; where `ast` keeps fields in another order —
 decorators, call arguments, dict items, `a if t else b`, defaults — it is put back), so that a
 def, class or call the rules meet in a file's libcst tree is found by its position in that order
-(shallow.bind_tree, shallow.own_calls).
+(view.bind_tree, view.own_calls).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The settings a test decides on (`summary.Guard`) and the literals it compares with, read
-from the stdlib `ast` — once, for the indexer (prepass.py) and for the analysis of region code
+from the stdlib `ast` — once, for the indexer (builder.py) and for the analysis of region code
 (libcst expressions are read through their source text: `cst_guards_of`, `cst_literal`)."""
 
 from __future__ import annotations

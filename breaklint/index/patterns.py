@@ -35,7 +35,7 @@ TRUE_WHILE_COMPILING_WRAPPERS = frozenset({"is_torchdynamo_compiling", "is_torch
 def called_while_compiling(name: str | None) -> bool | None:
     """What a call of the function `name` (qualified, no arguments) gives while Dynamo traces:
     True, False, or None when it is not one of the known tests. The one table both indexers read
-    (prepass.py on ast, value_while_compiling on libcst)."""
+    (builder.py on ast, value_while_compiling on libcst)."""
     last = (name or "").rpartition(".")[2]
     if name in TRUE_WHILE_COMPILING or last in TRUE_WHILE_COMPILING_WRAPPERS:
         return True

@@ -1,7 +1,7 @@
 """The project index: what each file defines, imports, assigns, calls and compiles.
 
 The data model the analysis reads (ModuleIndex, FunctionInfo, ClassInfo, CompileSite): built
-for every file from its pre-pass summary (prepass.py, the one indexer; shallow.py serves it),
+for every file from its pre-pass summary (builder.py, the one indexer; view.py serves it),
 its defs bound to the libcst tree for the files the rules visit. Resolution across files
 happens in `ProjectIndex` (imports may point anywhere in the tree).
 """
@@ -264,18 +264,12 @@ class ModuleIndex:
     def name(self) -> str:
         return self.file.module_name
 
-    def content_compile_sites(self) -> list[CompileSite]:
-        """The compile sites with their real nodes, for a reader that only looks at them (their
-        options) and never matches them with the index's: a shallow module reads them without a
-        deep read (shallow.ShallowModuleIndex)."""
-        return self.compile_sites
-
     @property
     def content_module(self) -> "ModuleIndex":
         """This module as built from its tree, for a reader that only looks at its own code (a
         caller's arguments, arguments.py; parameter defaults, configs.py) and never matches its
         nodes with another file's: a shallow module builds it without a deep read
-        (shallow.ShallowModuleIndex)."""
+        (view.ShallowModuleIndex)."""
         return self
 
     def __hash__(self) -> int:

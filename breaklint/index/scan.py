@@ -97,7 +97,7 @@ def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
             kinds.setdefault(item.qualname, set()).add(kind)
     names = sorted(own)
     found = [
-        # The module's own names are read one by one (`local:<name>`, see shallow._RecordedImports).
+        # The module's own names are read one by one (`local:<name>`, see view._RecordedImports).
         ("imports", digest(summary.module_name, summary.is_package, summary.aliases)),
         ("assigns", digest(summary.assigns)),
         ("sites", digest(summary.compile_sites, [summary.functions[s.function].qualname

@@ -49,7 +49,7 @@ class ParsedFile:
 
     @property
     def content(self) -> ParsedFile:
-        """Itself (shallow.ShallowFile.content reads another file's without a deep read)."""
+        """Itself (view.ShallowFile.content reads another file's without a deep read)."""
         return self
 
     def span(self, node: cst.CSTNode) -> Span:

@@ -1,8 +1,8 @@
 """What the pre-pass keeps of a file: its index as plain, picklable data.
 
-A summary is the index of a file, as the one indexer (prepass.py) records it —
+A summary is the index of a file, as the one indexer (builder.py) records it —
 definitions in visit order, imports, bindings, calls, compile sites — with every expression kept
-as its source text (`Expr`). `shallow.py` turns it back into a `ModuleIndex` whose expressions
+as its source text (`Expr`). `view.py` turns it back into a `ModuleIndex` whose expressions
 are parsed with libcst only when something reads them. Summaries travel between processes and
 into the cache, so they hold no libcst nodes and no paths.
 """

@@ -1,4 +1,4 @@
-"""The `ModuleIndex` of a file, served from its pre-pass summary (the one index; prepass.py).
+"""The `ModuleIndex` of a file, served from its pre-pass summary (the one index; builder.py).
 
 It answers what the resolvers ask (`ProjectIndex.lookup`, `mro`, `attr_values`,
 `instance_classes`, ...): expressions are parsed from their source text only when read
@@ -185,9 +185,6 @@ class ShallowModuleIndex(ModuleIndex):
     def compile_sites(self) -> list[CompileSite]:
         self._record("sites")
         return self._data["compile_sites"]  # type: ignore[return-value]
-
-    def content_compile_sites(self) -> list[CompileSite]:
-        return self.compile_sites  # their nodes are the options as written, never the tree's
 
     @property
     def content_module(self) -> ModuleIndex:
