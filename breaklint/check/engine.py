@@ -45,6 +45,7 @@ from breaklint.rule import FileContext, Rule
 from breaklint.infra.recursion import parse_safely, with_room
 from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes, scan_bytes, scan_text
 from breaklint.index.view import Fragments, bind_tree, shallow_module
+from breaklint.index.libcst_gaps import parse_around_gaps
 from breaklint.index.source import ParsedFile
 from breaklint.index.summary import ModuleSummary
 from breaklint.index.suppress import MAYBE_SUPPRESSION, Suppression, apply_suppressions, parse_suppressions
@@ -71,8 +72,11 @@ def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[st
     except (KeyboardInterrupt, SystemExit, UnicodeError):
         raise  # text that is not Unicode (a lone surrogate, from an editor): the language server's to refuse
     except cst.ParserSyntaxError as error:
-        where = clamp(text, error.raw_line, error.raw_column + 1)  # libcst can point past the end of a line
-        return ReadProblem("BL001", f"syntax error: {error.message}", *where)
+        gaps = parse_around_gaps(text, error, parse)  # valid Python libcst cannot read: check the rest
+        if gaps is None:
+            where = clamp(text, error.raw_line, error.raw_column + 1)  # libcst can point past the end of a line
+            return ReadProblem("BL001", f"syntax error: {error.message}", *where)
+        text, tree = gaps.text, gaps.tree
     except RecursionError:
         return ReadProblem("BL001", "syntax error: expression nested too deeply to parse")
     except BaseException as error:  # CSTValidationError, a panic of the native parser (a BaseException)
