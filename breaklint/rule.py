@@ -301,10 +301,16 @@ class Rule:
     # `file_visit_<Node>` / `file_leave_<Node>` instead: the engine calls them for every node of
     # the file in the same traversal, then `end_file()` once. They run only in files the engine
     # checks (those with a region, or every file with --scope all).
+    @classmethod
+    def reads_whole_file(cls, text: str) -> bool:
+        """Whether this rule's file-scope hooks run on a file with this `text` (a rule may test
+        it cheaply first). When none does, libcst parses only the file's region code
+        (index/region_text.py): the rest never reaches a rule."""
+        return cls.file_scope
+
     def file_hooks(self) -> bool:
-        """Whether the engine calls this rule's file-scope hooks in this file (a rule may test
-        the text cheaply first)."""
-        return self.file_scope
+        """Whether the engine calls this rule's file-scope hooks in this file."""
+        return self.reads_whole_file(self.ctx.file.text)
 
     def end_file(self) -> None:
         """Called once, after the traversal of the file: emit what the file-scope hooks found."""

@@ -128,7 +128,10 @@ def config_enabled(ctx: FileContext, key: str) -> bool:
                 modules.append(module)
     entry_names = {entry.qualname for entry in entries}
     for module in modules:
-        for statement in module.file.content.tree.body:
+        content = module.file.content
+        if key not in content.text:  # neither set nor patched in this file: no tree to read
+            continue
+        for statement in content.tree.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if not isinstance(small, cst.Assign):

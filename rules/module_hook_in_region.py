@@ -106,8 +106,10 @@ class ModuleHookInRegion(Rule):
                     for receiver in _hooked_receivers(method.calls, method.self_name)
                 }
             found = self._hooked[cls]
+        if self._module_hooked is None and not any(name in self.ctx.file.content.text for name in BACKWARD):
+            self._module_hooked = set()  # no registration in the file: no module-level tree to read
         if self._module_hooked is None:
-            calls = [small.value for statement in self.ctx.file.tree.body
+            calls = [small.value for statement in self.ctx.file.content.tree.body
                      if isinstance(statement, cst.SimpleStatementLine)
                      for small in statement.body if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)]
             self._module_hooked = _hooked_receivers(calls, None)

@@ -218,8 +218,9 @@ def _find_varying_call(module: ModuleIndex, candidates: set[cst.Call], param: st
             if argument is not None and _uses(argument, names):
                 found.append(node)
 
-    visit(module.file.tree, _Calls())
-    return f"{module.file.display}:{module.file.line(found[0])}" if found else None
+    content = module.file.content  # module-level and helper code: outside the regions
+    visit(content.tree, _Calls())
+    return f"{module.file.display}:{content.line(found[0])}" if found else None
 
 
 def _bound_names(target: cst.BaseExpression) -> set[str]:

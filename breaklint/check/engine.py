@@ -46,7 +46,8 @@ from breaklint.infra.recursion import parse_safely, with_room
 from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes, scan_bytes, scan_text
 from breaklint.index.view import Fragments, bind_tree, shallow_module
 from breaklint.index.libcst_gaps import parse_around_gaps
-from breaklint.index.source import ParsedFile
+from breaklint.index.region_text import region_text
+from breaklint.index.source import ParsedFile, WholeFile
 from breaklint.index.summary import ModuleSummary
 from breaklint.index.suppress import MAYBE_SUPPRESSION, Suppression, apply_suppressions, parse_suppressions
 from breaklint.infra.walk import Visitor, trivia_names, visit
@@ -55,34 +56,40 @@ from breaklint.infra.walk import Visitor, trivia_names, visit
 
 
 def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[str, bool] | None = None,
-               parse_module: Callable[[str], cst.Module] | None = None) -> ParsedFile | ReadProblem:
+               parse_module: Callable[[str], cst.Module] | None = None,
+               visited: Sequence[tuple[int, int]] | None = None) -> ParsedFile | ReadProblem:
     """`text`: the file's content when it is not read from disk (an editor's unsaved buffer);
     `module`: its (module name, is package) when already known; `parse_module`: libcst's parse,
-    or one that reuses an earlier tree of the same buffer (lsp/reparse.py)."""
+    or one that reuses an earlier tree of the same buffer (lsp/reparse.py); `visited`: the line
+    ranges of the functions the rules will visit, when only those need a tree (region_text.py).
+    The tree keeps the file's lines and columns either way; `ParsedFile.text` is the file's."""
     if text is None:
         text = read_source(path)
     if isinstance(text, ReadProblem):
         return text
     parse = parse_module or cst.parse_module
+    parsed_text = (region_text(text, visited) if visited is not None else None) or text
     try:
         try:
-            tree = parse_safely(parse, text)
+            tree = parse_safely(parse, parsed_text)
         except RecursionError:  # a deep tree, not a wrong one: again, with room to recurse
-            tree = with_room(lambda: cst.parse_module(text))  # type: ignore[arg-type]
+            tree = with_room(lambda: cst.parse_module(parsed_text))  # type: ignore[arg-type]
     except (KeyboardInterrupt, SystemExit, UnicodeError):
         raise  # text that is not Unicode (a lone surrogate, from an editor): the language server's to refuse
     except cst.ParserSyntaxError as error:
-        gaps = parse_around_gaps(text, error, parse)  # valid Python libcst cannot read: check the rest
+        gaps = parse_around_gaps(parsed_text, error, parse)  # valid Python libcst cannot read: check the rest
         if gaps is None:
             where = clamp(text, error.raw_line, error.raw_column + 1)  # libcst can point past the end of a line
             return ReadProblem("BL001", f"syntax error: {error.message}", *where)
-        text, tree = gaps.text, gaps.tree
+        tree = gaps.tree
     except RecursionError:
         return ReadProblem("BL001", "syntax error: expression nested too deeply to parse")
     except BaseException as error:  # CSTValidationError, a panic of the native parser (a BaseException)
         return ReadProblem("BL001", f"syntax error: libcst cannot read this file: {type(error).__name__}: {error}")
     module_name, is_package = module if module is not None else module_name_for(path)
-    return ParsedFile(path, display_path(path, root), module_name, is_package, text, tree)
+    found = ParsedFile(path, display_path(path, root), module_name, is_package, text, tree)
+    found.partial, found.tree_chars = parsed_text is not text, len(parsed_text)
+    return found
 
 
 class _Dispatcher(Visitor):
@@ -571,7 +578,7 @@ class _Run:
         found = self._trees.pop(path, None)
         if found is None:
             try:
-                found = self._deep_module(index)
+                found = self._deep_module(index, whole=True)
             except _Unparsable:  # its own check says BL001; to the others it defines nothing
                 found = self._opaque_module(index)
             while len(self._trees) >= _KEPT_TREES:
@@ -579,20 +586,45 @@ class _Run:
         self._trees[path] = found
         return found
 
-    def _deep_module(self, index: int) -> ModuleIndex:
-        """A file's index built from its libcst tree (parsed here)."""
+    def _deep_module(self, index: int, whole: bool = False) -> ModuleIndex:
+        """A file's index built from its libcst tree (parsed here). `whole`: parse all of it (another
+        file's tree a rule reads), not only the code the rules visit."""
         source = self.sources[index]
         text = self._text(index)
         buffer = self.engine.parse_buffer if source.path in self.overlays else None
         parse = (lambda code: buffer(source.path, code)) if buffer is not None else None
-        parsed = parse_file(source.path, self.shown_from, text, (source.module_name, source.is_package), parse)
-        self.work.libcst_files += 1
-        self.work.libcst_chars += len(text) if isinstance(text, str) else 0
-        if isinstance(parsed, ReadProblem):
-            raise _Unparsable(parsed)
         summary = self.facts[index].summary()
+        visited = self._visited_lines(index, summary, text) if not whole else None
+        parsed = parse_file(source.path, self.shown_from, text, (source.module_name, source.is_package), parse,
+                            visited)
+        self.work.libcst_files += 1
+        if isinstance(parsed, ReadProblem):
+            self.work.libcst_chars += len(text) if isinstance(text, str) else 0
+            raise _Unparsable(parsed)
+        self.work.libcst_chars += parsed.tree_chars
+        if parsed.partial:
+            parsed.whole = WholeFile(parsed, lambda code: parse_safely(cst.parse_module, code), self._parsed_whole)
         module = shallow_module(summary, source.path, source.display, lambda: module, self.fragments)
         return bind_tree(module, parsed, summary)
+
+    def _parsed_whole(self, text: str) -> None:
+        """A rule read the whole tree of the file it checks: libcst's work."""
+        self.work.whole_trees += 1
+        self.work.libcst_chars += len(text)
+
+    def _visited_lines(self, index: int, summary: ModuleSummary, text: str | ReadProblem) -> list[tuple[int, int]] | None:
+        """The line ranges of the functions the rules visit in this file (its regions; all of
+        them under `--scope all`), or None when a rule reads the whole file."""
+        if not isinstance(text, str) or any(
+                cls.reads_whole_file(text) for cls in self.rules.for_file(self.sources[index].display) if not cls.meta):
+            return None
+        functions = summary.functions
+        if self.config.scope == "all":
+            chosen: Iterable[int] = range(len(functions))
+        else:
+            chosen = (ordinal for ordinal, _ in self.regions[index].regions)
+        ranges = [(functions[o].line, functions[o].end_line) for o in chosen if o < len(functions)]
+        return None if any(end < start for start, end in ranges) else ranges
 
     def _opaque_module(self, index: int) -> ModuleIndex:
         """A module that defines nothing, for a file the pre-pass read but libcst cannot parse
@@ -834,7 +866,7 @@ class _Run:
 @dataclass
 class Work:
     """What a check did, counted where it happens (in the process that did it): files and
-    characters parsed by libcst, rule passes over a file, other files' trees built for a rule,
+    characters parsed by libcst, whole trees read beside a file's region code, rule passes over a file, other files' trees built for a rule,
     reads of other modules a file's findings depend on, other files read for a def or class alone
     (and the characters of those defs), and expressions parsed from the index."""
 
@@ -844,6 +876,7 @@ class Work:
     cross_file_trees: int = 0
     cross_file_reads: int = 0
     content_texts: int = 0  # other files whose defs were parsed on their own for a reader
+    whole_trees: int = 0  # checked files whose whole tree a rule read (libcst parsed their regions only)
 
     def counted(self, fragments: Fragments) -> dict[str, int]:
         return {**vars(self), "fragments_parsed": fragments.parsed(), "libcst_chars_alone": fragments.alone_chars}

@@ -11,7 +11,7 @@ dedented below its block) the whole module's positions are computed instead, as 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 from pathlib import Path
 
 import libcst as cst
@@ -46,11 +46,18 @@ class ParsedFile:
     scope: cst.FunctionDef | None = field(default=None, repr=False)  # the function being checked
     _chunks: dict[cst.FunctionDef, _Chunk | None] = field(default_factory=dict, repr=False)
     _lines: list[str] | None = field(default=None, repr=False)
+    # When `tree` holds only the code the rules visit (region_text.py): the whole file, for
+    # readers of the rest (module-level settings, call sites); see `content`.
+    whole: WholeFile | None = field(default=None, repr=False)
+    partial: bool = field(default=False, repr=False)  # `tree` is only the code the rules visit
+    tree_chars: int = field(default=0, repr=False)  # the characters libcst parsed for `tree`
 
     @property
-    def content(self) -> ParsedFile:
-        """Itself (view.ShallowFile.content reads another file's without a deep read)."""
-        return self
+    def content(self) -> ParsedFile | WholeFile:
+        """The file's text and its whole tree, for a reader that never matches their nodes
+        with the index's: itself, unless its tree is only its region code (view.ShallowFile.
+        content reads another file's without a deep read)."""
+        return self.whole or self
 
     def span(self, node: cst.CSTNode) -> Span:
         """Positions cost a metadata pass, so it runs once, and only for what needs one."""
@@ -117,3 +124,41 @@ class ParsedFile:
         if self._lines is None:
             self._lines = self.text.split("\n")
         return self._lines
+
+
+class WholeFile:
+    """A checked file's text, and its whole tree parsed when first read: libcst parsed only the
+    code the rules visit, and a reader of the rest (a module-level `config.x = True`, the calls
+    of a compiled callable) asks for it. The text costs nothing; `parsed` is told of each parse."""
+
+    def __init__(self, file: ParsedFile, parse: Callable[[str], cst.Module], parsed: Callable[[str], None]) -> None:
+        self._file = file
+        self._parse = parse
+        self._parsed = parsed
+        self._whole: ParsedFile | None = None
+
+    @property
+    def text(self) -> str:
+        return self._file.text
+
+    @property
+    def content(self) -> WholeFile:
+        return self
+
+    def _parsed_file(self) -> ParsedFile:
+        if self._whole is None:
+            file = self._file
+            self._parsed(file.text)
+            self._whole = ParsedFile(file.path, file.display, file.module_name, file.is_package, file.text,
+                                     self._parse(file.text))
+        return self._whole
+
+    @property
+    def tree(self) -> cst.Module:
+        return self._parsed_file().tree
+
+    def span(self, node: cst.CSTNode) -> Span:
+        return self._parsed_file().span(node)
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.span(node).start_line

@@ -1,0 +1,111 @@
+"""libcst parses only the code the rules visit (index/region_text.py): everything else is
+blanked, lines and columns kept, every def and class header kept for the index to bind."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from breaklint.check.engine import Engine
+from breaklint.check.registry import RuleSet
+from breaklint.config import Config
+from breaklint.index.region_text import region_text
+
+SOURCE = '''\
+import torch
+TABLE = {
+    "a": [1, 2, 3],  # a comment
+}
+
+
+class Net(torch.nn.Module):
+    """Doc."""
+    size = 3
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Linear(3, 3)
+
+    @torch.compile
+    def forward(self, x):
+        return self.w(x).sum().item()
+
+
+def helper(x):
+    if x:
+        def inner():
+            return 1
+    return x; y = 2
+'''
+
+
+def lines_of(name: str, text: str = SOURCE) -> tuple[int, int]:
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno or node.lineno
+    raise LookupError(name)
+
+
+def test_what_is_not_visited_is_blanked_and_everything_stays_in_place() -> None:
+    kept = region_text(SOURCE, [lines_of("forward")])
+    assert kept is not None
+    original, masked = SOURCE.splitlines(), kept.splitlines()
+    assert len(masked) == len(original)
+    start, end = lines_of("forward")
+    assert masked[start - 1:end] == original[start - 1:end]  # the region as written
+    assert masked[0] == "pass" and masked[1] == "pass" and masked[2:4] == ["", ""]  # the import, the table
+    assert masked[7] == "    pass"  # the docstring
+    assert masked[10] == original[10] and masked[11] == "        pass"  # a header stays, its body goes
+    assert masked[20:22] == original[20:22] and masked[22] == "            pass"  # a nested def's header stays
+    assert masked[23] == original[23]  # `a; b`: not blanked alone
+    tree = cst.parse_module(kept)
+    defs = [n for n in ast.walk(ast.parse(kept)) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    assert [d.name for d in defs] == [d.name for d in ast.walk(ast.parse(SOURCE))
+                                      if isinstance(d, (ast.FunctionDef, ast.ClassDef))]
+    assert tree.code == kept
+
+
+def test_nothing_to_blank_or_nothing_parsable_gives_none() -> None:
+    assert region_text("def f(x):\n    return x\n", [(1, 2)]) is None
+    assert region_text("def f(:\n", [(1, 1)]) is None
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def check(root: Path, **settings: object) -> tuple[set[tuple[str, int, int]], dict[str, int]]:
+    config = Config(root=root, **settings)  # type: ignore[arg-type]
+    result = Engine(config, RuleSet(config), jobs=1).check([root])
+    return {(f.code, f.span.start_line, f.span.start_col) for f in result.findings}, dict(result.work)
+
+
+def test_a_big_literal_beside_a_region_never_reaches_libcst(project: Path) -> None:
+    data = "DATA = [" + ", ".join(map(str, range(20_000))) + "]\n"
+    text = "import torch\n\n" + data + "\n@torch.compile\ndef f(x):\n    return x.sum().item()\n"
+    (project / "m.py").write_text(text)
+    found, work = check(project)
+    assert found == {("BL101", 7, 12)}
+    assert work["libcst_chars"] < 100 < len(data)
+
+
+def test_a_reader_of_module_level_code_gets_the_whole_tree(project: Path) -> None:
+    """`torch._dynamo.config.capture_scalar_outputs = True` at module level: BL101 reads it from
+    the file's whole tree, parsed for it (and counted) though the rules visit only `f`."""
+    text = ("import torch\n\ntorch._dynamo.config.capture_scalar_outputs = True\n\n"
+            "@torch.compile\ndef f(x):\n    return x.sum().item()\n")
+    (project / "m.py").write_text(text)
+    found, work = check(project)
+    assert found == set()
+    assert (work["libcst_files"], work["whole_trees"]) == (1, 1) and work["libcst_chars"] > len(text)
+
+
+def test_scope_all_visits_every_function(project: Path) -> None:
+    (project / "m.py").write_text("X = 1\n\ndef f(x):\n    return x.sum().item()\n\ndef g(x):\n    return x.tolist()\n")
+    found, work = check(project, scope="all")
+    assert {code for code, *_ in found} == {"BL101"} and len(found) == 2
