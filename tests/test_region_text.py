@@ -50,22 +50,47 @@ def lines_of(name: str, text: str = SOURCE) -> tuple[int, int]:
 
 
 def test_what_is_not_visited_is_blanked_and_everything_stays_in_place() -> None:
-    kept = region_text(SOURCE, [lines_of("forward")])
-    assert kept is not None
-    original, masked = SOURCE.splitlines(), kept.splitlines()
-    assert len(masked) == len(original)
+    region = region_text(SOURCE, [lines_of("forward")])
+    assert region is not None
+    original, masked = SOURCE.splitlines(), region.text.splitlines()
+    placed = {region.file_line(number): line for number, line in enumerate(masked, start=1)}
+    assert len(placed) == len(masked)  # each tree line is one line of the file
+    for number, line in placed.items():  # as written there, or a `pass` for what goes
+        assert line == original[number - 1] or line.strip() == "pass", (number, line)
     start, end = lines_of("forward")
-    assert masked[start - 1:end] == original[start - 1:end]  # the region as written
-    assert masked[0] == "pass" and masked[1] == "pass" and masked[2:4] == ["", ""]  # the import, the table
-    assert masked[7] == "    pass"  # the docstring
-    assert masked[10] == original[10] and masked[11] == "        pass"  # a header stays, its body goes
-    assert masked[20:22] == original[20:22] and masked[22] == "            pass"  # a nested def's header stays
-    assert masked[23] == original[23]  # `a; b`: not blanked alone
-    tree = cst.parse_module(kept)
-    defs = [n for n in ast.walk(ast.parse(kept)) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-    assert [d.name for d in defs] == [d.name for d in ast.walk(ast.parse(SOURCE))
-                                      if isinstance(d, (ast.FunctionDef, ast.ClassDef))]
-    assert tree.code == kept
+    assert all(placed[n] == original[n - 1] for n in range(start, end + 1))  # the region as written
+    assert placed[1] == "pass" and 2 not in placed and 3 not in placed  # import and table: one `pass`
+    assert placed[8] == "    pass" and 9 not in placed  # the docstring and `size = 3`
+    assert placed[11] == original[10] and placed[12] == "        pass" and 13 not in placed  # a header stays
+    assert (placed[21], placed[22]) == (original[20], original[21])  # a nested def's header stays
+    assert placed[23] == "            pass" and placed[24] == original[23]  # `a; b`: not blanked alone
+    defs = [n.name for n in ast.walk(ast.parse(region.text)) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    assert defs == [n.name for n in ast.walk(ast.parse(SOURCE)) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    assert cst.parse_module(region.text).code == region.text
+
+
+def test_positions_from_the_whole_tree_are_the_files() -> None:
+    """The fallback that computes every node's position from the tree maps its lines back."""
+    from breaklint.index.source import ParsedFile
+
+    region = region_text(SOURCE, [lines_of("forward")])
+    assert region is not None
+    tree = cst.parse_module(region.text)
+    parsed = ParsedFile(Path("m.py"), "m.py", "m", False, SOURCE, tree, region=region)
+    item = next(node for node in _calls(tree) if isinstance(node.func, cst.Attribute) and node.func.attr.value == "item")
+    span = parsed.span(item)
+    assert (span.start_line, span.start_col) == (17, 16) and SOURCE.splitlines()[16][15:].startswith("self.w(x)")
+
+
+def _calls(tree: cst.Module) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append(node)
+
+    tree.visit(Calls())
+    return found
 
 
 def test_nothing_to_blank_or_nothing_parsable_gives_none() -> None:

@@ -68,7 +68,8 @@ def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[st
     if isinstance(text, ReadProblem):
         return text
     parse = parse_module or cst.parse_module
-    parsed_text = (region_text(text, visited) if visited is not None else None) or text
+    region = region_text(text, visited) if visited is not None else None
+    parsed_text = region.text if region is not None else text
     try:
         try:
             tree = parse_safely(parse, parsed_text)
@@ -88,7 +89,7 @@ def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[st
         return ReadProblem("BL001", f"syntax error: libcst cannot read this file: {type(error).__name__}: {error}")
     module_name, is_package = module if module is not None else module_name_for(path)
     found = ParsedFile(path, display_path(path, root), module_name, is_package, text, tree)
-    found.partial, found.tree_chars = parsed_text is not text, len(parsed_text)
+    found.partial, found.tree_chars, found.region = region is not None, len(parsed_text), region
     return found
 
 

@@ -3,8 +3,8 @@
 The rules see only the functions they check (compiled regions; every function under `--scope
 all`). What else the analysis knows of the file it reads from the index, built by `ast` from
 the whole text. So libcst needs only those functions: the other statements are replaced by
-`pass` on their first line, their other lines left empty, and the file keeps its lines and
-columns (positions need no mapping back). A model file's config tables, imports and factory
+one `pass` for each run of them, their other lines left out; kept lines keep their columns, and
+`RegionText.file_line` gives each tree line's line in the file. A model file's config tables, imports and factory
 functions, or a 7 MiB literal beside a compiled function, never reach libcst.
 
 What stays, so that the tree still matches the index (view.bind_tree numbers defs and classes
@@ -17,16 +17,36 @@ are not the summary's).
 from __future__ import annotations
 
 import ast
+import bisect
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 _DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
-def region_text(text: str, kept: Sequence[tuple[int, int]]) -> str | None:
+@dataclass(frozen=True)
+class RegionText:
+    """What libcst parses, and where its lines are in the file: (line in `text`, line in the
+    file) at each point where lines were left out, in order (see `file_line`)."""
+
+    text: str
+    anchors: tuple[tuple[int, int], ...]
+
+    def file_line(self, line: int) -> int:
+        at = bisect.bisect_right(self.anchors, (line, 1 << 62)) - 1
+        if at < 0:
+            return line
+        tree_line, file_line = self.anchors[at]
+        return file_line + line - tree_line
+
+
+def region_text(text: str, kept: Sequence[tuple[int, int]]) -> RegionText | None:
     """`text` with what lies outside the `kept` line ranges (1-based, inclusive: each region
-    function from its first decorator to its last line) blanked; None when nothing would be
-    blanked or the text does not parse (the caller parses it whole)."""
+    function from its first decorator to its last line) blanked: each run of statements that go
+    becomes one `pass` line and the run's other lines are left out (a million-line table is one
+    line to libcst). None when nothing would be blanked or the text does not parse (the caller
+    parses it whole)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -34,25 +54,46 @@ def region_text(text: str, kept: Sequence[tuple[int, int]]) -> str | None:
     lines = text.splitlines(keepends=True)
     blanker = _Blanker(lines, sorted(kept))
     blanker.block(tree.body)
-    return "".join(lines) if blanker.changed else None
+    del tree
+    if not blanker.dropped and not blanker.passes:
+        return None
+    out: list[str] = []
+    anchors: list[tuple[int, int]] = []
+    skipping = False
+    for number, line in enumerate(lines, start=1):
+        if number in blanker.dropped:
+            skipping = True
+            continue
+        if skipping:
+            anchors.append((len(out) + 1, number))
+            skipping = False
+        out.append(blanker.passes.get(number, line))
+    return RegionText("".join(out), tuple(anchors))
 
 
 class _Blanker:
     def __init__(self, lines: list[str], kept: list[tuple[int, int]]) -> None:
         self.lines = lines
         self.kept = kept
-        self.changed = False
+        self.passes: dict[int, str] = {}  # line -> `pass` at the indentation of what it replaces
+        self.dropped: set[int] = set()
 
-    def block(self, statements: Iterable[ast.stmt]) -> None:
+    def block(self, statements: list[ast.stmt]) -> None:
+        run: list[ast.stmt] = []  # consecutive statements that go, blanked as one
         for statement in statements:
             first, last = _first_line(statement), statement.end_lineno or statement.lineno
             if any(start <= first and last <= end for start, end in self.kept):
-                continue  # region code: as written
+                self._blank(run)  # region code: as written
+                continue
             if isinstance(statement, _DEFINES) or self._holds_kept(first, last) or _defines(statement):
+                self._blank(run)
                 for inner in _blocks(statement):
                     self.block(inner)  # its header stays; what it holds is sorted out the same way
             elif self._starts_its_line(statement) and self._ends_its_line(statement):
-                self._blank(first, last)
+                run.append(statement)
+            else:
+                self._blank(run)
+        self._blank(run)
 
     def _holds_kept(self, first: int, last: int) -> bool:
         return any(first <= start and end <= last for start, end in self.kept)
@@ -67,13 +108,16 @@ class _Blanker:
         rest = line[statement.end_col_offset or 0:].strip() if statement.end_col_offset is not None else ""
         return not rest or rest.startswith("#")
 
-    def _blank(self, first: int, last: int) -> None:
+    def _blank(self, run: list[ast.stmt]) -> None:
+        """`pass` at the first statement's indentation on its first line; the run's other lines out."""
+        if not run:
+            return
+        first, last = _first_line(run[0]), run[-1].end_lineno or run[-1].lineno
         head = self.lines[first - 1]
         indent = head[:len(head) - len(head.lstrip(" \t"))]
-        self.lines[first - 1] = indent + "pass" + _ending(head)
-        for number in range(first + 1, last + 1):
-            self.lines[number - 1] = _ending(self.lines[number - 1])
-        self.changed = True
+        self.passes[first] = indent + "pass" + _ending(head)
+        self.dropped.update(range(first + 1, last + 1))
+        run.clear()
 
 
 def _first_line(statement: ast.stmt) -> int:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from libcst.metadata import CodeRange
 
 from breaklint.finding import Span
+from breaklint.index.region_text import RegionText
 
 
 @dataclass
@@ -50,6 +51,7 @@ class ParsedFile:
     # readers of the rest (module-level settings, call sites); see `content`.
     whole: WholeFile | None = field(default=None, repr=False)
     partial: bool = field(default=False, repr=False)  # `tree` is only the code the rules visit
+    region: RegionText | None = field(default=None, repr=False)  # then: where the tree's lines are in the file
     tree_chars: int = field(default=0, repr=False)  # the characters libcst parsed for `tree`
 
     @property
@@ -71,10 +73,11 @@ class ParsedFile:
             wrapper = MetadataWrapper(self.tree, unsafe_skip_copy=True)
             self._positions = dict(wrapper.resolve(PositionProvider))
         code_range = self._positions[node]
+        line = self.region.file_line if self.region is not None else _same
         return Span(
-            code_range.start.line,
+            line(code_range.start.line),
             code_range.start.column + 1,
-            code_range.end.line,
+            line(code_range.end.line),
             code_range.end.column + 1,
         )
 
@@ -124,6 +127,10 @@ class ParsedFile:
         if self._lines is None:
             self._lines = self.text.split("\n")
         return self._lines
+
+
+def _same(line: int) -> int:
+    return line
 
 
 class WholeFile:
