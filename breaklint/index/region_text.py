@@ -23,6 +23,8 @@ from typing import Iterable, Sequence
 
 _DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BLOCKS = ("body", "orelse", "finalbody")
+# What may hold a def (a simple statement never does: a lambda is not one).
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ class _Blanker:
             if any(start <= first and last <= end for start, end in self.kept):
                 self._blank(run)  # region code: as written
                 continue
-            if isinstance(statement, _DEFINES) or self._holds_kept(first, last) or _defines(statement):
+            if isinstance(statement, _DEFINES) or (isinstance(statement, _COMPOUND) and (
+                    self._holds_kept(first, last) or _defines(statement))):
                 self._blank(run)
                 for inner in _blocks(statement):
                     self.block(inner)  # its header stays; what it holds is sorted out the same way
@@ -126,7 +129,9 @@ def _first_line(statement: ast.stmt) -> int:
 
 
 def _defines(statement: ast.stmt) -> bool:
-    return any(isinstance(node, _DEFINES) for node in ast.walk(statement))
+    """Whether a def or class stands anywhere in its blocks (only statements are looked into)."""
+    return any(isinstance(inner, _DEFINES) or (isinstance(inner, _COMPOUND) and _defines(inner))
+               for block in _blocks(statement) for inner in block)
 
 
 def _blocks(statement: ast.stmt) -> Iterable[list[ast.stmt]]:

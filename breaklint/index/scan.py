@@ -164,16 +164,51 @@ def python_verdict(text: str) -> PythonVerdict:
 
 def compiler_refuses(tree: ast.Module) -> SyntaxError | None:
     """The SyntaxError Python's compiler raises for a parsed module, if any. Its own limits
-    (RecursionError, MemoryError on very deep or very large code) are no verdict on the file."""
+    (RecursionError, MemoryError on very deep or very large code) are no verdict on the file.
+    Module-level data (`TABLE = [...]`, a million `a = 1` lines) is left out of what is
+    compiled: nothing in it can be refused, and compiling it cost more than the rest of the
+    check (30 s for a million short lines)."""
+    body = _worth_compiling(tree.body)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a SyntaxWarning ("\d") is the compiler's business, not ours
-            compile(tree, "<breaklint>", "exec", dont_inherit=True)
+            compile(tree if body is tree.body else ast.Module(body, tree.type_ignores), "<breaklint>", "exec",
+                    dont_inherit=True)
     except SyntaxError as error:
         return error
     except (RecursionError, MemoryError, ValueError):
         return None
     return None
+
+# Expressions the compiler takes whenever the parser did (no call: `f(a=1, a=2)` is refused).
+_DATA = (ast.Constant, ast.Name, ast.Load, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp, ast.BinOp, ast.BoolOp,
+         ast.Compare, ast.Attribute, ast.Subscript, ast.Slice, ast.IfExp, ast.JoinedStr, ast.FormattedValue,
+         ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.expr_context)
+
+
+def _worth_compiling(body: list[ast.stmt]) -> list[ast.stmt]:
+    """`body` without its plain data statements after the last `from __future__` import (the
+    compiler checks where those stand); `body` itself when none is left out."""
+    future = max((i for i, s in enumerate(body) if isinstance(s, ast.ImportFrom) and s.module == "__future__"),
+                 default=-1)
+    kept = [s for i, s in enumerate(body) if i <= future or not _plain_data(s)]
+    return body if len(kept) == len(body) else kept
+
+
+def _plain_data(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Assign):
+        targets: list[ast.expr] = statement.targets
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        targets = [statement.target]
+    elif isinstance(statement, ast.Expr):
+        targets = []
+    else:
+        return False
+    if not all(isinstance(t, ast.Name) and t.id != "__debug__" for t in targets):
+        return False
+    parts = [statement.value, getattr(statement, "annotation", None)]
+    return all(isinstance(node, _DATA) for part in parts if part is not None for node in ast.walk(part))
+
 
 def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
     """The summary from `ast`: Python's own parser is the judge of what is valid (one

@@ -25,6 +25,11 @@ REFUSED = {
     "global_after_use.py": "def f():\n    print(x)\n    global x\n",
     "yield_outside.py": "x = 1\nyield x\n",
     "await_outside.py": "def f(x):\n    return await x\n",
+    # module-level data is not compiled (scan._worth_compiling): what it must not hide
+    "late_future_after_data.py": "TABLE = [1, 2]\nfrom __future__ import annotations\n",
+    "refused_after_data.py": "TABLE = [1, 2]\nf(a=1, a=2)\n",
+    "refused_annotation.py": "TABLE = [1, 2]\nx: f(a=1, a=2) = 1\n",
+    "debug_assigned.py": "TABLE = [1, 2]\n__debug__ = 1\n",
 }
 
 
