@@ -32,18 +32,19 @@ import libcst as cst
 
 from breaklint.check.cache import Cache
 from breaklint.config import Config
-from breaklint.infra.files import (DEFAULT_EXCLUDE, NUL_BYTES, Excluder, ReadProblem, decode_source, discover, display_path,
-                                   not_unicode, read_source)
+from breaklint.infra.files import (DEFAULT_EXCLUDE, Excluder, ReadProblem, decode_source, discover, display_path,
+                                   read_source)
 from breaklint.finding import CheckResult, Finding, Region, Span
 from breaklint.infra.parallel import WorkerPool
 from breaklint.index.patterns import untraced_blocks
 from breaklint.index.project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, PendingModule, ProjectIndex,
                                      module_name_for)
 from breaklint.analysis.regions import compute_regions, find_entry_points
+from breaklint.check import worker
 from breaklint.check.registry import RuleSet
 from breaklint.rule import FileContext, Rule
 from breaklint.infra.recursion import parse_safely, with_room
-from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes, scan_bytes, scan_text
+from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes
 from breaklint.index.view import Fragments, bind_tree, shallow_module
 from breaklint.index.libcst_gaps import parse_around_gaps
 from breaklint.index.region_text import region_text
@@ -359,47 +360,6 @@ def _digest(*parts: object) -> str:
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-# The run a worker process serves: set before the pool forks (or by its initializer), read by
-# the task functions below. Process-local by construction; nothing else is kept between calls.
-_WORKER_RUN: list[_Run] = []
-
-
-def _install_worker(run: _Run | None) -> None:
-    if run is not None:  # spawn: the run arrives pickled; fork: it is already here
-        _WORKER_RUN[:] = [run]
-    gc.disable()  # as in the main process (see _Run.check); _check_task collects after each file
-    gc.freeze()  # what the worker inherited is never garbage: keep the collector off it
-
-
-def _scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str]) -> FileFacts:
-    data, module_name, is_package, digest = task
-    if isinstance(data, str):  # an overlay's text
-        problem = NUL_BYTES if "\0" in data else not_unicode(data, "the buffer")  # as `check` says of a file
-        if problem is not None:
-            return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
-        return scan_text(data, digest, module_name, is_package)
-    return scan_bytes(data, module_name, is_package)
-
-
-def _scan_crashed(task: tuple[bytes | ReadProblem | str, str, bool, str], why: str) -> FileFacts:
-    problem = ReadProblem("BL005", f"internal error while indexing this file: the worker process died ({why})")
-    return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
-
-
-def _check_task(index: int) -> _Checked:
-    """One file's rules. The collector is off while they run (libcst makes millions of objects,
-    each automatic pass would walk them all, again and again: a third of the time); what the
-    previous file left behind is collected before the next one starts, and what survives is
-    frozen. After the last file nothing is collected: a full pass then costs more than the file
-    (a re-check of one file after an edit spent half its time there), and the process ends."""
-    run = _WORKER_RUN[0]
-    if run.checked_here:
-        gc.collect()
-        gc.freeze()
-    run.checked_here += 1
-    return run.check_file(index)
-
-
 def _once(findings: list[Finding]) -> Callable[[Finding], None]:
     """Append to `findings`, but a finding the same as one already there (code, place, message):
     `a[0] = a[1] = x` is one mutation of `a` at one place, not two findings that read alike."""
@@ -438,7 +398,7 @@ class _Run:
         self.recording = False  # while a file's rules run: what they read of other modules
         self.reads: set[tuple[Path, str]] = set()
         self._fingerprint: Callable[[str], Any] | None = None
-        self.checked_here = 0  # files checked in this process (see _check_task)
+        self.checked_here = 0  # files checked in this process (see worker.check_task)
         self.work = Work()
         self._positions: dict[Path, int] | None = None  # see _position
 
@@ -456,7 +416,7 @@ class _Run:
     def check(self, paths: Sequence[Path], force_exclude: bool) -> tuple[list[Finding], int]:
         """The collector is off for the run: the pre-pass and the index make nothing cyclic but
         make a great many objects, and every automatic pass walked them all again (a third of
-        the pre-pass's time). The rules' garbage is collected after each file (_check_task)."""
+        the pre-pass's time). The rules' garbage is collected after each file (worker.check_task)."""
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -541,10 +501,10 @@ class _Run:
             if found is None:
                 tasks.append((index, (data, source.module_name, source.is_package, digest)))
         jobs = self.engine.jobs if len(tasks) >= 64 else 1
-        with WorkerPool(jobs, _install_worker, None) as pool:
+        with WorkerPool(jobs, worker.install, None) as pool:
             # Largest first: the pool balances better when the big files start early.
             order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][1][0]))
-            results = pool.map(_scan_task, [tasks[i][1] for i in order], chunksize=8, on_crash=_scan_crashed)
+            results = pool.map(worker.scan_task, [tasks[i][1] for i in order], chunksize=8, on_crash=worker.scan_crashed)
         for i, result in zip(order, results):
             index = tasks[i][0]
             facts[index] = result
@@ -723,12 +683,12 @@ class _Run:
         if todo:
             gc.freeze()  # the index built so far lives to the end: keep the collector off it
             jobs = min(self.engine.jobs, len(todo))
-            _WORKER_RUN[:] = [self]  # forked workers inherit it; one job runs it right here
+            worker.SERVED[:] = [self]  # forked workers inherit it; one job runs it right here
             try:
-                with WorkerPool(jobs, _install_worker, self) as pool:
-                    checked = pool.map(_check_task, todo, chunksize=1, on_crash=self._crashed)
+                with WorkerPool(jobs, worker.install, self) as pool:
+                    checked = pool.map(worker.check_task, todo, chunksize=1, on_crash=self._crashed)
             finally:
-                _WORKER_RUN.clear()
+                worker.SERVED.clear()
                 gc.unfreeze()
             for index, result in zip(todo, checked):
                 results[index] = result.findings

@@ -1,0 +1,58 @@
+"""The entry points of a check's worker processes, and the one piece of state they keep.
+
+The engine's pool (infra/parallel.py) starts each worker with `install`, then calls
+`scan_task` (the pre-pass of one file) or `check_task` (libcst and the rules for one file) in
+it. The run a worker serves is kept here, set before the pool forks (or by `install`, when the
+run arrives pickled into a spawned worker): process-local by construction, and nothing else is
+kept between calls. A one-job check runs the same task functions in the main process.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import TYPE_CHECKING
+
+from breaklint.infra.files import NUL_BYTES, ReadProblem, not_unicode
+from breaklint.index.scan import FileFacts, scan_bytes, scan_text
+
+if TYPE_CHECKING:
+    from breaklint.check.engine import _Checked, _Run
+
+# The run this process serves (at most one).
+SERVED: list[_Run] = []
+
+
+def install(run: _Run | None) -> None:
+    if run is not None:  # spawn: the run arrives pickled; fork: it is already here
+        SERVED[:] = [run]
+    gc.disable()  # as in the main process (see _Run.check); check_task collects after each file
+    gc.freeze()  # what the worker inherited is never garbage: keep the collector off it
+
+
+def scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str]) -> FileFacts:
+    data, module_name, is_package, digest = task
+    if isinstance(data, str):  # an overlay's text
+        problem = NUL_BYTES if "\0" in data else not_unicode(data, "the buffer")  # as `check` says of a file
+        if problem is not None:
+            return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
+        return scan_text(data, digest, module_name, is_package)
+    return scan_bytes(data, module_name, is_package)
+
+
+def scan_crashed(task: tuple[bytes | ReadProblem | str, str, bool, str], why: str) -> FileFacts:
+    problem = ReadProblem("BL005", f"internal error while indexing this file: the worker process died ({why})")
+    return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
+
+
+def check_task(index: int) -> _Checked:
+    """One file's rules. The collector is off while they run (libcst makes millions of objects,
+    each automatic pass would walk them all, again and again: a third of the time); what the
+    previous file left behind is collected before the next one starts, and what survives is
+    frozen. After the last file nothing is collected: a full pass then costs more than the file
+    (a re-check of one file after an edit spent half its time there), and the process ends."""
+    run = SERVED[0]
+    if run.checked_here:
+        gc.collect()
+        gc.freeze()
+    run.checked_here += 1
+    return run.check_file(index)
