@@ -6,6 +6,9 @@ from __future__ import annotations
 import functools
 import io
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from breaklint.confirm.capture import is_unreplayed, parse_fast_path_warning
 from breaklint.confirm.hook import CompileHook, forced_options
@@ -176,3 +179,19 @@ def test_progress_is_live_on_a_terminal_and_a_line_a_target_elsewhere(tmp_path: 
     assert log.getvalue() == ""  # no live line where nobody watches
     quiet.finished(TargetRun(target, error="timed out after 5 s in stage inductor (compiling)"), 1)
     assert log.getvalue() == "confirm [2/2] breaklint_examples.py::gpt2: failed: timed out after 5 s in stage inductor (compiling) (0 s in all)\n"
+
+
+def test_the_program_ladder_plot_draws_the_time_in_compiled_callables(monkeypatch: pytest.MonkeyPatch) -> None:
+    from breaklint.confirm import ladder
+
+    drawn: list[Any] = []
+    monkeypatch.setattr(ladder, "_draw", lambda panels, xlabel, path: drawn.append((panels, xlabel, path)))
+    records = [{"stage": "eager", "compiled_ms": 10.0, "speedup": 1.0, "graph_breaks": 0},
+               {"stage": "dynamo", "compiled_ms": 5.0, "speedup": 2.0, "graph_breaks": 1},
+               {"stage": "aot_eager", "compiled_ms": 0.0, "speedup": None, "error": "the command exited with code 1"},
+               {"stage": "cudagraphs", "skipped": "needs CUDA: the program saw no GPU"}]
+    ladder.plot_program_ladder(records, "serve.py --batch 1", Path("ladder.png"))
+    ((panels, xlabel, path),) = drawn
+    assert panels == [("serve.py --batch 1", [("eager", 10.0, " 10.0 ms  1.00x"),
+                                              ("dynamo (capture)", 5.0, " 5.0 ms  2.00x  breaks 1")])]
+    assert "compiled callables" in xlabel and path == Path("ladder.png")
