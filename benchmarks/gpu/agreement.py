@@ -39,11 +39,14 @@ MODELS = ("resnet50_bs1", "gpt2_prefill", "llama_8_layers", "gpt2_training_step"
 TOLERANCE = 0.10
 
 
-def independent_ms(call: Callable[[], Any], calls: int, warmup: int) -> float:
+def independent_ms(call: Callable[[], Any], calls: int, warmup: int, warm_s: float = 0.0) -> float:
     """The median of CALLS calls, each alone between two CUDA events after a synchronize (on a
-    machine without a GPU, for a smoke test only, the clock)."""
-    for _ in range(warmup):
+    machine without a GPU, for a smoke test only, the clock); first WARMUP calls, and more until
+    WARM_S seconds have passed."""
+    started, done = time.perf_counter(), 0
+    while done < warmup or time.perf_counter() - started < warm_s:
         call()
+        done += 1
     collecting = gc.isenabled()
     gc.disable()
     each = []
@@ -92,8 +95,8 @@ def own_step(example: Any, training: bool, compiled: Any) -> Callable[[], Any]:
 class Interleaved:
     """confirm's timer (worker.median_ms) and the independent one, round after round."""
 
-    def __init__(self, rounds: int, independent: Callable[[], Callable[[], Any]]) -> None:
-        self.rounds = rounds
+    def __init__(self, rounds: int, independent: Callable[[], Callable[[], Any]], warmup: int, warm_s: float) -> None:
+        self.rounds, self.warmup, self.warm_s = rounds, warmup, warm_s
         self.independent = independent  # made once the stage has compiled
         self.confirm: list[float] = []
         self.other: list[float] = []
@@ -109,7 +112,7 @@ class Interleaved:
                     self.confirm.append(median)
                     made += calls
                 else:
-                    self.other.append(independent_ms(theirs, repeat, 3))
+                    self.other.append(independent_ms(theirs, repeat, self.warmup, self.warm_s))
         # confirm reports its own timer's figure: the median of its rounds.
         return statistics.median(self.confirm), made
 
@@ -125,25 +128,32 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--only", nargs="*", default=list(MODELS))
+    parser.add_argument("--stages", nargs="*", default=[s.name for s in STAGES])
+    parser.add_argument("--independent-warmup", type=int, default=3, help="the independent timer's warm-up calls a round")
+    parser.add_argument("--independent-warm-s", type=float, default=0.0,
+                        help="... and at least so many seconds of them (confirm's: --warmup calls, 0.5 s)")
     parser.add_argument("--models", type=Path, default=HERE / "real_models.py", help="the providers' file")
     options = parser.parse_args()
     cuda = torch.cuda.is_available()
     results: dict[str, Any] = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if cuda else "cpu",
-                               "rounds": options.rounds, "calls": options.calls, "models": {}}
+                               "rounds": options.rounds, "calls": options.calls,
+                               "independent_warmup": options.independent_warmup,
+                               "independent_warm_s": options.independent_warm_s, "models": {}}
     for name in options.only:
         example = worker.load_example(options.models, name)
         example.probe = False  # the recompile probe would leave a second graph for the round after the stage
         usage = worker.usage_of(example)
         confirm_steps, described = worker.make_step(example, usage)
         rows = results["models"].setdefault(name, {"usage": described, "stages": {}})["stages"]
-        for stage in STAGES:
+        for stage in (s for s in STAGES if s.name in options.stages):
             seen: dict[str, Any] = {}
 
             def steps(compiled: Any, seen: dict[str, Any] = seen) -> worker.Step:
                 seen["compiled"] = compiled  # the very callable confirm times
                 return confirm_steps(compiled)
 
-            timer = Interleaved(options.rounds, lambda: own_step(example, usage == "training", seen["compiled"]))
+            timer = Interleaved(options.rounds, lambda: own_step(example, usage == "training", seen["compiled"]),
+                                options.independent_warmup, options.independent_warm_s)
             started = time.perf_counter()
             record, _ = worker.run_stage(stage, example, steps, cuda, options.calls, options.warmup,
                                          lambda stage, phase: None, timer)
