@@ -96,7 +96,7 @@ def test_cuda_graph_trees_that_record_again_confirm_bl506_only(tmp_path: Path) -
         {"kind": "cudagraph_skip", "stage": "cudagraphs", "filename": str(script), "lineno": 12,
          "effect": "pending-backward", "reason": "a previous call's outputs still wait for a backward"},
         {"kind": "cudagraph_skip", "stage": "cudagraphs", "filename": str(script), "lineno": 20, "function_level": False,
-         "effect": "every-call", "reason": "CUDA graph trees recorded or ran eagerly 64 of its 64 calls"},
+         "effect": "every-call", "reason": "CUDA graph trees recorded or ran eagerly 64 times in its 64 calls"},
     ]
     result = join([finding("BL506", "serve.py", 12), finding("BL501", "serve.py", 20)], events, {}, tmp_path)
     status = {j.finding.code: j.status for j in result.judged}
@@ -138,7 +138,7 @@ def test_every_call_of_a_cuda_graph_stage_recorded_again_is_an_event() -> None:
     hook.times.later_ms["Decoder (decode.py:5)"] = [1.0] * 63
     event = hook.every_call(64)
     assert event is not None and (event["filename"], event["lineno"], event["effect"]) == ("/work/decode.py", 5, "every-call")
-    assert "64 of its 64 calls" in event["reason"]
+    assert "64 times in its 64 calls" in event["reason"]
     assert hook.every_call(2) is None  # a warm-up and a recording, then replays: the steady state
     assert CompileHook("inductor").every_call(64) is None
 

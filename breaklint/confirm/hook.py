@@ -187,7 +187,7 @@ class CompileHook:
         filename, lineno = self.places.get(label, ("", 0))
         return {"kind": "cudagraph_skip", "stage": self.stage, "effect": "every-call", "filename": filename,
                 "lineno": lineno, "function_level": True, "message": "",
-                "reason": f"CUDA graph trees recorded or ran eagerly {unreplayed} of its {total} calls "
+                "reason": f"CUDA graph trees recorded or ran eagerly {unreplayed} times in its {total} calls "
                           "instead of replaying"}
 
     def timed(self, compiled: Any, label: str) -> Any:

@@ -177,7 +177,7 @@ def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[
             record["cudagraph_unreplayed"] = timed.cudagraph_unreplayed
             if stage.name == "cudagraphs" and calls >= 4 and timed.cudagraph_unreplayed >= EVERY_CALL * calls:
                 capture.cudagraph_skips.append(CudagraphSkip(
-                    f"CUDA graph trees recorded or ran eagerly {timed.cudagraph_unreplayed} of its {calls} calls "
+                    f"CUDA graph trees recorded or ran eagerly {timed.cudagraph_unreplayed} times in its {calls} calls "
                     "after the first instead of replaying", "", 0, "", effect="every-call"))
         except Exception as error:  # a compiler crash is a finding of this stage, not the end of the run
             record["error"] = {"type": type(error).__name__, "message": str(error)[:4000],
