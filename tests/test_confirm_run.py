@@ -185,7 +185,7 @@ def test_ladder_runs_the_unchanged_program_once_per_stage(project: Path) -> None
     assert stages["eager"]["graphs"] == 0  # eager really is eager: the program's max-autotune was overridden
     assert stages["dynamo"]["graphs"] >= 1 and stages["dynamo"]["graph_breaks"] == 1
     assert stages["eager"]["speedup"] == pytest.approx(1.0)
-    (branch,) = [f for f in data["findings"] if f["code"] == "BL102"]
+    (branch,) = [f for f in data["findings"] if f["code"] == "BL102" and f["path"] == "program.py"]
     assert branch["status"] == "confirmed" and "GB0170" in branch["evidence"]
     assert "the program's own output" not in stderr  # captured: the ladder runs it several times
 
