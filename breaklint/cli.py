@@ -6,6 +6,7 @@ Exit codes, the same for every command and the pre-commit hook: 0 clean, 1 findi
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -351,9 +352,13 @@ def confirm_command(
         click.echo(render(report), nl=False)
     if plot is not None:
         try:
-            from .confirm.ladder import plot_ladders
+            from .confirm.ladder import plot_ladders, plot_program_ladder
 
-            plot_ladders([(run.target.label, run.result) for run in report.runs], plot)
+            if report.program:
+                command = observed or []  # titled by the program's name and arguments, not the interpreter's path
+                plot_program_ladder(report.program, shlex.join([Path(command[0]).name, *command[1:]]), plot)
+            else:
+                plot_ladders([(run.target.label, run.result) for run in report.runs], plot)
         except (ImportError, ValueError) as error:
             raise _fail(f"cannot plot: {error}")
     if report.failures:

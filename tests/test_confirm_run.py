@@ -1,6 +1,7 @@
 """confirm end to end on the CPU, for what a long run on real models needs: the usage it
 measured, a process that dies in a later stage keeping the stages that finished, an overall
-budget, results written as targets finish, and `--ladder` over an unchanged program."""
+budget, results written as targets finish, and `--ladder` over an unchanged program (one that
+compiles through `torch._dynamo.optimize` too, and its ladder drawn with `--plot`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_confirm import confirm, write
@@ -81,9 +83,40 @@ print("the program's own output")
 '''
 
 
+# The older spelling: torch._dynamo.optimize(backend)(model), and as a decorator.
+OPTIMIZED = '''
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        if y.sum() > 0:
+            y = y * 2
+        return y
+
+
+@torch._dynamo.optimize("aot_eager", nopython=True)
+def scale(x):
+    return x * 3
+
+
+model = torch._dynamo.optimize("inductor")(Net().eval())
+with torch.no_grad():
+    for _ in range(6):
+        model(torch.randn(4, 8))
+        scale(torch.randn(4, 8))
+'''
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write(tmp_path_factory.mktemp("run"), {"breaklint_examples.py": TARGETS, "program.py": PROGRAM})
+    return write(tmp_path_factory.mktemp("run"), {"breaklint_examples.py": TARGETS, "program.py": PROGRAM,
+                                                  "optimized.py": OPTIMIZED})
 
 
 def test_the_ladder_says_what_it_measured(project: Path) -> None:
@@ -152,7 +185,7 @@ def test_ladder_runs_the_unchanged_program_once_per_stage(project: Path) -> None
     assert stages["eager"]["graphs"] == 0  # eager really is eager: the program's max-autotune was overridden
     assert stages["dynamo"]["graphs"] >= 1 and stages["dynamo"]["graph_breaks"] == 1
     assert stages["eager"]["speedup"] == pytest.approx(1.0)
-    (branch,) = [f for f in data["findings"] if f["code"] == "BL102"]
+    (branch,) = [f for f in data["findings"] if f["code"] == "BL102" and f["path"] == "program.py"]
     assert branch["status"] == "confirmed" and "GB0170" in branch["evidence"]
     assert "the program's own output" not in stderr  # captured: the ladder runs it several times
 
@@ -160,3 +193,34 @@ def test_ladder_runs_the_unchanged_program_once_per_stage(project: Path) -> None
 def test_ladder_needs_a_command_and_the_budget_a_positive_number(project: Path) -> None:
     assert confirm("--ladder", "breaklint_examples.py", cwd=project)[0] == 2
     assert confirm("--budget", "0", "breaklint_examples.py", cwd=project)[0] == 2
+
+
+@pytest.fixture(scope="module")
+def optimized_ladder(project: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Any, str, Path]:
+    picture = tmp_path_factory.mktemp("plot") / "ladder.png"
+    code, data, stderr = confirm("--ladder", "--stages", "eager,dynamo", "--plot", str(picture), "--",
+                                 sys.executable, "optimized.py", cwd=project, timeout=HANG_GUARD_S)
+    return code, data, stderr, picture
+
+
+def test_ladder_forces_torch_dynamo_optimize_as_torch_compile(optimized_ladder: tuple[int, Any, str, Path]) -> None:
+    code, data, stderr, _ = optimized_ladder
+    assert data is not None, stderr
+    stages = {r["stage"]: r for r in data["program_ladder"]}
+    for name in ("eager", "dynamo"):
+        row = stages[name]
+        assert row["exit_code"] == 0 and row["calls"] == 12, row  # both callables, timed once a call
+        assert sorted(row["callables"]) == ["Net (optimized.py:10)", "scale (optimized.py:17)"]  # its decorator line
+    # eager really is eager (the program asked for inductor and aot_eager); dynamo traced both,
+    # and broke in Net.forward on the data-dependent branch.
+    assert stages["eager"]["graphs"] == 0
+    assert stages["dynamo"]["graphs"] >= 2 and stages["dynamo"]["graph_breaks"] == 1
+    (branch,) = [f for f in data["findings"] if f["code"] == "BL102" and f["path"] == "optimized.py"]
+    assert branch["status"] == "confirmed" and branch["start_line"] == 12
+
+
+def test_ladder_plot_draws_the_program_ladder(optimized_ladder: tuple[int, Any, str, Path]) -> None:
+    pytest.importorskip("matplotlib")
+    code, data, stderr, picture = optimized_ladder
+    assert data is not None and code in (0, 1), stderr
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -6,6 +6,9 @@ from __future__ import annotations
 import functools
 import io
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from breaklint.confirm.capture import is_unreplayed, parse_fast_path_warning
 from breaklint.confirm.hook import CompileHook, forced_options
@@ -93,7 +96,7 @@ def test_cuda_graph_trees_that_record_again_confirm_bl506_only(tmp_path: Path) -
         {"kind": "cudagraph_skip", "stage": "cudagraphs", "filename": str(script), "lineno": 12,
          "effect": "pending-backward", "reason": "a previous call's outputs still wait for a backward"},
         {"kind": "cudagraph_skip", "stage": "cudagraphs", "filename": str(script), "lineno": 20, "function_level": False,
-         "effect": "every-call", "reason": "CUDA graph trees recorded or ran eagerly 64 of its 64 calls"},
+         "effect": "every-call", "reason": "CUDA graph trees recorded or ran eagerly 64 times in its 64 calls"},
     ]
     result = join([finding("BL506", "serve.py", 12), finding("BL501", "serve.py", 20)], events, {}, tmp_path)
     status = {j.finding.code: j.status for j in result.judged}
@@ -135,7 +138,7 @@ def test_every_call_of_a_cuda_graph_stage_recorded_again_is_an_event() -> None:
     hook.times.later_ms["Decoder (decode.py:5)"] = [1.0] * 63
     event = hook.every_call(64)
     assert event is not None and (event["filename"], event["lineno"], event["effect"]) == ("/work/decode.py", 5, "every-call")
-    assert "64 of its 64 calls" in event["reason"]
+    assert "64 times in its 64 calls" in event["reason"]
     assert hook.every_call(2) is None  # a warm-up and a recording, then replays: the steady state
     assert CompileHook("inductor").every_call(64) is None
 
@@ -176,3 +179,19 @@ def test_progress_is_live_on_a_terminal_and_a_line_a_target_elsewhere(tmp_path: 
     assert log.getvalue() == ""  # no live line where nobody watches
     quiet.finished(TargetRun(target, error="timed out after 5 s in stage inductor (compiling)"), 1)
     assert log.getvalue() == "confirm [2/2] breaklint_examples.py::gpt2: failed: timed out after 5 s in stage inductor (compiling) (0 s in all)\n"
+
+
+def test_the_program_ladder_plot_draws_the_time_in_compiled_callables(monkeypatch: pytest.MonkeyPatch) -> None:
+    from breaklint.confirm import ladder
+
+    drawn: list[Any] = []
+    monkeypatch.setattr(ladder, "_draw", lambda panels, xlabel, path: drawn.append((panels, xlabel, path)))
+    records = [{"stage": "eager", "compiled_ms": 10.0, "speedup": 1.0, "graph_breaks": 0},
+               {"stage": "dynamo", "compiled_ms": 5.0, "speedup": 2.0, "graph_breaks": 1},
+               {"stage": "aot_eager", "compiled_ms": 0.0, "speedup": None, "error": "the command exited with code 1"},
+               {"stage": "cudagraphs", "skipped": "needs CUDA: the program saw no GPU"}]
+    ladder.plot_program_ladder(records, "serve.py --batch 1", Path("ladder.png"))
+    ((panels, xlabel, path),) = drawn
+    assert panels == [("serve.py --batch 1", [("eager", 10.0, " 10.0 ms  1.00x"),
+                                              ("dynamo (capture)", 5.0, " 5.0 ms  2.00x  breaks 1")])]
+    assert "compiled callables" in xlabel and path == Path("ladder.png")

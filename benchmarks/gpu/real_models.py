@@ -3,8 +3,8 @@ and transformers needed; nothing is downloaded):
 
     breaklint confirm benchmarks/gpu/real_models.py --check benchmarks/gpu
 
-Each provider builds its model the same way for `independent.py`, which times the same models
-with its own CUDA-events loop in the same run (benchmarks/gpu/run_real.sh).
+`agreement.py` runs confirm's ladder of these models beside an independent CUDA-events timer in
+one process (benchmarks/gpu/run_real.sh models).
 """
 
 from __future__ import annotations

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# The GPU evidence for `breaklint confirm` on real models, in two parts that each fit one call
-# of a GPU machine (torch, timm and transformers installed), from the repo root:
-#   OUT=DIR bash benchmarks/gpu/run_real.sh ladder   # the BL5xx ground truth on the GPU (BL506 too);
-#                                                    # the decode loop under --ladder, with and without grad
-#   OUT=DIR bash benchmarks/gpu/run_real.sh grad [K] # only the BL5xx ground truth (pytest -k K) and the grad loop
-#   OUT=DIR bash benchmarks/gpu/run_real.sh models   # confirm on resnet50, GPT-2, Llama, a training step;
-#                                                    # then independent.py times the same models
+# The GPU evidence for `breaklint confirm` on real models, in parts that each fit one call of a
+# GPU machine (torch, timm and transformers installed), from the repo root:
+#   OUT=DIR bash benchmarks/gpu/run_real.sh models    # agreement.py: confirm's ladder of resnet50, GPT-2,
+#                                                     # Llama and a training step beside an independent
+#                                                     # CUDA-events timer, interleaved in one process; then
+#                                                     # the decode loop under --ladder (and --plot)
+#   OUT=DIR bash benchmarks/gpu/run_real.sh programs  # observe mode on serve_gpt2.py (its output compared
+#                                                     # with a plain run); the examples table (results.md)
+#   OUT=DIR bash benchmarks/gpu/run_real.sh ladder    # the BL5xx ground truth on the GPU (BL506 too);
+#                                                     # the decode loop under --ladder, with and without grad
+#   OUT=DIR bash benchmarks/gpu/run_real.sh grad [K]  # only the BL5xx ground truth (pytest -k K) and the grad loop
 # WHEELS=DIR installs the wheels there first (breaklint's own and libcst: no registry needed).
-# Then: python benchmarks/gpu/summarize_real.py DIR > benchmarks/results/gpu/real_models.md
+# Then: python benchmarks/gpu/summarize_real.py MODELS_DIR GRAD_DIR > benchmarks/results/gpu/real_models.md
 set -uo pipefail
 OUT=${OUT:-benchmarks/results/gpu}
 mkdir -p "$OUT"
@@ -29,23 +33,50 @@ grad() {  # BL506 on the GPU: its testdata, and the decode loop without torch.no
         -- python3 benchmarks/gpu/decode_static_cache.py --with-grad --layers 4 --new-tokens 64 2>> "$OUT/ladder.stderr"
     echo "grad ladder: exit $?"
 }
+decode() {  # the decode loop, once per stage; the program times its own steps beside the ladder
+    breaklint confirm --ladder --budget 180 --timeout 100 --check benchmarks/gpu --format json -o "$OUT/decode_ladder.json" \
+        --plot "$OUT/decode_ladder.png" \
+        -- python3 benchmarks/gpu/decode_static_cache.py --layers 4 --report "$OUT/decode_timing.jsonl" 2>> "$OUT/ladder.stderr"
+    echo "decode ladder: exit $?"
+}
+observed() {  # observe mode on a real model: its findings, and the program's output as without breaklint
+    timeout 120 python3 benchmarks/gpu/serve_gpt2.py > "$OUT/serve_plain.out" 2> "$OUT/serve_plain.err"
+    echo "plain run: exit $?"
+    timeout 150 breaklint confirm --check benchmarks/gpu -- python3 benchmarks/gpu/serve_gpt2.py \
+        > "$OUT/serve_observed.txt" 2> "$OUT/serve_observed.err"
+    echo "observe mode: exit $?"; cat "$OUT/serve_observed.txt"
+    # observe mode sends the program's stdout and stderr to its own stderr: the same lines as plain
+    cat "$OUT/serve_plain.out" "$OUT/serve_plain.err" | sort > /tmp/plain.sorted
+    sort "$OUT/serve_observed.err" > /tmp/observed.sorted
+    diff /tmp/plain.sorted /tmp/observed.sorted > "$OUT/serve_output.diff"; echo "output diff: exit $? ($(wc -l < "$OUT/serve_output.diff") lines)"
+}
+examples() {  # the examples table of results.md, with the current confirm (inference under no_grad)
+    breaklint confirm examples/tinygpt examples/clean testdata/confirm_targets \
+        --check examples --check testdata/rules/BL501 --check testdata/rules/BL502 --check testdata/rules/BL503 \
+        --check testdata/rules/BL504 --check testdata/rules/BL210 \
+        --repeat 30 --warmup 5 --timeout 200 --budget 330 --format json -o "$OUT/confirm.json" --plot "$OUT/ladder.png" \
+        2> "$OUT/confirm.stderr"
+    echo "confirm examples: exit $?"; tail -n 12 "$OUT/confirm.stderr"
+    python3 benchmarks/gpu/summarize.py "$OUT/confirm.json" "$OUT/versions.txt" > "$OUT/results.md"
+}
 case "${1:-}" in
 grad)
     grad "${2:-}"
     ;;
 ladder)
     grad
-    breaklint confirm --ladder --budget 230 --timeout 120 --check benchmarks/gpu --format json -o "$OUT/decode_ladder.json" \
-        -- python3 benchmarks/gpu/decode_static_cache.py --layers 4 --report "$OUT/decode_timing.jsonl" 2>> "$OUT/ladder.stderr"
-    echo "decode ladder: exit $?"
+    decode
     ;;
 models)
-    breaklint confirm benchmarks/gpu/real_models.py --check benchmarks/gpu --repeat 100 --warmup 20 --timeout 200 \
-        --budget 330 --format json -o "$OUT/real_models.json" 2> "$OUT/real_models.stderr"
-    echo "confirm: exit $?"; tail -n 6 "$OUT/real_models.stderr"
-    timeout 190 python3 benchmarks/gpu/independent.py "$OUT/independent.json" --calls 100 --warmup 20 > "$OUT/independent.log" 2>&1
-    echo "independent: exit $?"; tail -n 4 "$OUT/independent.log"
+    timeout 400 python3 benchmarks/gpu/agreement.py "$OUT/agreement.json" --rounds 4 --calls 100 --warmup 20 \
+        > "$OUT/agreement.log" 2>&1
+    echo "agreement: exit $?"; cat "$OUT/agreement.log" | grep -v Warning | tail -n 20
+    decode
+    ;;
+programs)
+    observed
+    examples
     ;;
 *)
-    echo "usage: run_real.sh ladder|models|grad [K]" >&2; exit 2 ;;
+    echo "usage: run_real.sh models|programs|ladder|grad [K]" >&2; exit 2 ;;
 esac

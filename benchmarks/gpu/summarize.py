@@ -1,6 +1,10 @@
 """Turn `breaklint confirm --format json` output into the committed Markdown results table.
 
-    python benchmarks/gpu/summarize.py confirm.json versions.txt > results.md
+    python benchmarks/gpu/summarize.py confirm.json [more.json ...] versions.txt > results.md
+
+Several reports (one run's targets continued in another, after its --budget ran out) are
+joined: their targets in order, each static finding with the strongest status any run gave it
+(confirmed, then not reproduced, then not reached), the runtime-only findings of all.
 """
 
 from __future__ import annotations
@@ -11,11 +15,38 @@ from collections import Counter
 from pathlib import Path
 
 
-def main(report_path: str, versions_path: str) -> None:
-    report = json.loads(Path(report_path).read_text(encoding="utf-8"))
+STRENGTH = ("confirmed", "not reproduced", "not reached")
+
+
+def joined(reports: list[dict]) -> dict:
+    """One report of several runs: the targets that ran (a target another run measured is kept
+    from that run), each finding at its strongest status, every runtime-only finding once."""
+    ran = [t for r in reports for t in r["targets"] if not (t["failure"] or "").startswith(("not run", "timed out"))]
+    findings: dict[tuple, dict] = {}
+    for report in reports:
+        for f in report["findings"]:
+            key = (f["path"], f["start_line"], f["code"])
+            if key not in findings or STRENGTH.index(f["status"]) < STRENGTH.index(findings[key]["status"]):
+                findings[key] = f
+    measured = {t["target"] for t in ran}
+    runtime = {(f["path"], f["start_line"], f["code"], f["message"]): f for r in reports for f in r["runtime_only"]
+               if not (f["code"] == "BL006" and any(f"target {name} failed" in f["message"] for name in measured))}
+    statuses = Counter(f["status"] for f in findings.values())
+    summary = (f"{statuses['confirmed']} confirmed, {statuses['not reproduced']} not reproduced, "
+               f"{statuses['not reached']} not reached, {len(runtime)} runtime-only; {len(ran)} targets")
+    return {"targets": ran, "findings": list(findings.values()), "runtime_only": list(runtime.values()),
+            "summary": summary if len(reports) > 1 else reports[0]["summary"]}
+
+
+def main(*paths: str) -> None:
+    *report_paths, versions_path = paths
+    report = joined([json.loads(Path(p).read_text(encoding="utf-8")) for p in report_paths])
     print("# breaklint confirm on a GPU\n")
     print(f"Versions: {Path(versions_path).read_text(encoding='utf-8').strip()}\n")
-    print("Command: `OUT=benchmarks/results/gpu bash benchmarks/gpu/run_gpu.sh`\n")
+    print("Command: `OUT=DIR bash benchmarks/gpu/run_real.sh programs` (its `examples` step; also in "
+          "`run_gpu.sh`), then `benchmarks/gpu/summarize.py`" +
+          (f" joining {len(report_paths)} runs" if len(report_paths) > 1 else "") + "; the raw JSON: " +
+          ", ".join(f"`{p}`" for p in report_paths) + "\n")
     for target in report["targets"]:
         print(f"## {target['target']} ({target['device']})\n")
         if target["failure"]:
@@ -49,4 +80,4 @@ def main(report_path: str, versions_path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:])

@@ -1,10 +1,11 @@
 """The committed tables of `breaklint confirm` on real models, from what run_real.sh wrote:
 
-    python benchmarks/gpu/summarize_real.py MODELS_DIR LADDER_DIR GRAD_DIR > benchmarks/results/gpu/real_models.md
+    python benchmarks/gpu/summarize_real.py MODELS_DIR RERUN_DIR GRAD_DIR > benchmarks/results/gpu/real_models.md
 
-MODELS_DIR holds real_models.json (confirm) and independent.json (independent.py) of one run;
-LADDER_DIR the decode loop's decode_ladder.json (--ladder) and decode_timing.jsonl (the program's
-own CUDA events); GRAD_DIR the same loop without torch.no_grad() (decode_grad_ladder.json).
+MODELS_DIR holds agreement.json (agreement.py: confirm's ladder and the independent timer in one
+process) and the decode loop's decode_ladder.json (--ladder) and decode_timing.jsonl (the
+program's own CUDA events) of one call; RERUN_DIR agreement.py's rerun_*.json of the rows outside
+the tolerance, run again; GRAD_DIR the same loop without torch.no_grad() (decode_grad_ladder.json).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 TOLERANCE = 0.10  # confirm's median against the independent one
 
@@ -23,42 +25,63 @@ def agreement(ours: float | None, theirs: float | None) -> tuple[str, bool | Non
     return f"{difference * 100:+.1f} %", abs(difference) <= TOLERANCE
 
 
+def mark(ok: bool | None) -> str:
+    return "" if ok is None else " ✓" if ok else " ✗"
+
+
+def rows_of(path: Path) -> list[tuple[str, str, str, dict[str, Any]]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [(name, model["usage"], stage, row) for name, model in data["models"].items()
+            for stage, row in model["stages"].items()]
+
+
+def spread(values: list[float]) -> str:
+    return f"{(max(values) / min(values) - 1) * 100:.0f} %"
+
+
 def models_table(models: Path) -> tuple[list[str], int, int]:
-    report = json.loads((models / "real_models.json").read_text(encoding="utf-8"))
-    independent = json.loads((models / "independent.json").read_text(encoding="utf-8"))["models"]
-    lines = ["| model | usage | stage | confirm median ms | vs eager | independent median ms (2nd round) | loop mean ms | confirm − independent |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| model | usage | stage | confirm ms | vs eager | independent ms | confirm − independent "
+             "| spread of rounds: confirm, independent | independent outside the capture ms |",
+             "|---|---|---|---|---|---|---|---|---|"]
     agreed = compared = 0
-    for target in report["targets"]:
-        name = target["target"].split("::")[1]
-        for row in target["ladder"]:
-            other = independent.get(name, {}).get(row["stage"], {})
-            text, ok = agreement(row["median_ms"], other.get("median_ms"))
+    rows = rows_of(models / "agreement.json")
+    eager = {name: row.get("confirm_ms") for name, _, stage, row in rows if stage == "eager"}
+    for name, usage, stage, row in rows:
+        ours, theirs = row.get("confirm_ms"), row.get("independent_ms")
+        text, ok = agreement(ours, theirs)
+        compared += ok is not None
+        agreed += bool(ok)
+        speedup = f"{eager[name] / ours:.2f}x" if eager.get(name) and ours else "-"
+        cells = [name, usage, stage, f"{ours:.3f}" if ours else "-", speedup, f"{theirs:.3f}" if theirs else "-",
+                 text + mark(ok),
+                 f"{spread(row['confirm_rounds_ms'])}, {spread(row['independent_rounds_ms'])}" if ours else "-",
+                 f"{row['independent_outside_capture_ms']:.3f}" if ours else "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines, agreed, compared
+
+
+def rerun_table(rerun: Path) -> tuple[list[str], int, int]:
+    lines = ["| model | stage | confirm ms | independent ms | confirm − independent | rounds, confirm | rounds, independent |",
+             "|---|---|---|---|---|---|---|"]
+    agreed = compared = 0
+    for path in sorted(rerun.glob("rerun_*.json")):
+        for name, _, stage, row in rows_of(path):
+            text, ok = agreement(row.get("confirm_ms"), row.get("independent_ms"))
             compared += ok is not None
             agreed += bool(ok)
-            cells = [name, target["usage"], row["stage"], f"{row['median_ms']:.3f}" if row["median_ms"] else "-",
-                     f"{row['speedup']:.2f}x" if row["speedup"] else "-",
-                     f"{other['median_ms']:.3f} ({other['median_ms_again']:.3f})" if "median_ms_again" in other
-                     else f"{other.get('median_ms', 0):.3f}",
-                     f"{other['loop_mean_ms']:.3f}" if "loop_mean_ms" in other else "-",
-                     text + ("" if ok is None else " ✓" if ok else " ✗")]
-            lines.append("| " + " | ".join(cells) + " |")
-        pitfall = independent.get(name, {}).get("cudagraphs_grad_no_backward")
-        if pitfall:
-            lines.append(f"| {name} | grad enabled, no backward | cudagraphs | - | - | {pitfall['median_ms']:.3f} | "
-                         f"{pitfall['loop_mean_ms']:.3f} | the pitfall confirm used to measure |")
+            lines.append(f"| {name} | {stage} | {row['confirm_ms']:.3f} | {row['independent_ms']:.3f} | {text}{mark(ok)} | "
+                         f"{', '.join(f'{v:.2f}' for v in row['confirm_rounds_ms'])} | "
+                         f"{', '.join(f'{v:.2f}' for v in row['independent_rounds_ms'])} |")
     return lines, agreed, compared
 
 
 def kernels_table(models: Path) -> list[str]:
-    report = json.loads((models / "real_models.json").read_text(encoding="utf-8"))
     lines = ["| model | Triton kernels | extern calls | extern by design (not fallbacks) | ATen fallbacks (BL490) |",
              "|---|---|---|---|---|"]
-    for target in report["targets"]:
-        row = next((r for r in target["ladder"] if r["stage"] == "inductor" and r["kernels"]), None)
-        if row:
-            k = row["kernels"]
-            lines.append(f"| {target['target'].split('::')[1]} | {k['triton']} | {k['extern']} | "
+    for name, _, stage, row in rows_of(models / "agreement.json"):
+        k = row["record"].get("kernels") if stage == "inductor" else None
+        if k:
+            lines.append(f"| {name} | {k['triton']} | {k['extern']} | "
                          f"{', '.join(k.get('extern_ops', [])) or '-'} | {', '.join(k['aten_fallbacks']) or 'none'} |")
     return lines
 
@@ -77,7 +100,7 @@ def ladder_table(ladder: Path) -> tuple[list[str], int, int]:
         compared += ok is not None
         agreed += bool(ok)
         lines.append(f"| {row['stage']} | {median:.3f} | {row['speedup']:.2f}x | {theirs:.3f} | "
-                     f"{text}{'' if ok is None else ' ✓' if ok else ' ✗'} |")
+                     f"{text}{mark(ok)} |")
     return lines, agreed, compared
 
 
@@ -97,23 +120,39 @@ def grad_lines(grad: Path) -> list[str]:
     return lines
 
 
-def main(models: str, ladder: str, grad: str) -> None:
+def main(models: str, rerun: str, grad: str) -> None:
     versions = (Path(models) / "versions.txt").read_text(encoding="utf-8").strip()
+    run = json.loads((Path(models) / "agreement.json").read_text(encoding="utf-8"))
+    run.setdefault("independent_warmup", 3)  # real/5-models predates the option: 3 calls then
+    again = json.loads(next(Path(rerun).glob("rerun_*.json")).read_text(encoding="utf-8"))
     table, agreed, compared = models_table(Path(models))
-    decode, decode_agreed, decode_compared = ladder_table(Path(ladder))
+    rerun_lines, rerun_agreed, rerun_compared = rerun_table(Path(rerun))
+    decode, decode_agreed, decode_compared = ladder_table(Path(models))
     out = ["# breaklint confirm on real models (GPU)", "",
            f"Versions: {versions}. Random weights, nothing downloaded. Made by "
            "`benchmarks/gpu/run_real.sh` and `benchmarks/gpu/summarize_real.py`; the raw JSON is beside this file "
-           "(`real/`).", "",
-           "## The ladder of four models (`breaklint confirm benchmarks/gpu/real_models.py`)", "",
-           "confirm's median of 100 calls after a warm-up, CUDA events around each call; beside it "
-           "`independent.py` in the same run: its own loop, the median of 100 calls twice, and the mean of 100 "
-           "back-to-back calls.", "", *table, "",
+           "(`real/`, README there).", "",
+           "## The ladder of four models, beside an independent timer (`benchmarks/gpu/agreement.py`)", "",
+           "One process per call of the GPU machine. Per model and stage, confirm's own code compiles and times "
+           "the stage (`worker.run_stage`: the usage wrapper, the first call, the capture of compiler events, "
+           f"`median_ms`: at least 20 calls and 0.5 s of warm-up, then {run['calls']} calls, each between CUDA "
+           "events with a synchronize after it, the median). Its timer alternates with an independent one written "
+           "in agreement.py (the same compiled callable called by its own `no_grad` or training step, "
+           f"{run['independent_warmup']} warm-up calls, then {run['calls']} calls each alone between CUDA events, "
+           f"the median) for {run['rounds']} rounds, A B then B A; each figure is the median of its timer's "
+           "rounds. The spread is the largest round over the smallest: how much the machine's speed moved "
+           "during the stage. The last column is one more independent round after the stage, outside confirm's "
+           "capture of compiler events.", "", *table, "",
            f"Within {TOLERANCE:.0%}: {agreed} of {compared} rows.", "",
+           f"The {compared - agreed} rows outside it, run again in a later call of the machine "
+           f"({again['rounds']} rounds, the independent timer warmed up as confirm's: "
+           f"{again['independent_warmup']} calls and {again['independent_warm_s']:g} s):", "",
+           *rerun_lines, "", f"Within {TOLERANCE:.0%}: {rerun_agreed} of {rerun_compared} rows.", "",
            "## What Inductor made", "", *kernels_table(Path(models)), "",
            "## Greedy decoding with a static KV cache (`breaklint confirm --ladder -- python decode_static_cache.py`)",
            "", "The program unchanged, once per stage; each of its 128 decode steps is one call of the compiled "
-           "step. The ladder's timing of those calls beside the program's own CUDA events around the same calls:",
+           "step. The ladder's timing of those calls beside the program's own CUDA events around the same calls "
+           "(`--plot` drew `real/5-models/decode_ladder.png`):",
            "", *decode, "", f"Within {TOLERANCE:.0%}: {decode_agreed} of {decode_compared} rows.", "",
            "## The same loop without `torch.no_grad()` (`--with-grad`)", "", *grad_lines(Path(grad)), ""]
     print("\n".join(out))

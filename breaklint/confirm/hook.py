@@ -5,9 +5,10 @@ call to one stage and time the compiled callables.
     BREAKLINT_OBSERVE_DIR  where each process writes `events-<pid>.json` at exit
     BREAKLINT_STAGE        --ladder: the stage every torch.compile call is forced to
 
-`torch.compile` is wrapped in both modes: observe mode only notes what was compiled (so that a
-recompile Dynamo charges to a library decorator's wrapper goes to the function it wraps), and
-returns torch's own result unchanged.
+`torch.compile` is wrapped in both modes, and so is `torch._dynamo.optimize(backend)(fn)` (what
+torch.compile calls, and what older code calls itself): observe mode only notes what was compiled
+(so that a recompile Dynamo charges to a library decorator's wrapper goes to the function it
+wraps), and returns torch's own result unchanged.
 """
 
 from __future__ import annotations
@@ -130,12 +131,17 @@ class CompileHook:
         self.places: dict[str, tuple[str, int]] = {}  # label -> the compiled function's own code
         self.times = CallTimes()
         self.original: Callable[..., Any] | None = None
+        self.original_optimize: Callable[..., Any] | None = None
+        self.inside = threading.local()  # in our own compile: torch.compile's optimize() passes through
 
     def install(self) -> None:
         import torch
+        import torch._dynamo
 
         self.original = torch.compile
         torch.compile = self.compile  # type: ignore[assignment]
+        self.original_optimize = torch._dynamo.optimize
+        torch._dynamo.optimize = self.optimize  # type: ignore[assignment]
 
     def compile(self, model: Any = None, **options: Any) -> Any:
         if model is None:  # @torch.compile(mode=...): the decorator
@@ -145,14 +151,28 @@ class CompileHook:
         assert self.original is not None
         chain = wrapper_chain(model)
         self.chains.append(chain)
-        if self.stage is None:
-            return self.original(model, **options)
-        forced = forced_options(options, self.stage)
-        compiled = self.original(model, **forced) if forced is not None else eager(model)
+        self.inside.depth = getattr(self.inside, "depth", 0) + 1
+        try:
+            if self.stage is None:
+                return self.original(model, **options)
+            forced = forced_options(options, self.stage)
+            compiled = self.original(model, **forced) if forced is not None else eager(model)
+        finally:
+            self.inside.depth -= 1
         label = _label(model, chain)
         if chain:
             self.places[label] = chain[-1][:2]
         return self.timed(compiled, label)
+
+    def optimize(self, *args: Any, **kwargs: Any) -> Any:
+        """`torch._dynamo.optimize(backend, nopython=, dynamic=, disable=)`: its decorator compiles
+        as `torch.compile` with the same fullgraph, dynamic and disable would."""
+        assert self.original_optimize is not None
+        context = self.original_optimize(*args, **kwargs)
+        if getattr(self.inside, "depth", 0):
+            return context
+        names = {"nopython": "fullgraph", "dynamic": "dynamic", "disable": "disable"}
+        return ForcedOptimize(self, context, {names[k]: v for k, v in kwargs.items() if k in names})
 
     def every_call(self, unreplayed: int) -> dict[str, Any] | None:
         """A runtime event when CUDA graph trees recorded or ran eagerly (nearly) every call after
@@ -167,7 +187,7 @@ class CompileHook:
         filename, lineno = self.places.get(label, ("", 0))
         return {"kind": "cudagraph_skip", "stage": self.stage, "effect": "every-call", "filename": filename,
                 "lineno": lineno, "function_level": True, "message": "",
-                "reason": f"CUDA graph trees recorded or ran eagerly {unreplayed} of its {total} calls "
+                "reason": f"CUDA graph trees recorded or ran eagerly {unreplayed} times in its {total} calls "
                           "instead of replaying"}
 
     def timed(self, compiled: Any, label: str) -> Any:
@@ -177,6 +197,31 @@ class CompileHook:
             compiled.forward = self.times.wrap(compiled.forward, label)
             return compiled
         return self.times.wrap(compiled, label)
+
+
+class ForcedOptimize:
+    """What the hooked `torch._dynamo.optimize(...)` returns: as a decorator it goes through the
+    hook's compile; anything else (a context manager) is torch's own context's."""
+
+    def __init__(self, hook: CompileHook, context: Any, options: dict[str, Any]) -> None:
+        self.hook, self.context, self.options = hook, context, options
+
+    def __call__(self, target: Any) -> Any:
+        if self.hook.stage is None:  # observe mode: torch's own, the backend the user chose
+            from .places import wrapper_chain
+
+            self.hook.chains.append(wrapper_chain(target))
+            return self.context(target)
+        return self.hook.compile(target, **self.options)
+
+    def __enter__(self) -> Any:
+        return self.context.__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.context.__exit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.context, name)
 
 
 def eager(model: Any) -> Any:

@@ -101,30 +101,50 @@ def render_program_ladder(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+Bar = tuple[str, float, str]  # (stage title, value, note written after the bar)
+
+
 def plot_ladders(results: list[tuple[str, dict[str, Any]]], path: Path) -> None:
     """Bars of median time per stage, one panel per target, speed-ups over eager written on them."""
+    panels = []
+    for label, result in results:
+        rows = [r for r in ladder_rows(result) if r["median_ms"] is not None]
+        bars = [(STAGE_TITLES.get(r["stage"], r["stage"]), r["median_ms"],
+                 f" {r['median_ms']:.3f} ms" + (f"  {r['speedup']:.2f}x" if r["speedup"] else "")
+                 + (f"  breaks {r['graph_breaks']}" if r["graph_breaks"] else "")) for r in rows]
+        panels.append((label, bars))
+    _draw(panels, "median ms per call", path)
+
+
+def plot_program_ladder(records: list[dict[str, Any]], label: str, path: Path) -> None:
+    """`--ladder`: bars of the time the program spent in its compiled callables per stage (every
+    call but each callable's first), speed-ups over eager written on them."""
+    bars = [(STAGE_TITLES.get(r["stage"], r["stage"]), r["compiled_ms"],
+             f" {r['compiled_ms']:.1f} ms" + (f"  {r['speedup']:.2f}x" if r.get("speedup") else "")
+             + (f"  breaks {r['graph_breaks']}" if r.get("graph_breaks") and r["stage"] != "eager" else ""))
+            for r in records if not r.get("skipped") and r.get("compiled_ms")]
+    _draw([(label, bars)], "ms in the compiled callables (every call but each one's first)", path)
+
+
+def _draw(panels: list[tuple[str, list[Bar]]], xlabel: str, path: Path) -> None:
+    """One horizontal bar chart per panel, ladder order top to bottom (matplotlib, headless)."""
+    panels = [(label, bars) for label, bars in panels if bars]
+    if not panels:
+        raise ValueError("no stage was timed: nothing to plot")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    timed = [(label, [r for r in ladder_rows(result) if r["median_ms"] is not None]) for label, result in results]
-    timed = [(label, rows) for label, rows in timed if rows]
-    if not timed:
-        raise ValueError("no stage was timed: nothing to plot")
-    figure, axes = plt.subplots(len(timed), 1, figsize=(8, 1.2 + 0.5 * max(len(r) for _, r in timed) * len(timed)),
-                                squeeze=False)
-    for axis, (label, rows) in zip(axes[:, 0], timed):
-        names = [STAGE_TITLES.get(r["stage"], r["stage"]) for r in rows][::-1]
-        values = [r["median_ms"] for r in rows][::-1]
-        bars = axis.barh(names, values, color="#4c72b0")
-        for bar, row in zip(bars, rows[::-1]):
-            note = f" {row['median_ms']:.3f} ms" + (f"  {row['speedup']:.2f}x" if row["speedup"] else "")
-            note += f"  breaks {row['graph_breaks']}" if row["graph_breaks"] else ""
+    figure, axes = plt.subplots(len(panels), 1, squeeze=False,
+                                figsize=(8, 1.2 + 0.5 * max(len(b) for _, b in panels) * len(panels)))
+    for axis, (label, bars) in zip(axes[:, 0], panels):
+        drawn = axis.barh([b[0] for b in bars][::-1], [b[1] for b in bars][::-1], color="#4c72b0")
+        for bar, (_, _, note) in zip(drawn, bars[::-1]):
             axis.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, note, va="center", fontsize=8)
         axis.set_title(label, fontsize=10)
-        axis.set_xlabel("median ms per call")
-        axis.set_xlim(0, max(values) * 1.6)
+        axis.set_xlabel(xlabel)
+        axis.set_xlim(0, max(b[1] for b in bars) * 1.6)
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)

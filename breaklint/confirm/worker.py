@@ -30,6 +30,9 @@ from .stages import STAGES, CompilerStage
 from .usage import Step, make_step, usage_of
 
 Progress = Callable[[str, str], None]  # (stage, phase)
+# (one call, on CUDA, timed calls, warm-up calls) -> (median ms, calls made): median_ms below;
+# benchmarks/gpu/agreement.py passes one that also runs an independent timer between its rounds.
+Timer = Callable[[Callable[[], Any], bool, int, int], tuple[float, int]]
 WARM_S = 0.5
 
 
@@ -137,7 +140,8 @@ def _time_calls(call: Callable[[], Any], cuda: bool, repeat: int, times: list[fl
 
 
 def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[..., Any]], Step], cuda: bool,
-              repeat: int, warmup: int, progress: Progress) -> tuple[dict[str, Any], Capture]:
+              repeat: int, warmup: int, progress: Progress,
+              timer: Timer = median_ms) -> tuple[dict[str, Any], Capture]:
     record: dict[str, Any] = {"stage": stage.name, "skipped": None, "error": None}
     if stage.needs_cuda and not cuda:
         record["skipped"] = "needs CUDA: the example's inputs are not on a GPU" if torch.cuda.is_available() \
@@ -169,11 +173,11 @@ def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[
             del output  # a live output would keep CUDA graph trees from replaying
             progress(stage.name, "timing")
             with capture_dynamo() as timed:
-                record["median_ms"], calls = median_ms(lambda: step(args, kwargs), cuda, repeat, warmup)
+                record["median_ms"], calls = timer(lambda: step(args, kwargs), cuda, repeat, warmup)
             record["cudagraph_unreplayed"] = timed.cudagraph_unreplayed
             if stage.name == "cudagraphs" and calls >= 4 and timed.cudagraph_unreplayed >= EVERY_CALL * calls:
                 capture.cudagraph_skips.append(CudagraphSkip(
-                    f"CUDA graph trees recorded or ran eagerly {timed.cudagraph_unreplayed} of its {calls} calls "
+                    f"CUDA graph trees recorded or ran eagerly {timed.cudagraph_unreplayed} times in its {calls} calls "
                     "after the first instead of replaying", "", 0, "", effect="every-call"))
         except Exception as error:  # a compiler crash is a finding of this stage, not the end of the run
             record["error"] = {"type": type(error).__name__, "message": str(error)[:4000],

@@ -1,0 +1,184 @@
+"""confirm's ladder against an independent CUDA-events timer, in ONE process, around the same
+compiled callables, interleaved: the check that the ladder tells the truth.
+
+    python benchmarks/gpu/agreement.py OUT.json [--rounds 5] [--calls 100] [--only NAME ...]
+
+Per model of real_models.py and stage, confirm's own code builds, compiles and times the stage
+(`worker.run_stage`: the usage wrapper, the first call, the capture of compiler events around
+the timing, `median_ms` with its warm-up). Its timer is given here as one that alternates, in
+ROUNDS rounds, confirm's `median_ms` (CALLS calls, its own warm-up each round) with the
+independent timer below, A B then B A, so that a drift of the machine's speed falls on both.
+The independent timer is written here on purpose, sharing no code with breaklint: it calls the
+compiled callable itself (its own `torch.no_grad()`, or its own forward, loss, backward and
+AdamW step), a synchronize, then one pair of CUDA events around each call, and the median. After
+the stage, one more independent round runs outside confirm's capture of compiler events, to show
+that listening costs nothing. Results are written after every stage.
+
+Why one process: across two processes on the GPU machine the same model's figures differed by
+up to 50 % (benchmarks/results/gpu/real/README.md); between rounds of one process by far less.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from breaklint.confirm import worker
+from breaklint.confirm.stages import STAGES
+
+HERE = Path(__file__).resolve().parent
+MODELS = ("resnet50_bs1", "gpt2_prefill", "llama_8_layers", "gpt2_training_step")
+TOLERANCE = 0.10
+
+
+def independent_ms(call: Callable[[], Any], calls: int, warmup: int, warm_s: float = 0.0) -> float:
+    """The median of CALLS calls, each alone between two CUDA events after a synchronize (on a
+    machine without a GPU, for a smoke test only, the clock); first WARMUP calls, and more until
+    WARM_S seconds have passed."""
+    started, done = time.perf_counter(), 0
+    while done < warmup or time.perf_counter() - started < warm_s:
+        call()
+        done += 1
+    collecting = gc.isenabled()
+    gc.disable()
+    each = []
+    try:
+        for _ in range(calls):
+            if not torch.cuda.is_available():
+                started = time.perf_counter()
+                call()
+                each.append((time.perf_counter() - started) * 1000)
+                continue
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            start.record()
+            call()
+            end.record()
+            end.synchronize()
+            each.append(start.elapsed_time(end))
+    finally:
+        if collecting:
+            gc.enable()
+    return statistics.median(each)
+
+
+def own_step(example: Any, training: bool, compiled: Any) -> Callable[[], Any]:
+    """The compiled callable called as its user would: served under no_grad, or one training step."""
+    args, kwargs = example.args, example.kwargs
+    if training:
+        optimizer = torch.optim.AdamW([p for p in example.target.parameters() if p.requires_grad], lr=1e-4)
+
+        def train() -> Any:
+            optimizer.zero_grad(set_to_none=True)
+            loss = compiled(*args, **kwargs).loss
+            loss.backward()
+            optimizer.step()
+            return loss.detach()
+
+        return train
+
+    def infer() -> Any:
+        with torch.no_grad():
+            return compiled(*args, **kwargs)
+
+    return infer
+
+
+class Interleaved:
+    """confirm's timer (worker.median_ms) and the independent one, round after round."""
+
+    def __init__(self, rounds: int, independent: Callable[[], Callable[[], Any]], warmup: int, warm_s: float) -> None:
+        self.rounds, self.warmup, self.warm_s = rounds, warmup, warm_s
+        self.independent = independent  # made once the stage has compiled
+        self.confirm: list[float] = []
+        self.other: list[float] = []
+
+    def __call__(self, call: Callable[[], Any], cuda: bool, repeat: int, warmup: int) -> tuple[float, int]:
+        theirs = self.independent()
+        made = 0
+        for index in range(self.rounds):
+            order = ("confirm", "other") if index % 2 == 0 else ("other", "confirm")
+            for who in order:
+                if who == "confirm":
+                    median, calls = worker.median_ms(call, cuda, repeat, warmup)
+                    self.confirm.append(median)
+                    made += calls
+                else:
+                    self.other.append(independent_ms(theirs, repeat, self.warmup, self.warm_s))
+        # confirm reports its own timer's figure: the median of its rounds.
+        return statistics.median(self.confirm), made
+
+
+def spread(values: list[float]) -> float:
+    return max(values) / min(values) - 1 if values else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--only", nargs="*", default=list(MODELS))
+    parser.add_argument("--stages", nargs="*", default=[s.name for s in STAGES])
+    parser.add_argument("--independent-warmup", type=int, default=3, help="the independent timer's warm-up calls a round")
+    parser.add_argument("--independent-warm-s", type=float, default=0.0,
+                        help="... and at least so many seconds of them (confirm's: --warmup calls, 0.5 s)")
+    parser.add_argument("--models", type=Path, default=HERE / "real_models.py", help="the providers' file")
+    options = parser.parse_args()
+    cuda = torch.cuda.is_available()
+    results: dict[str, Any] = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if cuda else "cpu",
+                               "rounds": options.rounds, "calls": options.calls,
+                               "independent_warmup": options.independent_warmup,
+                               "independent_warm_s": options.independent_warm_s, "models": {}}
+    for name in options.only:
+        example = worker.load_example(options.models, name)
+        example.probe = False  # the recompile probe would leave a second graph for the round after the stage
+        usage = worker.usage_of(example)
+        confirm_steps, described = worker.make_step(example, usage)
+        rows = results["models"].setdefault(name, {"usage": described, "stages": {}})["stages"]
+        for stage in (s for s in STAGES if s.name in options.stages):
+            seen: dict[str, Any] = {}
+
+            def steps(compiled: Any, seen: dict[str, Any] = seen) -> worker.Step:
+                seen["compiled"] = compiled  # the very callable confirm times
+                return confirm_steps(compiled)
+
+            timer = Interleaved(options.rounds, lambda: own_step(example, usage == "training", seen["compiled"]),
+                                options.independent_warmup, options.independent_warm_s)
+            started = time.perf_counter()
+            record, _ = worker.run_stage(stage, example, steps, cuda, options.calls, options.warmup,
+                                         lambda stage, phase: None, timer)
+            row: dict[str, Any] = {"record": record, "seconds": time.perf_counter() - started,
+                                   "confirm_rounds_ms": timer.confirm, "independent_rounds_ms": timer.other}
+            if timer.confirm and timer.other:
+                ours, theirs = statistics.median(timer.confirm), statistics.median(timer.other)
+                paired = [a / b - 1 for a, b in zip(timer.confirm, timer.other)]
+                row.update(confirm_ms=ours, independent_ms=theirs, difference=ours / theirs - 1,
+                           paired_differences=paired, confirm_spread=spread(timer.confirm),
+                           independent_spread=spread(timer.other))
+                outside = own_step(example, usage == "training", seen["compiled"])
+                row["independent_outside_capture_ms"] = independent_ms(outside, options.calls, 3)
+            rows[stage.name] = row
+            seen.clear()
+            print(f"{name} {stage.name}: confirm {row.get('confirm_ms')} independent {row.get('independent_ms')} "
+                  f"difference {row.get('difference')} outside {row.get('independent_outside_capture_ms')} "
+                  f"error {(record.get('error') or {}).get('message', '')[:200]}", flush=True)
+            options.out.write_text(json.dumps(results, indent=2), encoding="utf-8")
+        del example, confirm_steps
+        torch._dynamo.reset()
+        gc.collect()
+        if cuda:
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
