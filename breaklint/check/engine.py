@@ -4,7 +4,7 @@ the rules (only files with a region) -> findings -> suppressions.
 The pre-pass (scan.py, builder.py) summarises every file with the stdlib `ast`; the project index
 is built from those summaries (view.py) and only the modules a lookup reaches are built at
 all. Reachability runs on that index, and only the files that hold a compiled region are parsed
-with libcst, their index bound to the tree (view.bind_tree: one index, from one parser), and
+with libcst (only their region code: index/region_text.py), their index bound to the tree (view.bind_tree: one index, from one parser), and
 visited by the rules — each in a worker process, each tree dropped when its rules are done.
 `report` narrows what is reported, not what is indexed: named files (the pre-commit hook) and
 the editor's open buffers are checked inside the project around them.
@@ -81,7 +81,8 @@ def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[st
     except cst.ParserSyntaxError as error:
         gaps = parse_around_gaps(parsed_text, error, parse)  # valid Python libcst cannot read: check the rest
         if gaps is None:
-            where = clamp(text, error.raw_line, error.raw_column + 1)  # libcst can point past the end of a line
+            line = region.file_line(error.raw_line) if region is not None else error.raw_line
+            where = clamp(text, line, error.raw_column + 1)  # libcst can point past the end of a line
             return ReadProblem("BL001", f"syntax error: {error.message}", *where)
         tree = gaps.tree
     except RecursionError:
