@@ -255,10 +255,11 @@ class GuardModel:
                 var = next((t for t in targets if _sized_by(text, t)), None)
                 if var is None:
                     continue
+                dim = _sized_dim(text, var)
                 found.append(Prediction(
                     "BL214", call.place, name.name,
                     f"argument {index + 1} (`{text}`) changes size with the loop variable `{var}`",
-                    "size mismatch at index", 1, True,
+                    "size mismatch at index" + (f" {dim}" if dim is not None else ""), 1, True,
                     "expected (one recompile, then the dimension is dynamic); call "
                     "torch._dynamo.mark_dynamic(x, dim) on the first input to skip even that one, or pad to fixed sizes"))
                 break
@@ -367,35 +368,38 @@ class GuardModel:
         return seen
 
     def _globals(self) -> list[Prediction]:
-        """A global (or a global dict's entry) the compiled code reads, written between its calls."""
+        """A global (or a global dict's entry) the compiled code reads, written between its calls:
+        reported once per global, where the first such write happens (the writer's call, for a
+        write in a helper), with the count over all values written."""
         read: set[str] = set()
         for fn in self.regions:
             read |= self.names_read(fn)
-        if not read:
-            return []
         calls = list(self.facts.calls)
-        found = []
         region_scopes = {fn.qualname for fn in self.regions}
+        grouped: dict[tuple[str, str], list[tuple[StateWrite, Place]]] = {}
         for write in self.facts.writes:
             if write.action not in ("global", "item") or write.subject not in read:
                 continue
             scope = self.module.defined[write.place.scope] if write.place.scope >= 0 else None
             if scope is not None and scope.qualname in region_scopes:
                 continue  # written by the compiled code itself: BL201's case
-            places = [write.place] if scope is None else \
-                [w.place for w in self.facts.writes if w.action == "call" and w.subject == scope.qualname]
-            if scope is not None and not places:
-                places = [c.place for c in calls if c.place.scope == write.place.scope]  # runs beside its own calls
-            if not any(_between_calls(place, calls) for place in places):
-                continue
-            prediction = self._global_write(write)
+            places = [write.place]
+            if scope is not None and not _between_calls(write.place, calls):
+                places = [w.place for w in self.facts.writes if w.action == "call" and w.subject == scope.qualname]
+            place = next((p for p in places if _between_calls(p, calls)), None)
+            if place is not None:
+                grouped.setdefault((write.subject, write.name if write.action == "item" else ""), []).append((write, place))
+        found = []
+        for writes in grouped.values():
+            prediction = self._global_writes(writes)
             if prediction is not None:
                 found.append(prediction)
         return found
 
-    def _global_write(self, write: StateWrite) -> Prediction | None:
+    def _global_writes(self, writes: list[tuple[StateWrite, Place]]) -> Prediction | None:
+        write, place = writes[0]
         values = self.module.assigns.get(write.subject, [])
-        if len(values) < 1 or values[0].iterated:
+        if not values or values[0].iterated:
             return None
         initial = _text(values[0].expr)
         if write.action == "item":
@@ -409,17 +413,25 @@ class GuardModel:
             if not ok:
                 return None
             subject = f"G['{write.subject}']"
-        ok_new, new = _literal(write.value)
-        if not ok_new or new == first or _kind(new) != _kind(first):
+        seen = [first]
+        for each, _ in writes:
+            ok_new, new = _literal(each.value)
+            if not ok_new or _kind(new) != _kind(first):
+                return None
+            if new not in seen:
+                seen.append(new)
+        kind = _kind(first)
+        if len(seen) < 2 or kind not in ("int", "float", "bool", "str"):
             return None
-        kind = _kind(new)
-        if kind not in ("int", "float", "bool", "str", "none"):
-            return None
+        # A global float is dynamic after one change; ints, bools and strings are specialised
+        # per value (measured on torch 2.13: a global int 2 -> 3 -> 4 recompiled twice).
+        count = 1 if kind == "float" else _counted(len(seen))
         what = f"`{write.subject}[{write.name}] = {write.value}`" if write.action == "item" else \
             f"`{write.subject} = {write.value}`"
-        return Prediction("BL213", write.place, write.subject,
+        callee = next(c.callee for c in self.facts.calls if c.place.scope == place.scope)
+        return Prediction("BL213", place, callee,
                           f"{what} changes a global the compiled code read as {first!r}",
-                          f"{subject} == {_guard_value(first)}", 1, kind == "float",
+                          f"{subject} == {_guard_value(first)}", count, kind == "float",
                           "keep the flag constant while the compiled code runs, or compile one callable per "
                           "setting (pass the setting as an argument)")
 
@@ -508,6 +520,25 @@ def _sized_by(text: str, var: str) -> bool:
     return bool(re.search(r"\btorch\.(?:" + "|".join(_FACTORIES) + r")\([^)]*" + word, text))
 
 
+def _sized_dim(text: str, var: str) -> int | None:
+    """Which dimension follows `var`: its place in a subscript's tuple or a factory's sizes."""
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+
+    def mentions(node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(node))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and mentions(node.slice):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return next((i for i, part in enumerate(parts) if mentions(part)), None)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FACTORIES:
+            return next((i for i, arg in enumerate(node.args) if mentions(arg)), None)
+    return None
+
+
 def _constructor(text: str) -> str:
     """`nn.Tanh()` -> `nn.Tanh`: the class a value constructs, or ""."""
     match = re.fullmatch(r"([A-Za-z_][\w.]*)\(.*\)", text, re.S)
@@ -525,6 +556,9 @@ def dynamic_false(options: str) -> bool:
 
 
 def _text(node: object) -> str:
+    """An expression's source, without the parentheses a parsed fragment may carry."""
     if isinstance(node, cst.CSTNode):
+        if getattr(node, "lpar", None):
+            node = node.with_changes(lpar=[], rpar=[])  # type: ignore[attr-defined]
         return cst.Module(body=[]).code_for_node(node)
     return str(node)
