@@ -134,6 +134,9 @@ def _seen(text: str, call: CompiledCall) -> _Seen:
     looped = _loop_values(text, call)
     if looped is not None:
         return looped
+    shape = _shape_of(text)
+    if shape is not None:
+        return _Seen(call, (shape,), False, shape[0], base=text)
     match = re.fullmatch(r"(?P<base>.+)\.(?P<cast>half|float|double|bfloat16)\(\)", text)
     if match:
         return _Seen(call, dtype=_CASTS[match["cast"]], base=match["base"])
@@ -141,6 +144,25 @@ def _seen(text: str, call: CompiledCall) -> _Seen:
     if match and match["dtype"] in _DTYPES:
         return _Seen(call, dtype=_DTYPES[match["dtype"]], base=match["base"])
     return _Seen(call, base=text)
+
+
+def _shape_of(text: str) -> tuple[str, int] | None:
+    """("list", length) for a list display, ("rank", n) for `torch.randn(4, 8)` with literal sizes."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.List) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return ("list", len(node.elts))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FACTORIES[:5] \
+            and _dotted_text(node.func.value) == "torch" and node.args and not node.keywords \
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in node.args):
+        return ("rank", len(node.args))
+    return None
+
+
+def _dotted_text(node: ast.AST) -> str:
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _guard_value(value: object) -> str:
@@ -220,6 +242,8 @@ class GuardModel:
             found.extend(self._growing(name, calls))
             found.extend(self._module_state(name, calls))
         found.extend(self._globals())
+        cast = {p.callee for p in found if p.code == "BL212" and p.guard == "dtype mismatch"}
+        found = [p for p in found if not (p.code == "BL211" and p.guard == "dtype mismatch" and p.callee in cast)]
         return sorted(found, key=lambda p: (p.place.line, p.place.col, p.code))
 
     def _unique_names(self) -> list[CompiledName]:
@@ -474,6 +498,20 @@ def _argument_prediction(callee: str, param: str, shown: str, seen: list[_Seen])
         if "none" in kinds and len(kinds) == 2:
             return None  # None and a literal: a type change as well; not modelled
         return None
+    # A list's length, a tensor's rank: guarded per distinct value.
+    shapes = [s.values[0] for s in seen if s.kind in ("list", "rank") and s.values]
+    if shapes and len(shapes) == len(seen) and len({kind for kind, _ in shapes}) == 1:  # type: ignore[misc]
+        sizes = list(dict.fromkeys(n for _, n in shapes))  # type: ignore[misc]
+        if len(sizes) >= 2:
+            kind = shapes[0][0]  # type: ignore[index]
+            where = next(s for s in seen[1:] if s.values[0][1] != sizes[0])  # type: ignore[index]
+            guard = f"len({param}) == {sizes[0]}" if kind == "list" else "rank mismatch"
+            what = "a list of length" if kind == "list" else "a tensor of rank"
+            return Prediction("BL211", where.call.place, callee,
+                              f"`{shown}` is {what} {', '.join(map(str, sizes))} across calls", guard,
+                              _counted(len(sizes)), False,
+                              "keep the structure the same at every call (pad, or stack into one tensor)")
+        return None
     # None-ness: None at some calls, an expression (a tensor) at others.
     nones = [s for s in seen if s.known and s.values == (None,)]
     others = [s for s in seen if not s.known and not s.dtype and not s.unbounded]
@@ -512,12 +550,9 @@ def _between_calls(place: Place, calls: list[CompiledCall]) -> bool:
 
 def _sized_by(text: str, var: str) -> bool:
     """`x[:, :t]`, `x[:t + 1]`, `torch.randn(1, t)`: an expression whose size follows `var`."""
-    word = rf"\b{re.escape(var)}\b"
-    if not re.search(word, text):
+    if not re.search(rf"\b{re.escape(var)}\b", text):
         return False
-    if re.search(r"\[[^\]]*:[^\]]*" + word + r"[^\]]*\]", text) or re.search(r"\[[^\]]*" + word + r"[^\]]*:[^\]]*\]", text):
-        return True
-    return bool(re.search(r"\btorch\.(?:" + "|".join(_FACTORIES) + r")\([^)]*" + word, text))
+    return _sized_dim(text, var) is not None
 
 
 def _sized_dim(text: str, var: str) -> int | None:
@@ -533,7 +568,13 @@ def _sized_dim(text: str, var: str) -> int | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Subscript) and mentions(node.slice):
             parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            return next((i for i, part in enumerate(parts) if mentions(part)), None)
+            for i, part in enumerate(parts):
+                if isinstance(part, ast.Slice) and part.lower is not None and part.upper is not None \
+                        and mentions(part.lower) and mentions(part.upper):
+                    return None  # a window that moves (`start:start + 16`): its size is fixed
+                if isinstance(part, ast.Slice) and mentions(part):
+                    return i
+            return None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FACTORIES:
             return next((i for i, arg in enumerate(node.args) if mentions(arg)), None)
     return None

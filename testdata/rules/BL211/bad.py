@@ -4,7 +4,7 @@ import torch
 
 X = torch.randn(8, 8)
 CALLS = {name: [] for name in ("f_int", "f_flag", "f_mode", "f_bias", "f_scale", "f_dtype", "f_size", "f_many",
-                               "f_range")}
+                               "f_range", "f_list", "f_rank")}
 
 
 @torch.compile
@@ -54,6 +54,16 @@ def f_range(x, n: int):
     return x + n
 
 
+@torch.compile
+def f_list(parts):
+    return torch.cat(parts).sum()
+
+
+@torch.compile
+def f_rank(x):
+    return x - x.mean(-1, keepdim=True)
+
+
 def scenario_int_changes():
     f_int(X, 2)
     f_int(X, 3)  # expect: BL211 recompiles=1 guard="n == 2"
@@ -97,3 +107,13 @@ def scenario_ten_names():
 def scenario_range_of_ints():
     for n in range(2, 6):
         f_range(X, n)  # expect: BL211 recompiles=1 guard="n == 2"
+
+
+def scenario_list_length():
+    f_list([X, X])
+    f_list([X, X, X])  # expect: BL211 recompiles=1 guard="len(parts) == 2"
+
+
+def scenario_rank():
+    f_rank(torch.randn(4, 8))
+    f_rank(torch.randn(8))  # expect: BL211 recompiles=1 guard="rank mismatch"
