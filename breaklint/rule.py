@@ -109,6 +109,12 @@ class FileContext:
             self._names_read[fn] = names
         return self._names_read[fn]
 
+    def compiled_line(self, callee: str) -> int:
+        """The first line of the function a compiled name of this file compiles (its forward, for a
+        module), where Dynamo's recompiles of it are reported; 0 when it is defined elsewhere."""
+        fn = GuardModel(self.module, self.project, (), self._read_by, self.module.imports.resolve_dotted).compiled(callee)
+        return self.file.span(fn.node).start_line if fn is not None and fn.module is self.module else 0
+
     def span_of(self, place: "Place") -> Span:
         """A pre-pass position (summary.Place) as a finding's span."""
         return Span(place.line, place.col, place.end_line, place.end_col)
@@ -377,6 +383,7 @@ class Rule:
         target: TorchVersion | None = None,
         severity: Severity | None = None,
         help: str | None = None,
+        recompiles: int = 0,
     ) -> Finding:
         """A finding of this rule; `says` picks the Dynamo messages to quote (GB ids or keys).
 
@@ -413,6 +420,7 @@ class Rule:
             gb_ids=gb_ids,
             url=cls.url(),
             details=details,
+            recompiles=recompiles,
         )
 
     def report(

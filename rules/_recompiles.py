@@ -31,4 +31,5 @@ class PredictedRecompile(Rule):
             self.ctx.emit(self.make_finding(
                 self.ctx.file.display, self.ctx.span_of(prediction.place), text, Confidence.LIKELY, None, None,
                 target=self.ctx.target_torch, severity=severity_of(prediction), help=prediction.fix,
+                recompiles=self.ctx.compiled_line(prediction.callee),
             ))

@@ -221,6 +221,15 @@ class GuardModel:
             return None
         return self.project.resolve_class(expr.func, self.module)
 
+    def compiled(self, callee: str) -> FunctionInfo | None:
+        """The function a compiled name runs: the compiled function, or the module's forward."""
+        name = next((n for n in self._unique_names() if n.name == callee), None)
+        if name is None:
+            return None
+        fn = self._function(name)
+        cls = self._class(name) if fn is None else None
+        return cls.methods.get("forward") if cls is not None else fn
+
     def _params(self, name: CompiledName) -> list[tuple[str, str | None]] | None:
         fn = self._function(name)
         cls = self._class(name) if fn is None else None
