@@ -70,13 +70,27 @@ def fallbacks_in(cases: dict[str, Any], path: Path) -> list[dict[str, Any]]:
     return [f for case in cases.values() for f in case.get("fallbacks", []) if Path(f["filename"]) == path]
 
 
+def called_functions(path: Path, first: int, last: int) -> list[tuple[int, int]]:
+    """The spans of this file's functions that the code in lines first..last calls by name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defs = {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    names = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+             and first <= node.lineno <= last}
+    return [(min([d.lineno, *(x.lineno for x in d.decorator_list)]), d.end_lineno or d.lineno)
+            for name, d in defs.items() if name in names]
+
+
 def recompiled_lines(cases: dict[str, Any], path: Path) -> set[int]:
-    """Every line inside a function of `path` that recompiled, or of a scenario that saw one."""
+    """Every line inside a function of `path` that recompiled, or of a scenario that saw one (and
+    of the functions of this file the scenario calls: the call that changes a guarded value may
+    sit in a helper)."""
     lines: set[int] = set()
     for case in cases.values():
         scenario = case.get("scenario_lines")
         if scenario and any(Path(r["filename"]) == path for r in case["recompiles"]):
             lines.update(range(scenario[0], scenario[1] + 1))
+            for first, last in called_functions(path, *scenario):
+                lines.update(range(first, last + 1))
         for recompile in case["recompiles"]:
             if Path(recompile["filename"]) != path:
                 continue

@@ -39,6 +39,7 @@ _FACTORIES = ("randn", "rand", "zeros", "ones", "empty", "full", "arange", "rand
 _TRAINING_MODULES = re.compile(r"\b(Dropout\d?d?|AlphaDropout|BatchNorm\d?d?|SyncBatchNorm|InstanceNorm\d?d|"
                                r"LazyBatchNorm\d?d|RReLU)\s*\(")
 _MODE_SWITCHES = ("eval", "train")
+_CONCATS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _DTYPE_SWITCHES = ("half", "double", "bfloat16", "to")
 
 
@@ -286,6 +287,14 @@ class GuardModel:
             targets = {loop.target for loop in call.loops if re.fullmatch(r"\w+", loop.target)}
             for index, (_, text) in enumerate(call.args):
                 var = next((t for t in targets if _sized_by(text, t)), None)
+                if var is None and self._grows(text, call):
+                    found.append(Prediction(
+                        "BL214", call.place, name.name,
+                        f"argument {index + 1} (`{text}`) grows in the loop (it is concatenated onto itself)",
+                        "size mismatch at index", 1, True,
+                        "expected (one recompile, then the dimension is dynamic); call torch._dynamo.mark_dynamic(x, "
+                        "dim) on the first input to skip even that one, or preallocate and pass a fixed-size buffer"))
+                    break
                 if var is None:
                     continue
                 dim = _sized_dim(text, var)
@@ -297,6 +306,18 @@ class GuardModel:
                     "torch._dynamo.mark_dynamic(x, dim) on the first input to skip even that one, or pad to fixed sizes"))
                 break
         return found
+
+    def _grows(self, text: str, call: CompiledCall) -> bool:
+        """`tokens` in a loop of a function that binds `tokens = torch.cat([tokens, ...], ...)`."""
+        if not call.loops or call.place.scope < 0 or not re.fullmatch(r"\w+", text):
+            return False
+        fn = self.module.defined[call.place.scope]
+        for value in fn.assigns.get(text, []):
+            expr = value.expr
+            if isinstance(expr, cst.Call) and self.resolve(_text(expr.func)) in _CONCATS \
+                    and re.search(rf"\b{re.escape(text)}\b", _text(expr)):
+                return True
+        return False
 
     def _module_state(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
         if not calls or self._function(name) is not None:
