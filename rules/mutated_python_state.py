@@ -106,7 +106,10 @@ class MutatedPythonState(Rule):
             if name is not None and _mentions(node.value, name):  # self.step = self.step + 1
                 self._check_update(target.target, node)
             elif isinstance(target.target, cst.Subscript):
-                self._check_container(target.target.value, node, "item assignment")
+                # `d[k] = d.get(k, 0) + 1` counts (every call); `d[k] = tensor` fills a cache.
+                receiver = dotted(target.target.value)
+                counts = receiver is not None and _mentions(node.value, receiver)
+                self._check_container(target.target.value, node, "item assignment", keyed=not counts)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -132,11 +135,12 @@ class MutatedPythonState(Rule):
             self.report(node, confidence=Confidence.LIKELY, says="recompile", what=f"`self.{target.attr.value}` update",
                         effect=EVERY_CALL)
 
-    def _check_container(self, receiver: cst.BaseExpression, node: cst.CSTNode, what: str) -> None:
+    def _check_container(self, receiver: cst.BaseExpression, node: cst.CSTNode, what: str,
+                         keyed: bool = False) -> None:
         fn = self.ctx.function
         if fn is None:
             return
-        keyed = what == "item assignment" or what.strip("`.()") in KEYED_METHODS
+        keyed = keyed or what.strip("`.()") in KEYED_METHODS
         effect = NEW_KEY if keyed else EVERY_CALL
         project, module = self.ctx.project, self.ctx.module
         resolve = module.imports.resolve
