@@ -17,6 +17,7 @@ from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
 # index's or the analysis's internals (tests/test_layers.py counts the rules that still do).
 from breaklint.index.imports import dotted  # noqa: F401
 from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode, method_call, untraced_blocks  # noqa: F401
+from breaklint.index.patterns import NO_GRAD, SET_GRAD  # noqa: F401
 from breaklint.index.patterns import value_while_compiling
 from breaklint.index.conditions import cst_guards_of
 from breaklint.index.project import FunctionInfo, ModuleIndex, ProjectIndex
@@ -25,7 +26,8 @@ from breaklint.analysis.regions import CallResolver, pass_instances
 from breaklint.analysis.returns import ReturnFlow
 # The guard model's answers, re-exported for the recompile rules (BL211-BL214, BL210).
 from breaklint.analysis.guards import LIMIT, GuardModel, Prediction, count_phrase, dynamic_false  # noqa: F401
-from breaklint.index.summary import Guard, Place
+from breaklint.index.summary import CompiledCall, Guard, Place  # noqa: F401 (CompiledCall: for the rules)
+from breaklint.index.project import GuardFacts
 from breaklint.index.source import ParsedFile
 from breaklint.analysis.values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion, Versions
@@ -108,6 +110,12 @@ class FileContext:
             visit(fn.node, _Names(), trivia=False)
             self._names_read[fn] = names
         return self._names_read[fn]
+
+    @property
+    def guard_facts(self) -> GuardFacts:
+        """This file's compiled names, their calls, and the writes to what they guard on (the
+        index's facts, summary.CompiledCall & co.)."""
+        return self.module.guard_facts
 
     def compiled_line(self, callee: str) -> int:
         """The first line of the function a compiled name of this file compiles (its forward, for a

@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator, Optional
 
 from breaklint.index.conditions import dotted, guards_of, is_concatenation
 from breaklint.index.imports import ImportTable
-from breaklint.index.patterns import called_while_compiling
+from breaklint.index.patterns import NO_GRAD as _NO_GRAD, SET_GRAD as _SET_GRAD, called_while_compiling
 from breaklint.index.project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
 from breaklint.index.summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
 from breaklint.index.summary import CompiledCall, CompiledName, Loop, Place, StateWrite
@@ -29,10 +29,6 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _NOT_CHILDREN = frozenset({"ctx", "op", "ops", "conversion", "kind", "type_comment"})
 _EXPR_FIELDS: dict[type, tuple[str, ...]] = {}  # a memo of ast's static field lists
 _SELF_REGISTRATIONS = ("register_buffer", "register_parameter", "add_module", "register_module")
-# Grad-mode switches (a `with` item or a decorator): calls under them run with gradients off.
-_NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
-                      "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
-_SET_GRAD = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
 
 
 _LONE_CR = re.compile(rb"\r(?!\n)")
