@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from breaklint.finding import Confidence, Stage
+from breaklint.finding import Confidence, Severity, Stage
 from breaklint.index.project import COMPILE_NAMES
 from breaklint.rule import FileContext, Rule, dynamic_false
 
@@ -64,6 +64,9 @@ class ForcedStaticShapes(Rule):
         """`name = torch.compile(target, dynamic=False)` outside compiled code (the pre-pass's
         compiled names; one in a region is visit_Call's)."""
         module = self.ctx.module
+        # Calls in a loop whose input size follows it (the guard model's evidence): then every
+        # size recompiles; without it this file does not show the shapes varying.
+        varying = {p.callee: p for p in self.ctx.recompile_predictions(self.code)}
         for name in module.guard_facts.names:
             if name.target == name.name or not dynamic_false(name.options):
                 continue  # a decorator (visit_Decorator) or `net.compile()`
@@ -71,8 +74,16 @@ class ForcedStaticShapes(Rule):
             if scope is not None and scope in self.ctx.regions:
                 continue
             text = self.message.format(what="this torch.compile call")
+            evidence = varying.get(name.name)
+            if evidence is not None:
+                text += f"; line {evidence.place.line} calls it in a loop with a size that changes"
+                confidence, severity = Confidence.LIKELY, None
+            else:
+                text += "; when its input shapes vary (no call in this file shows them varying)"
+                confidence, severity = Confidence.POSSIBLE, Severity.INFO
             self.ctx.emit(self.make_finding(self.ctx.file.display, self.ctx.span_of(name.place), text,
-                                            Confidence.LIKELY, None, "recompile", target=self.ctx.target_torch))
+                                            confidence, None, "recompile", target=self.ctx.target_torch,
+                                            severity=severity, recompiles=self.ctx.compiled_line(name.name)))
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
         call = node.decorator

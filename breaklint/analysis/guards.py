@@ -280,13 +280,20 @@ class GuardModel:
     def _growing(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
         """A call in a loop whose tensor argument's size follows the loop variable (`x[:, :t]`,
         `torch.randn(1, t)`): one recompile, then the size is dynamic (unless dynamic=False)."""
-        if _option(name.options, "dynamic") is not None or "mark_dynamic" in "".join(t for c in calls for _, t in c.args):
+        dynamic = _option(name.options, "dynamic")
+        if dynamic is True:
             return []
         found = []
         for call in calls:
             targets = {loop.target for loop in call.loops if re.fullmatch(r"\w+", loop.target)}
             for index, (_, text) in enumerate(call.args):
                 var = next((t for t in targets if _sized_by(text, t)), None)
+                if dynamic is False and (var is not None or self._grows(text, call)):
+                    # Every new size compiles again: the evidence BL210's call form reports with.
+                    found.append(Prediction("BL210", call.place, name.name, f"argument {index + 1} (`{text}`) changes "
+                                            "size in the loop", "size mismatch at index", LIMIT, False,
+                                            "drop dynamic=False"))
+                    break
                 if var is None and self._grows(text, call):
                     found.append(Prediction(
                         "BL214", call.place, name.name,
