@@ -151,7 +151,7 @@ def _shape_of(text: str) -> tuple[str, int] | None:
     """("list", length) for a list display, ("rank", n) for `torch.randn(4, 8)` with literal sizes."""
     try:
         node = ast.parse(text, mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile text: no shape known
         return None
     if isinstance(node, ast.List) and not any(isinstance(e, ast.Starred) for e in node.elts):
         return ("list", len(node.elts))
@@ -596,7 +596,7 @@ def _sized_dim(text: str, var: str) -> int | None:
     """Which dimension follows `var`: its place in a subscript's tuple or a factory's sizes."""
     try:
         tree = ast.parse(text, mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile text: no shape known
         return None
 
     def mentions(node: ast.AST) -> bool:

@@ -133,6 +133,9 @@ class _Walker:
         self.stmt_handlers: dict[type, Callable[[_Walker, ast.AST], None]] = _STATEMENTS
         # What changes compiled frames' guards (summary.CompiledCall & co.), kept for the end of
         # the file, when every name bound to a compiled callable is known.
+        # Only a file that can compile something (the word is in it: `torch.compile`, an alias's
+        # import, `optimize`) records them: the others pay nothing for these facts.
+        self.tracks = b"compile" in self.source or b"optimize" in self.source
         self.loops: list[Loop] = []  # the loops around the statement, in its own function
         self.grad_off = 0  # how many grad switches are on around it
         self.compiled_names: list[CompiledName] = []
@@ -418,9 +421,11 @@ class _Walker:
     def _assign(self, node: ast.Assign) -> None:
         value = self.text(node.value)
         for target in node.targets:
-            self._write(target, node.value, node)
+            if self.tracks:
+                self._write(target, node.value, node)
             self._bind(target, value, False)
-        self._bind_compiled(node.targets, node.value)
+        if self.tracks:
+            self._bind_compiled(node.targets, node.value)
         for target in node.targets:
             self.expr(target)
         self.expr(node.value)
@@ -434,7 +439,8 @@ class _Walker:
             self.expr(node.value)
 
     def _aug_assign(self, node: ast.AugAssign) -> None:
-        self._write(node.target, node.value, node)
+        if self.tracks:
+            self._write(node.target, node.value, node)
         self._bind(node.target, self.text(node.value), False)
         self.expr(node.target)
         self.expr(node.value)
@@ -580,7 +586,7 @@ class _Walker:
                     fn.refs.append(self.text(value))
             self._self_registration(fn, node, args)
         self._compile_call(node, fn, args)
-        func = _dotted(node.func)
+        func = _dotted(node.func) if self.tracks else None
         if func is not None:
             self.dotted_calls.append((func, node, self.function_stack[-1] if fn is not None else -1,
                                       tuple(self.loops), self.grad_off > 0))
