@@ -346,9 +346,16 @@ class GuardModel:
     def _module_write(self, name: CompiledName, cls: ClassInfo, write: StateWrite) -> Prediction | None:
         nested = "." in write.subject
         if write.action == "method" and not nested and write.name in _MODE_SWITCHES:
+            to_eval = write.name == "eval" or write.value.strip() in ("False", "mode=False")
+            # A module starts in training mode: `.train()` changes nothing unless an `.eval()`
+            # (or `.train(False)`) on it came first.
+            if not to_eval and not any(w.action == "method" and w.subject == write.subject and w.place.line < write.place.line
+                                       and (w.name == "eval" or w.value.strip() in ("False", "mode=False"))
+                                       for w in self.facts.writes):
+                return None
             if not self._reads_training(cls):
                 return None
-            was = "True" if write.name == "eval" else "False"
+            was = "True" if to_eval else "False"
             return Prediction("BL212", write.place, name.name, f"`.{write.name}()` flips the module's `training` flag",
                               f".training == {was}", 1, False,
                               "one extra compile per mode is expected; to avoid it, evaluate with the uncompiled "

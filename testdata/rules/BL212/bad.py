@@ -27,13 +27,16 @@ net_frozen = Net()
 net_scaled = Net()
 net_swapped = Net()
 net_flag = Net()
+net_back = Net()
+net_back.eval()
 m_eval = torch.compile(net_eval)
 m_half = torch.compile(net_half)
 m_frozen = torch.compile(net_frozen)
 m_scaled = torch.compile(net_scaled)
 m_swapped = torch.compile(net_swapped)
 m_flag = torch.compile(net_flag)
-CALLS = {name: [] for name in ("m_eval", "m_half", "m_frozen", "m_scaled", "m_swapped", "m_flag")}
+m_back = torch.compile(net_back)
+CALLS = {name: [] for name in ("m_eval", "m_half", "m_frozen", "m_scaled", "m_swapped", "m_flag", "m_back")}
 
 
 def scenario_train_then_eval():
@@ -70,3 +73,9 @@ def scenario_flag_attribute():
     m_flag(X)
     net_flag.use_bias = False  # expect: BL212 recompiles=1 guard="self.use_bias == True"
     m_flag(X)
+
+
+def scenario_back_to_training():
+    m_back(X)
+    net_back.train()  # expect: BL212 recompiles=1 guard=".training == False"
+    m_back(X)

@@ -53,3 +53,10 @@ def scenario_nothing_reads_training():
     m_plain(X)
     net_plain.eval()
     m_plain(X)
+
+
+def scenario_train_when_training():
+    m_plain(X)
+    net_early.train()  # not the compiled module called here, and m_plain's forward reads no training flag
+    net_plain.train()
+    m_plain(X)
