@@ -68,8 +68,8 @@ class ForcedStaticShapes(Rule):
         # size recompiles; without it this file does not show the shapes varying.
         varying = {p.callee: p for p in self.ctx.recompile_predictions(self.code)}
         for name in module.guard_facts.names:
-            if name.target == name.name or not dynamic_false(name.options):
-                continue  # a decorator (visit_Decorator) or `net.compile()`
+            if not dynamic_false(name.options) or (name.target == name.name and name.name in module.functions):
+                continue  # a decorator (visit_Decorator's) or `net.compile()`
             scope = module.defined[name.place.scope] if name.place.scope >= 0 else None
             if scope is not None and scope in self.ctx.regions:
                 continue

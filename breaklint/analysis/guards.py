@@ -208,8 +208,11 @@ class GuardModel:
         """The class of the module a compiled name wraps: `torch.compile(Net())`, `net = Net();
         torch.compile(net)`, `net.compile()`."""
         text = name.target
-        if text in self.module.assigns:
-            values = self.module.assigns[text]
+        scope = self.module.defined[name.place.scope] if name.place.scope >= 0 else None
+        bindings = scope.assigns if scope is not None and text in scope.assigns else self.module.assigns
+        if text in bindings:
+            # `model = torch.compile(model)` rebinds the name: what it held before is the module.
+            values = [v for v in bindings[text] if not _is_compile(_text(v.expr), self.resolve)]
             if len(values) != 1 or values[0].iterated:
                 return None
             expr = values[0].expr
@@ -597,6 +600,12 @@ def _sized_by(text: str, var: str) -> bool:
     if not re.search(rf"\b{re.escape(var)}\b", text):
         return False
     return _sized_dim(text, var) is not None
+
+
+def _is_compile(text: str, resolve: Callable[[str], str | None]) -> bool:
+    """`torch.compile(...)` (any spelling the imports give it) as written."""
+    match = re.match(r"([\w.]+)\(", text)
+    return match is not None and (resolve(match.group(1)) or "").endswith("compile")
 
 
 def _sized_dim(text: str, var: str) -> int | None:

@@ -79,3 +79,13 @@ def scenario_back_to_training():
     m_back(X)
     net_back.train()  # expect: BL212 recompiles=1 guard=".training == False"
     m_back(X)
+
+
+def scenario_rebound_in_a_script():
+    model = Net()
+    model = torch.compile(model)
+    for _ in range(2):
+        model.train()
+        model(X).sum().backward()
+        model.eval()  # expect: BL212 recompiles=1 guard=".training == True"
+        model(X)
