@@ -130,3 +130,6 @@ def test_module_state_predictions(check, tmp_path: Path, change: str, guard: str
 
 def test_module_state_needs_calls_on_both_sides(check, tmp_path: Path) -> None:
     assert _findings(check, tmp_path, MODULE.replace("    model(x)\n", "    net.eval()\n    model(x)\n")) == []
+    looped = MODULE.replace("    model(x)\n", "    for _ in range(3):\n        model(x)\n")
+    assert _findings(check, tmp_path, looped + "    net.eval()\n") == []  # no call after it
+    assert [code for code, _, _ in _findings(check, tmp_path, looped + "    net.eval()\n    model(x)\n")] == ["BL212"]

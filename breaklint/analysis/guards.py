@@ -587,12 +587,11 @@ def _argument_prediction(callee: str, param: str, shown: str, seen: list[_Seen])
 
 
 def _between_calls(place: Place, calls: list[CompiledCall]) -> bool:
-    """Whether a write runs between two calls: a call of the same function before it and one
-    after it (or the same call again, in a loop around both)."""
+    """Whether a write runs between two calls: a call in the same function before it and one
+    after it, in source order (a write after a loop of calls, with none after it, changes nothing
+    a call sees)."""
     same = [c for c in calls if c.place.scope == place.scope]
-    before = [c for c in same if c.place.line < place.line]
-    after = [c for c in same if c.place.line > place.line]
-    return bool(before) and (bool(after) or any(c.loops for c in before))
+    return any(c.place.line < place.line for c in same) and any(c.place.line > place.line for c in same)
 
 
 def _sized_by(text: str, var: str) -> bool:
