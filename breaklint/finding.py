@@ -105,6 +105,9 @@ class Finding:
     gb_ids: tuple[str, ...] = ()
     url: str = ""
     details: str = field(default="", compare=False)  # e.g. a traceback, shown with --verbose
+    # A recompile predicted at a call site: the line (in this file) of the compiled function that
+    # will recompile, where `confirm` joins Dynamo's recompile of it (0: none).
+    recompiles: int = field(default=0, compare=False)
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:

@@ -17,13 +17,17 @@ from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
 # index's or the analysis's internals (tests/test_layers.py counts the rules that still do).
 from breaklint.index.imports import dotted  # noqa: F401
 from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode, method_call, untraced_blocks  # noqa: F401
+from breaklint.index.patterns import NO_GRAD, SET_GRAD  # noqa: F401
 from breaklint.index.patterns import value_while_compiling
 from breaklint.index.conditions import cst_guards_of
 from breaklint.index.project import FunctionInfo, ModuleIndex, ProjectIndex
 from breaklint.project_urls import rule_page
 from breaklint.analysis.regions import CallResolver, pass_instances
 from breaklint.analysis.returns import ReturnFlow
-from breaklint.index.summary import Guard
+# The guard model's answers, re-exported for the recompile rules (BL211-BL214, BL210).
+from breaklint.analysis.guards import LIMIT, GuardModel, Prediction, count_phrase, dynamic_false  # noqa: F401
+from breaklint.index.summary import CompiledCall, Guard, Place  # noqa: F401 (CompiledCall: for the rules)
+from breaklint.index.project import GuardFacts
 from breaklint.index.source import ParsedFile
 from breaklint.analysis.values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion, Versions
@@ -79,6 +83,49 @@ class FileContext:
     # Lines where one rule already reported a break that several rules see (a nonstrict_trace
     # call whose body breaks): Dynamo breaks there once, so it is reported once.
     claimed: set[int] = field(default_factory=set)
+    _predictions: list[Prediction] | None = None
+    _names_read: dict[FunctionInfo, set[str]] = field(default_factory=dict)
+
+    def recompile_predictions(self, code: str) -> list[Prediction]:
+        """What the guard model (analysis/guards.py) predicts for this file's own calls and writes
+        of its compiled callables, for the rule `code`; computed once per file."""
+        if self._predictions is None:
+            model = GuardModel(self.module, self.project, self.regions.keys(), self._read_by,
+                               self.module.imports.resolve_dotted)
+            self._predictions = model.predictions()
+        return [p for p in self._predictions if p.code == code]
+
+    def _read_by(self, fn: FunctionInfo) -> set[str]:
+        """The names and attribute names a function's code reads (what its frame can guard on)."""
+        if fn not in self._names_read:
+            names: set[str] = set()
+
+            class _Names(cst.CSTVisitor):
+                def visit_Name(self, node: cst.Name) -> None:
+                    names.add(node.value)
+
+                def visit_Attribute(self, node: cst.Attribute) -> None:
+                    names.add(node.attr.value)
+
+            visit(fn.node, _Names(), trivia=False)
+            self._names_read[fn] = names
+        return self._names_read[fn]
+
+    @property
+    def guard_facts(self) -> GuardFacts:
+        """This file's compiled names, their calls, and the writes to what they guard on (the
+        index's facts, summary.CompiledCall & co.)."""
+        return self.module.guard_facts
+
+    def compiled_line(self, callee: str) -> int:
+        """The first line of the function a compiled name of this file compiles (its forward, for a
+        module), where Dynamo's recompiles of it are reported; 0 when it is defined elsewhere."""
+        fn = GuardModel(self.module, self.project, (), self._read_by, self.module.imports.resolve_dotted).compiled(callee)
+        return self.file.span(fn.node).start_line if fn is not None and fn.module is self.module else 0
+
+    def span_of(self, place: "Place") -> Span:
+        """A pre-pass position (summary.Place) as a finding's span."""
+        return Span(place.line, place.col, place.end_line, place.end_col)
 
     @property
     def function(self) -> FunctionInfo | None:
@@ -350,6 +397,7 @@ class Rule:
         target: TorchVersion | None = None,
         severity: Severity | None = None,
         help: str | None = None,
+        recompiles: int = 0,
     ) -> Finding:
         """A finding of this rule; `says` picks the Dynamo messages to quote (GB ids or keys).
 
@@ -386,6 +434,7 @@ class Rule:
             gb_ids=gb_ids,
             url=cls.url(),
             details=details,
+            recompiles=recompiles,
         )
 
     def report(

@@ -7,6 +7,7 @@ from breaklint.rule import Rule
 from .autograd_call_in_region import AutogradCallInRegion
 from .boolean_mask_assignment import BooleanMaskAssignment
 from .c_extension_call import CExtensionCall
+from .compiled_module_state_change import CompiledModuleStateChange
 from .complex_tensor import ComplexTensor
 from .cond_in_cudagraph_region import CondInCudagraphRegion
 from .cpu_tensor_in_region import CpuTensorInRegion
@@ -21,6 +22,8 @@ from .inference_mode_query import InferenceModeQuery
 from .forced_static_shapes import ForcedStaticShapes
 from .grad_mode_flip import GradModeFlip
 from .growing_cudagraph_input import GrowingCudagraphInput
+from .growing_input_shape import GrowingInputShape
+from .guarded_global_write import GuardedGlobalWrite
 from .inductor_fallback_op import InductorFallbackOp
 from .internal_error import InternalError
 from .module_hook_in_region import ModuleHookInRegion
@@ -41,6 +44,7 @@ from .unsupported_builtin import UnsupportedBuiltin
 from .untraceable_numpy_call import UntraceableNumpyCall
 from .untraceable_stdlib_call import UntraceableStdlibCall
 from .untraceable_tensor_method import UntraceableTensorMethod
+from .varying_call_argument import VaryingCallArgument
 from .unused_suppression import UnusedSuppression
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -71,6 +75,10 @@ ALL_RULES: tuple[type[Rule], ...] = (
     TensorId,  # BL203
     GradModeFlip,  # BL204
     ForcedStaticShapes,  # BL210
+    VaryingCallArgument,  # BL211
+    CompiledModuleStateChange,  # BL212
+    GuardedGlobalWrite,  # BL213
+    GrowingInputShape,  # BL214
     AutogradCallInRegion,  # BL301
     ModuleHookInRegion,  # BL302
     InductorFallbackOp,  # BL401

@@ -5,11 +5,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from breaklint.finding import Confidence, Span, Stage
-from breaklint.rule import FileContext, Rule
+from breaklint.rule import NO_GRAD, SET_GRAD, FileContext, Rule
 
 from ._cudagraphs import dotted, records_cudagraphs
 from ._support import is_compile_call
-from .grad_mode_flip import NO_GRAD, SET_GRAD
 BACKWARD = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
 STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put"})
 MODES = ("reduce-overhead", "max-autotune")  # cheap text test before any walk

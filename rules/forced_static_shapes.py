@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from breaklint.finding import Confidence, Stage
+from breaklint.finding import Confidence, Severity, Stage
 from breaklint.index.project import COMPILE_NAMES
-from breaklint.rule import FileContext, Rule
+from breaklint.rule import FileContext, Rule, dynamic_false
 
 
 def _dynamic_false(call: cst.Call) -> bool:
@@ -17,8 +17,9 @@ def _dynamic_false(call: cst.Call) -> bool:
 
 class ForcedStaticShapes(Rule):
     """## What it does
-    Finds `torch.compile(..., dynamic=False)`: as a decorator of a compiled function, or as a
-    call inside compiled code.
+    Finds `torch.compile(..., dynamic=False)` in every spelling: as a decorator of a compiled
+    function, as a call anywhere (`opt = torch.compile(f, dynamic=False)`, `model =
+    torch.compile(net, dynamic=False)`), or as a call inside compiled code.
 
     ## Why is this bad?
     By default Dynamo compiles for the first shapes it sees and, when a size changes, compiles
@@ -50,9 +51,39 @@ class ForcedStaticShapes(Rule):
     bad = ("import torch\n\n@torch.compile(dynamic=False)\ndef f(x):\n    return x * 2\n",)
     good = ("import torch\n\n@torch.compile(dynamic=True)\ndef f(x):\n    return x * 2\n",)
 
+    file_scope = True  # a compile call outside compiled code is a call site, not region code
+
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self._decorator_calls: set[cst.Call] = set()
+
+    def file_hooks(self) -> bool:
+        return "dynamic" in self.ctx.file.text
+
+    def end_file(self) -> None:
+        """`name = torch.compile(target, dynamic=False)` outside compiled code (the pre-pass's
+        compiled names; one in a region is visit_Call's)."""
+        module = self.ctx.module
+        # Calls in a loop whose input size follows it (the guard model's evidence): then every
+        # size recompiles; without it this file does not show the shapes varying.
+        varying = {p.callee: p for p in self.ctx.recompile_predictions(self.code)}
+        for name in module.guard_facts.names:
+            if not dynamic_false(name.options) or (name.target == name.name and name.name in module.functions):
+                continue  # a decorator (visit_Decorator's) or `net.compile()`
+            scope = module.defined[name.place.scope] if name.place.scope >= 0 else None
+            if scope is not None and scope in self.ctx.regions:
+                continue
+            text = self.message.format(what="this torch.compile call")
+            evidence = varying.get(name.name)
+            if evidence is not None:
+                text += f"; line {evidence.place.line} calls it in a loop with a size that changes"
+                confidence, severity = Confidence.LIKELY, None
+            else:
+                text += "; when its input shapes vary (no call in this file shows them varying)"
+                confidence, severity = Confidence.POSSIBLE, Severity.INFO
+            self.ctx.emit(self.make_finding(self.ctx.file.display, self.ctx.span_of(name.place), text,
+                                            confidence, None, "recompile", target=self.ctx.target_torch,
+                                            severity=severity, recompiles=self.ctx.compiled_line(name.name)))
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
         call = node.decorator

@@ -8,6 +8,12 @@ from breaklint.rule import dotted, Rule
 from breaklint.analysis.values import Kind
 from breaklint.infra.walk import visit  # one frame per level: deep code cannot overflow the stack
 
+EVERY_CALL = "the function recompiles on every call"
+# A dict filled by key (a cache): its keys are guarded, so only a new key fails a guard (timm's
+# `attention_bias_cache`: one recompile over five calls, measured on torch 2.13).
+NEW_KEY = ("the function recompiles when this adds a key Dynamo has not seen (a dict's keys are guarded); "
+           "once the keys stop changing, calls hit the cache")
+KEYED_METHODS = frozenset({"setdefault", "update"})
 MUTATING_METHODS = frozenset(
     {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "clear",
      "remove", "discard"}
@@ -62,7 +68,8 @@ class MutatedPythonState(Rule):
 
     ## When it is fine
     Assigning the same constant each call, or storing a tensor on the module (`self.last = x`):
-    neither changes a guarded value.
+    neither changes a guarded value. A cache dict filled by key (`self.cache[key] = t`) only
+    recompiles while it gains keys: the message says so.
 
     ## Dynamo says
     `Recompiling function forward ... triggered by the following guard failure(s): self.calls == 0`;
@@ -73,12 +80,13 @@ class MutatedPythonState(Rule):
     code = "BL201"
     name = "mutated-python-state"
     stage = Stage.GUARDS
-    message = "{what} in {region} changes Python state that Dynamo guards on: the function recompiles on every call"
+    message = "{what} in {region} changes Python state that Dynamo guards on: {effect}"
     help = (
         "keep the counter in a tensor buffer (register_buffer + in-place add), or move the "
         "bookkeeping out of the compiled code"
     )
-    dynamo_says = {"recompile": "guard failure on every call (e.g. `self.calls == 0`), then `hit config.recompile_limit (8)`"}
+    dynamo_says = {"recompile": "a guard failure (e.g. `self.calls == 0`, `len(self.cache) == 1`); on every call, "
+                                "`hit config.recompile_limit (8)` after 8"}
     bad = (
         "import torch\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.calls = 0\n\n    def forward(self, x):\n        self.calls += 1\n        return x * 2\n",
@@ -98,7 +106,10 @@ class MutatedPythonState(Rule):
             if name is not None and _mentions(node.value, name):  # self.step = self.step + 1
                 self._check_update(target.target, node)
             elif isinstance(target.target, cst.Subscript):
-                self._check_container(target.target.value, node, "item assignment")
+                # `d[k] = d.get(k, 0) + 1` counts (every call); `d[k] = tensor` fills a cache.
+                receiver = dotted(target.target.value)
+                counts = receiver is not None and _mentions(node.value, receiver)
+                self._check_container(target.target.value, node, "item assignment", keyed=not counts)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -111,20 +122,26 @@ class MutatedPythonState(Rule):
             return
         if isinstance(target, cst.Name):
             if target.value in fn.global_names:
-                self.report(node, confidence=Confidence.CERTAIN, says="recompile", what=f"global `{target.value}` update")
+                self.report(node, confidence=Confidence.CERTAIN, says="recompile", what=f"global `{target.value}` update",
+                            effect=EVERY_CALL)
             return
         if not (isinstance(target, cst.Attribute) and _is_self(target.value, fn.self_name)):
             return
         value = self.ctx.value(target)
         if value.kind in (Kind.PYTHON, Kind.SHAPE_INT):
-            self.report(node, confidence=Confidence.CERTAIN, says="recompile", what=f"`self.{target.attr.value}` update")
+            self.report(node, confidence=Confidence.CERTAIN, says="recompile", what=f"`self.{target.attr.value}` update",
+                        effect=EVERY_CALL)
         elif value.kind is Kind.UNKNOWN:
-            self.report(node, confidence=Confidence.LIKELY, says="recompile", what=f"`self.{target.attr.value}` update")
+            self.report(node, confidence=Confidence.LIKELY, says="recompile", what=f"`self.{target.attr.value}` update",
+                        effect=EVERY_CALL)
 
-    def _check_container(self, receiver: cst.BaseExpression, node: cst.CSTNode, what: str) -> None:
+    def _check_container(self, receiver: cst.BaseExpression, node: cst.CSTNode, what: str,
+                         keyed: bool = False) -> None:
         fn = self.ctx.function
         if fn is None:
             return
+        keyed = keyed or what.strip("`.()") in KEYED_METHODS
+        effect = NEW_KEY if keyed else EVERY_CALL
         project, module = self.ctx.project, self.ctx.module
         resolve = module.imports.resolve
         if isinstance(receiver, cst.Name):
@@ -133,12 +150,12 @@ class MutatedPythonState(Rule):
             values = module.assigns.get(receiver.value, [])
             if values and all(_is_container(v, resolve) for v in values):
                 self.report(node, confidence=Confidence.CERTAIN, says="recompile",
-                            what=f"{what} on module-level `{receiver.value}`")
+                            what=f"{what} on module-level `{receiver.value}`", effect=effect)
         elif isinstance(receiver, cst.Attribute) and _is_self(receiver.value, fn.self_name) and fn.class_info:
             values = project.attr_values(fn.class_info, receiver.attr.value)
             if values and all(_is_container(v, k.module.imports.resolve) for k, v in values):
                 self.report(node, confidence=Confidence.CERTAIN, says="recompile",
-                            what=f"{what} on `self.{receiver.attr.value}`")
+                            what=f"{what} on `self.{receiver.attr.value}`", effect=effect)
 
 
 def _is_self(expr: cst.BaseExpression, self_name: str | None) -> bool:

@@ -2,7 +2,8 @@
 
 A separate process keeps pytest's own patches (its `pdb.set_trace`, its stdin) and Dynamo's
 caches out of the experiment. Every compiled callable a module creates is called three times
-with fresh `torch.randn(8, 8)` (or with the argument lists in the module's `CALLS` dict).
+with fresh `torch.randn(8, 8)` (or with the argument lists in the module's `CALLS` dict; an empty
+list: only its `scenario_*` functions call it).
 
 A module picks the stage it is judged at with a top-level `BACKEND = "eager" | "aot_eager" |
 "inductor"` (default "eager": graph breaks and guards are Dynamo's own, no backend is needed to
@@ -187,7 +188,8 @@ def run_file(path: Path) -> dict[str, Any]:
         # Call what the module exposes: a decorator above @torch.compile (e.g.
         # `@torch._dynamo.config.patch(...)`) wraps the compiled function and must run around it.
         name, exposed = next(((n, v) for n, v in list(vars(module).items()) if _wraps(v, obj)), (repr(obj), obj))
-        arguments = argument_lists.get(name) or [(torch.randn(8, 8),) for _ in range(DEFAULT_CALLS)]
+        # An empty list: not called on its own (its scenario_* functions call it).
+        arguments = argument_lists[name] if name in argument_lists else [(torch.randn(8, 8),) for _ in range(DEFAULT_CALLS)]
         cases[name] = observe([lambda fn=exposed, args=args: fn(*args) for args in arguments], backend)
     for name, fn in list(vars(module).items()):
         if name.startswith("scenario_") and callable(fn) and getattr(fn, "__module__", None) == module.__name__:

@@ -86,3 +86,25 @@ def test_evidence_says_when_dynamo_stopped_tracing_the_function(tmp_path: Path) 
     assert said["resumed"] == 'graph break in dynamo: "Attempted to wrap RNN, GRU, or LSTM" (GB0014)'
     assert said["rest"].endswith("; Dynamo cannot resume after it: the rest of the function runs eagerly")
     assert said["frame"].endswith("; Dynamo gave up on the whole frame, which runs eagerly")
+
+
+CALL_SITES = ("import torch\n\n@torch.compile\ndef f(x, n: int):\n    return x * n\n\n\n"
+              "def run(x):\n    f(x, 2)\n    f(x, 3)\n")
+
+
+def test_call_site_predictions_join_the_recompile_of_the_compiled_function(tmp_path: Path, check) -> None:
+    """A BL211 finding sits at the call that changes `n` (line 10); Dynamo reports the recompile at
+    `f` (its code starts at line 3, the decorator): the finding's `recompiles` line joins them. Without the recompile it is not
+    reproduced (the call ran), and a recompile of another function does not confirm it."""
+    path = tmp_path / "m.py"
+    path.write_text(CALL_SITES, encoding="utf-8")
+    findings = [f for f in check([path], root=tmp_path).findings if f.code == "BL211"]
+    assert [(f.span.start_line, f.recompiles) for f in findings] == [(10, 4)]  # its `def` line
+    recompile = {"kind": "recompile", "stage": "dynamo", "filename": str(path), "lineno": 3, "function": "f",
+                 "reasons": ["n == 2"]}
+    result = join(findings, [recompile], {str(path): {9, 10}}, tmp_path)
+    assert [(j.status, j.evidence) for j in result.judged] == [(CONFIRMED, "recompile of `f` in dynamo: n == 2")]
+    assert result.runtime_only == []
+    assert [j.status for j in join(findings, [], {str(path): {10}}, tmp_path).judged] == [NOT_REPRODUCED]
+    elsewhere = {**recompile, "lineno": 8, "function": "run"}
+    assert [j.status for j in join(findings, [elsewhere], {str(path): {10}}, tmp_path).judged] == [NOT_REPRODUCED]

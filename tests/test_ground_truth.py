@@ -18,9 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testdata import HANG_GUARD_S, ROOT, expected_markers, markers, project_dirs, project_files, rule_files
+from testdata import HANG_GUARD_S, ROOT, expected_markers, markers, project_dirs, project_files, recompile_markers, rule_files
 
 from breaklint.check.registry import find_rule
+from breaklint.rule import LIMIT, count_phrase
+
+RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit's default
 
 pytestmark = pytest.mark.dynamo  # runs the real compiler (deselect with -m 'not dynamo')
 
@@ -67,13 +70,27 @@ def fallbacks_in(cases: dict[str, Any], path: Path) -> list[dict[str, Any]]:
     return [f for case in cases.values() for f in case.get("fallbacks", []) if Path(f["filename"]) == path]
 
 
+def called_functions(path: Path, first: int, last: int) -> list[tuple[int, int]]:
+    """The spans of this file's functions that the code in lines first..last calls by name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defs = {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    names = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+             and first <= node.lineno <= last}
+    return [(min([d.lineno, *(x.lineno for x in d.decorator_list)]), d.end_lineno or d.lineno)
+            for name, d in defs.items() if name in names]
+
+
 def recompiled_lines(cases: dict[str, Any], path: Path) -> set[int]:
-    """Every line inside a function of `path` that recompiled, or of a scenario that saw one."""
+    """Every line inside a function of `path` that recompiled, or of a scenario that saw one (and
+    of the functions of this file the scenario calls: the call that changes a guarded value may
+    sit in a helper)."""
     lines: set[int] = set()
     for case in cases.values():
         scenario = case.get("scenario_lines")
         if scenario and any(Path(r["filename"]) == path for r in case["recompiles"]):
             lines.update(range(scenario[0], scenario[1] + 1))
+            for first, last in called_functions(path, *scenario):
+                lines.update(range(first, last + 1))
         for recompile in case["recompiles"]:
             if Path(recompile["filename"]) != path:
                 continue
@@ -115,6 +132,60 @@ def check_positives(path: Path, cases: dict[str, Any]) -> None:
     marked_fallback_lines = {line for line, code in marked if code.startswith("BL4")}
     unmarked_fallbacks = [(f["lineno"], f["op"]) for f in fallbacks if f["lineno"] not in marked_fallback_lines]
     assert not unmarked_fallbacks, f"Inductor fallbacks the linter did not flag: {unmarked_fallbacks}"
+
+
+def check_recompile_counts(path: Path, cases: dict[str, Any], findings: list[Any]) -> None:
+    """Each `recompiles=N guard="..."` marker: the scenario around it recompiled (this file's
+    functions) exactly N times (`limit`: up to recompile_limit, then Dynamo's GB0039), the first
+    recompile names the guard, and the finding at the line says the same count and guard."""
+    for line, (code, count, guard) in sorted(recompile_markers(path).items()):
+        case = next((c for c in cases.values() if c.get("scenario_lines")
+                     and c["scenario_lines"][0] <= line <= c["scenario_lines"][1]), None)
+        assert case is not None, f"{path.name}:{line}: a recompile count is only checked in a scenario_* function"
+        recompiles = [r for r in case["recompiles"] if Path(r["filename"]) == path]
+        if count is None:
+            assert len(recompiles) == RECOMPILE_LIMIT, f"{path.name}:{line}: {len(recompiles)} recompiles, not the limit"
+            assert any(b["gb_id"] == "GB0039" for b in case["graph_breaks"]), f"{path.name}:{line}: limit not hit"
+        else:
+            assert len(recompiles) == count, f"{path.name}:{line}: Dynamo recompiled {len(recompiles)} times, marker says {count}"
+        if guard and recompiles:
+            assert any(guard in reason for reason in recompiles[0]["reasons"]), \
+                f"{path.name}:{line}: Dynamo's guard failure was {recompiles[0]['reasons']}, not {guard!r}"
+        here = [f for f in findings if f.code == code and f.span.start_line == line]
+        assert here, f"{path.name}:{line}: no {code} finding"
+        phrase = count_phrase(LIMIT if count is None else count)
+        assert phrase in here[0].message and guard in here[0].message, \
+            f"{path.name}:{line}: the finding says {here[0].message!r}; Dynamo did {phrase!r} on {guard!r}"
+
+
+@pytest.mark.parametrize("path", [p for p in rule_files() if p.name == "bad.py" and recompile_markers(p)],
+                         ids=lambda p: p.parent.name)
+def test_recompiles_as_often_as_predicted(path: Path, dynamo_results, check) -> None:
+    check_recompile_counts(path, dynamo_results[str(path)], check([path]).findings)
+
+
+def test_recompile_count_check_can_fail(tmp_path: Path, check) -> None:
+    """On recorded results: a wrong count, a wrong guard and a finding that says something else fail."""
+    path = tmp_path / "bad.py"
+    path.write_text(
+        "import torch\n\n@torch.compile\ndef f(x, n: int):\n    return x * n\n\n"
+        "def scenario_int():\n    f(1, 2)\n    f(1, 3)  # expect: BL211 recompiles=1 guard=\"n == 2\"\n",
+        encoding="utf-8",
+    )
+    findings = check([path], root=tmp_path).findings
+    recompile = {"function": "f", "filename": str(path), "firstlineno": 3, "reasons": ["n == 2"]}
+
+    def cases(*recompiles: dict[str, Any]) -> dict[str, Any]:
+        return {"scenario_int": {"graph_breaks": [], "recompiles": list(recompiles), "fallbacks": [], "errors": [],
+                                 "scenario_lines": [7, 9]}}
+
+    check_recompile_counts(path, cases(recompile), findings)
+    with pytest.raises(AssertionError, match="recompiled 2 times"):
+        check_recompile_counts(path, cases(recompile, recompile), findings)
+    with pytest.raises(AssertionError, match="guard failure was"):
+        check_recompile_counts(path, cases({**recompile, "reasons": ["n == 3"]}), findings)
+    with pytest.raises(AssertionError, match="no BL211 finding"):
+        check_recompile_counts(path, cases(recompile), [])
 
 
 @pytest.mark.parametrize("path", [p for p in rule_files() if p.name == "bad.py"], ids=lambda p: p.parent.name)

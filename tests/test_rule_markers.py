@@ -193,21 +193,21 @@ def test_rules_listing_shows_stage_versions_and_status() -> None:
 # --- the file-scope hook (rule.py: file_visit_<Node> / file_leave_<Node> / end_file) ------------
 
 FILE_WITH_REGION = (
-    "import torch\n\nmodel = torch.compile(torch.nn.Linear(8, 8))\n\n"
+    "import torch\n\nmodel = torch.compile(torch.nn.Linear(8, 8), mode='reduce-overhead')\n\n"
     "@torch.compile\ndef f(x):\n    if not torch.compiler.is_compiling():\n        print(x.sum().item())\n"
     "    return x * 2\n\n"
-    "def step(x):\n    model(x).sum().backward()\n    with torch.no_grad():\n        return model(f(x))\n"
+    "def serve(batches):\n    for x in batches:\n        y = model(f(x))\n        print(y.argmax())\n"
 )
 
 
 def test_file_hooks_see_every_node_once_in_the_shared_traversal(check, tmp_path: Path, monkeypatch) -> None:
     import ast
 
-    from breaklint.rules.grad_mode_flip import GradModeFlip
+    from breaklint.rules.cudagraph_call_with_grad import CudagraphCallWithGrad
 
     seen: list[int] = []
     ended: list[str] = []
-    visit_call, end_file = GradModeFlip.file_visit_Call, GradModeFlip.end_file
+    visit_call, end_file = CudagraphCallWithGrad.file_visit_Call, CudagraphCallWithGrad.end_file
 
     def counting_visit(self, node):  # type: ignore[no-untyped-def]
         seen.append(self.ctx.file.line(node))
@@ -217,29 +217,29 @@ def test_file_hooks_see_every_node_once_in_the_shared_traversal(check, tmp_path:
         ended.append(self.ctx.file.display)
         end_file(self)
 
-    monkeypatch.setattr(GradModeFlip, "file_visit_Call", counting_visit)
-    monkeypatch.setattr(GradModeFlip, "end_file", counting_end)
+    monkeypatch.setattr(CudagraphCallWithGrad, "file_visit_Call", counting_visit)
+    monkeypatch.setattr(CudagraphCallWithGrad, "end_file", counting_end)
     findings = _findings(check, tmp_path, FILE_WITH_REGION)
     calls = sorted(n.lineno for n in ast.walk(ast.parse(FILE_WITH_REGION)) if isinstance(n, ast.Call))
     # Outside regions and inside the untraced `if not is_compiling()` block too, each call once.
     assert sorted(seen) == calls and len(ended) == 1
-    assert [(f.code, f.span.start_line) for f in findings] == [("BL204", 14)]
+    assert [(f.code, f.span.start_line) for f in findings] == [("BL506", 13)]
     seen.clear(), ended.clear()
-    assert _findings(check, tmp_path, FILE_WITH_REGION.replace("with torch.no_grad():", "if True:")) == []
-    assert seen == [] and ended == []  # no grad switch in the text: the hooks are not called
+    assert _findings(check, tmp_path, FILE_WITH_REGION.replace("reduce-overhead", "default")) == []
+    assert seen == [] and ended == []  # no CUDA-graph mode in the text: the hooks are not called
 
 
 def test_a_failing_file_hook_is_bl005_and_the_other_rules_still_report(check, tmp_path: Path, monkeypatch) -> None:
-    from breaklint.rules.grad_mode_flip import GradModeFlip
+    from breaklint.rules.cudagraph_call_with_grad import CudagraphCallWithGrad
 
     def explode(self, node):  # type: ignore[no-untyped-def]
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(GradModeFlip, "file_visit_With", explode)
+    monkeypatch.setattr(CudagraphCallWithGrad, "file_visit_Call", explode)
     source = FILE_WITH_REGION.replace("    if not torch.compiler.is_compiling():\n        print", "    print")
     findings = {(f.code, f.span.start_line) for f in _findings(check, tmp_path, source)}
     assert ("BL005", 1) in findings and ("BL106", 7) in findings and ("BL101", 7) in findings
-    assert not any(code == "BL204" for code, _ in findings)
+    assert not any(code == "BL506" for code, _ in findings)
 
 
 def test_only_branches_that_just_warn_or_raise_under_python_tests_are_possible(check, tmp_path: Path) -> None:

@@ -34,6 +34,22 @@ _KIND_MARKERS = {kind: re.compile(rf"#\s*{kind}:\s*" + _CODES) for kind in KINDS
 _CONDITION = re.compile(r"^torch\s*(?P<versions><=\s*\d+\.\d+|\d+\.\d+\+|\d+\.\d+-\d+\.\d+)\s*(?::\s*(?P<why>.*))?$")
 
 
+# A recompile marker may say how often Dynamo recompiles and what guard it names:
+# `# expect: BL211 recompiles=1 guard="n == 2"` (count `limit`: until recompile_limit, then eager).
+RECOMPILE_MARKER = re.compile(r'#\s*expect:\s*(?P<code>BL2\d\d)\s+recompiles=(?P<count>\d+|limit)(?:\s+guard="(?P<guard>[^"]*)")?')
+
+
+def recompile_markers(path: Path) -> dict[int, tuple[str, int | None, str]]:
+    """line -> (code, recompiles (None: until the limit), guard text ("" when not given))."""
+    found: dict[int, tuple[str, int | None, str]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        match = RECOMPILE_MARKER.search(line)
+        if match:
+            count = None if match["count"] == "limit" else int(match["count"])
+            found[number] = (match["code"], count, match["guard"] or "")
+    return found
+
+
 def rule_files() -> list[Path]:
     return sorted(TESTDATA.glob("BL*/*.py"))
 

@@ -89,6 +89,11 @@ def event_lines(event: dict[str, Any]) -> range:
 def _matches(finding: Finding, finding_file: str, event: dict[str, Any]) -> bool:
     if event["kind"] not in EVENT_KINDS.get(finding.stage, ()):
         return False
+    if finding.recompiles and event["kind"] == "recompile":
+        # A recompile predicted at a call site (BL211-BL214): Dynamo reports it at the compiled
+        # function, whose first line the finding carries.
+        return bool(event.get("filename")) and _real(event["filename"]) == finding_file \
+            and finding.recompiles in event_lines(event)
     if event["kind"] == "cudagraph_skip" and (event.get("effect") in RERECORD_EFFECTS) != (finding.code == RERECORD_RULE):
         return False
     if not event.get("filename") or _real(event["filename"]) != finding_file:

@@ -18,9 +18,10 @@ from typing import Callable, Iterable, Iterator, Optional
 
 from breaklint.index.conditions import dotted, guards_of, is_concatenation
 from breaklint.index.imports import ImportTable
-from breaklint.index.patterns import called_while_compiling
+from breaklint.index.patterns import NO_GRAD as _NO_GRAD, SET_GRAD as _SET_GRAD, called_while_compiling
 from breaklint.index.project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
 from breaklint.index.summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
+from breaklint.index.summary import CompiledCall, CompiledName, Loop, Place, StateWrite
 
 _DOTTED = (ast.Name, ast.Attribute)
 _SINGLETONS = {True: "True", False: "False", None: "None"}  # Names in libcst, constants in ast
@@ -130,6 +131,16 @@ class _Walker:
         # Unbound methods, so that a walker makes no reference cycle: the engine runs the
         # pre-pass with the garbage collector off.
         self.stmt_handlers: dict[type, Callable[[_Walker, ast.AST], None]] = _STATEMENTS
+        # What changes compiled frames' guards (summary.CompiledCall & co.), kept for the end of
+        # the file, when every name bound to a compiled callable is known.
+        # Only a file that can compile something (the word is in it: `torch.compile`, an alias's
+        # import, `optimize`) records them: the others pay nothing for these facts.
+        self.tracks = b"compile" in self.source or b"optimize" in self.source
+        self.loops: list[Loop] = []  # the loops around the statement, in its own function
+        self.grad_off = 0  # how many grad switches are on around it
+        self.compiled_names: list[CompiledName] = []
+        self.dotted_calls: list[tuple[str, ast.Call, int, tuple[Loop, ...], bool]] = []
+        self.writes: list[StateWrite] = []
 
     def run(self, tree: ast.Module) -> ModuleSummary:
         # Imports first: a decorator may use a name imported below.
@@ -141,8 +152,93 @@ class _Walker:
             self.module_name, self.is_package, tuple(self.imports.aliases.items()),
             tuple(sorted(self.imports.local_defs)), tuple(f.freeze() for f in self.functions),
             tuple(c.freeze() for c in self.classes), _freeze(self.assigns), tuple(self.sites),
-            tuple(self.disabled),
+            tuple(self.disabled), *self._compiled_facts(),
         )
+
+    # --- what changes compiled frames' guards (analysis/guards.py reads it) --------------------
+    def place(self, node: ast.AST, scope: int | None = None) -> Place:
+        """node's position as finding.Span counts it (columns in code points, not ast's bytes),
+        in `scope` (default: the function being walked)."""
+        if scope is None:
+            scope = self.function_stack[-1] if self._current() is not None else -1
+        return Place(node.lineno, self._col(node.lineno, node.col_offset) + 1, node.end_lineno or node.lineno,  # type: ignore[attr-defined]
+                     self._col(node.end_lineno or node.lineno, node.end_col_offset or 0) + 1, scope)  # type: ignore[attr-defined]
+
+    def _col(self, line: int, byte_col: int) -> int:
+        start = self.line_starts[line - 1]
+        return len(self.source[start:start + byte_col].decode("utf-8", "surrogatepass"))
+
+    def _compiled_facts(self) -> tuple[tuple[CompiledName, ...], tuple[CompiledCall, ...], tuple[StateWrite, ...]]:
+        """The calls of this file's compiled names, and the writes to them, to what they compile
+        and to globals; nothing in a file that compiles nothing."""
+        if not self.compiled_names:
+            return (), (), ()
+        compiled = {c.name for c in self.compiled_names}
+        watched = compiled | {c.target for c in self.compiled_names}
+        calls: list[CompiledCall] = []
+        writes = [w for w in self.writes if w.action in ("global", "item") or _head_in(w.subject, watched)]
+        # Calls of this file's functions that write a global: the write happens at the call.
+        writers = {self.functions[w.place.scope].qualname for w in writes
+                   if w.action in ("global", "item") and w.place.scope >= 0}
+        for func, node, scope, loops, grad_off in self.dotted_calls:
+            if func in writers:
+                writes.append(StateWrite(func, "call", func, "", self.place(node, scope)))
+            if func in compiled:
+                args = tuple((keyword, self.text(value)) for keyword, value in _arg_items(node))
+                calls.append(CompiledCall(func, self.place(node, scope), args, loops, grad_off))
+            elif "." in func:
+                receiver, _, method = func.rpartition(".")
+                if _head_in(receiver, watched):
+                    writes.append(StateWrite(receiver, "method", method, ", ".join(
+                        self.text(value) if keyword is None else f"{keyword}={self.text(value)}"
+                        for keyword, value in _arg_items(node)), self.place(node, scope)))
+        return tuple(self.compiled_names), tuple(calls), tuple(writes)
+
+    def _bind_compiled(self, targets: list[ast.expr], value: ast.expr) -> None:
+        """`name = torch.compile(target, ...)` (or `optimize(...)(target)`) binds a compiled name."""
+        if not isinstance(value, ast.Call) or not value.args or isinstance(value.args[0], ast.Starred):
+            return
+        resolved = self.resolve(value.func)
+        inner = self.resolve(value.func.func) if isinstance(value.func, ast.Call) else None
+        if resolved in COMPILE_NAMES or inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES:
+            for target in targets:
+                name = _dotted(target)
+                if name is not None:
+                    self.compiled_names.append(CompiledName(name, self.text(value.args[0]), self.text(value),
+                                                            self.place(value)))
+
+    def _write(self, target: ast.expr, value: ast.expr, node: ast.stmt) -> None:
+        """A write to a guarded value: `a.b = v`, `G[k] = v`, or a global under `global`."""
+        fn = self._current()
+        if isinstance(target, ast.Attribute):
+            subject = _dotted(target.value)
+            if subject is not None and not (fn is not None and subject.split(".")[0] == fn.self_name):
+                self.writes.append(StateWrite(subject, "attr", target.attr, self.text(value), self.place(node)))
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            name = target.value.id
+            if fn is None or name in fn.global_names or name not in fn.assigns:
+                self.writes.append(StateWrite(name, "item", self.text(target.slice), self.text(value), self.place(node)))
+        elif isinstance(target, ast.Name) and fn is not None and target.id in fn.global_names:
+            self.writes.append(StateWrite(target.id, "global", target.id, self.text(value), self.place(node)))
+
+    def _while(self, node: ast.While) -> None:
+        self.loops.append(Loop("", ""))
+        self._generic(node)
+        self.loops.pop()
+
+    def _with(self, node: ast.With | ast.AsyncWith) -> None:
+        off = any(self._switches_grad_off(item.context_expr) for item in node.items)
+        self.grad_off += off
+        self._generic(node)
+        self.grad_off -= off
+
+    def _switches_grad_off(self, expr: ast.expr) -> bool:
+        if not isinstance(expr, ast.Call):
+            return False
+        name = self.resolve(expr.func)
+        first = expr.args[0] if expr.args else None
+        false = isinstance(first, ast.Constant) and first.value is False
+        return (name in _NO_GRAD and not false) or (name in _SET_GRAD and false)
 
     # --- source text --------------------------------------------------------------------
     def text(self, node: ast.expr) -> Expr:
@@ -238,7 +334,12 @@ class _Walker:
         self._arguments(args)
         if node.returns is not None:
             self.expr(node.returns)
+        # A def's body runs when it is called: the loops and grad switches around the def are not
+        # around its statements (its own grad decorators are).
+        outer = self.loops, self.grad_off
+        self.loops, self.grad_off = [], int(any(self._switches_grad_off(d) for d in node.decorator_list))
         self._block(node.body)
+        self.loops, self.grad_off = outer
         self.guard_frames.pop()
         kinds.pop()
         self.function_stack.pop()
@@ -254,6 +355,9 @@ class _Walker:
             if resolved in COMPILE_NAMES or resolved in OPTIMIZE_NAMES:
                 self.sites.append(SiteSummary(self._at_sign_line(decorator), None, index, parent, False,
                                               self.text(decorator)))
+                if parent == -1 and not (self.scope_kinds and self.scope_kinds[-1] == "class"):
+                    self.compiled_names.append(CompiledName(node.name, node.name, self.text(decorator),
+                                                            self.place(decorator)))
             elif resolved in DISABLE_NAMES:
                 recursive = all(
                     not (isinstance(value, ast.Constant) and value.value is False)
@@ -317,7 +421,11 @@ class _Walker:
     def _assign(self, node: ast.Assign) -> None:
         value = self.text(node.value)
         for target in node.targets:
+            if self.tracks:
+                self._write(target, node.value, node)
             self._bind(target, value, False)
+        if self.tracks:
+            self._bind_compiled(node.targets, node.value)
         for target in node.targets:
             self.expr(target)
         self.expr(node.value)
@@ -331,6 +439,8 @@ class _Walker:
             self.expr(node.value)
 
     def _aug_assign(self, node: ast.AugAssign) -> None:
+        if self.tracks:
+            self._write(node.target, node.value, node)
         self._bind(node.target, self.text(node.value), False)
         self.expr(node.target)
         self.expr(node.value)
@@ -339,7 +449,9 @@ class _Walker:
         self._bind(node.target, self.text(node.iter), True)
         self.expr(node.target)
         self.expr(node.iter)
+        self.loops.append(Loop(self.text(node.target), self.text(node.iter)))
         self._block(node.body)
+        self.loops.pop()
         self._block(node.orelse)
 
     def _if(self, node: ast.If) -> None:
@@ -474,6 +586,10 @@ class _Walker:
                     fn.refs.append(self.text(value))
             self._self_registration(fn, node, args)
         self._compile_call(node, fn, args)
+        func = _dotted(node.func) if self.tracks else None
+        if func is not None:
+            self.dotted_calls.append((func, node, self.function_stack[-1] if fn is not None else -1,
+                                      tuple(self.loops), self.grad_off > 0))
         self.expr(node.func)
         for _, value in args:
             self.expr(value)
@@ -530,6 +646,9 @@ class _Walker:
         scope = self.function_stack[-1] if fn is not None else -1
         if isinstance(func, ast.Attribute) and func.attr == "compile" and not args:
             self.sites.append(SiteSummary(node.lineno, self.text(func.value), -1, scope, True, self.text(node)))
+            name = _dotted(func.value)
+            if name is not None:
+                self.compiled_names.append(CompiledName(name, name, self.text(node), self.place(node)))
             return
         positional = bool(args) and args[0][0] is None
         resolved = self.resolve(func)
@@ -548,7 +667,26 @@ _STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
     ast.Assign: _Walker._assign, ast.AnnAssign: _Walker._ann_assign,  # type: ignore[dict-item]
     ast.AugAssign: _Walker._aug_assign, ast.For: _Walker._for, ast.AsyncFor: _Walker._for,  # type: ignore[dict-item]
     ast.If: _Walker._if, ast.Global: _Walker._global,  # type: ignore[dict-item]
+    ast.While: _Walker._while, ast.With: _Walker._with, ast.AsyncWith: _Walker._with,  # type: ignore[dict-item]
 }
+
+
+def _head_in(dotted_name: str, names: set[str]) -> bool:
+    """Whether `a.b.c` is one of `names` or an attribute chain below one (`a`, `a.b`)."""
+    parts = dotted_name.split(".")
+    return any(".".join(parts[:i]) in names for i in range(1, len(parts) + 1))
+
+
+def _arg_items(node: ast.Call) -> list[tuple[Optional[str], ast.expr]]:
+    """A call's arguments in source order, with "*"/"**" marking unpacking (summary.CallArgs)."""
+    items: list[tuple[tuple[int, int], Optional[str], ast.expr]] = []
+    for arg in node.args:
+        star = isinstance(arg, ast.Starred)
+        items.append(((arg.lineno, arg.col_offset), "*" if star else None, arg.value if star else arg))  # type: ignore[attr-defined]
+    for keyword in node.keywords:
+        items.append(((keyword.lineno, keyword.col_offset), keyword.arg or "**", keyword.value))
+    items.sort(key=lambda item: item[0])
+    return [(keyword, value) for _, keyword, value in items]
 
 
 def _bind_targets(target: ast.expr, value: Expr, iterated: bool, into: dict[str, list[tuple[Expr, bool]]]) -> None:

@@ -103,3 +103,10 @@ def compile_mode(node: cst.CSTNode) -> str | None:
                 value = arg.value.evaluated_value
                 return value if isinstance(value, str) else None
     return None
+
+
+# Grad-mode switches: a call under one of these (a `with` item or a decorator) runs with
+# gradients off; `set_grad_enabled` only with a literal False.
+NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
+                     "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
+SET_GRAD = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})

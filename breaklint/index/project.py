@@ -20,7 +20,7 @@ from breaklint.index.imports import ImportTable, dotted
 from breaklint.infra.recursion import parse_safely
 from breaklint.index.source import ParsedFile
 from breaklint.index.conditions import cst_guards_of
-from breaklint.index.summary import Guards
+from breaklint.index.summary import CompiledCall, CompiledName, Guards, StateWrite
 from breaklint.infra.walk import visit
 
 FunctionNode = "cst.FunctionDef"  # for annotations (libcst is imported on first use)
@@ -231,6 +231,15 @@ class Build:
 
 
 @dataclass(frozen=True)
+class GuardFacts:
+    """A module's compiled names, their calls and the writes to what they guard on."""
+
+    names: tuple[CompiledName, ...]
+    calls: tuple[CompiledCall, ...]
+    writes: tuple[StateWrite, ...]
+
+
+@dataclass(frozen=True)
 class CompileSite:
     """`torch.compile(target)`, `@torch.compile`, `optimize(...)(target)` or `target.compile()`."""
 
@@ -256,6 +265,9 @@ class ModuleIndex:
     assigns: dict[str, list[Assigned]] = field(default_factory=dict)  # module-level bindings
     compile_sites: list[CompileSite] = field(default_factory=list)
     disabled: dict[FunctionInfo, bool] = field(default_factory=dict)  # fn -> recursive?
+    # What changes compiled frames' guards, as the pre-pass recorded it (summary.CompiledCall &
+    # co.; read by analysis/guards.py): empty in a file that compiles nothing.
+    guard_facts: GuardFacts = field(default_factory=lambda: GuardFacts((), (), ()))
     # Every def and class in source order, shadowed ones too (`functions` keeps the last of a name).
     defined: list[FunctionInfo] = field(default_factory=list)
     defined_classes: list[ClassInfo] = field(default_factory=list)

@@ -21,7 +21,7 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 8  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 9  # bump when the fields below change: cached summaries are then ignored
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,68 @@ class SiteSummary:
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where an expression or statement is: 1-based lines, 1-based columns in code points, the
+    end exclusive (finding.Span's convention), and the function it is in (index into
+    ModuleSummary.functions, or -1 at module level)."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    scope: int
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A for/while loop around a statement, in the same function: `target`/`iter` the for
+    header's texts ("" for a while loop)."""
+
+    target: Expr
+    iter: Expr
+
+
+@dataclass(frozen=True)
+class CompiledCall:
+    """A call of a name this file binds to a compiled callable (`model = torch.compile(net)`,
+    `@torch.compile def f`, `net.compile()`): what the guards of its frame see change between
+    calls. `args` are (keyword, text) in source order (keyword None for a positional argument,
+    "*"/"**" for unpacking); `loops` the loops around the call, innermost last."""
+
+    callee: Expr
+    place: Place
+    args: tuple[tuple[str | None, Expr], ...]
+    loops: tuple[Loop, ...]
+    grad_disabled: bool  # under `torch.no_grad()`, `inference_mode()`, `set_grad_enabled(False)`
+
+
+@dataclass(frozen=True)
+class StateWrite:
+    """A write other code makes to what a compiled frame guards on. `subject` is the dotted
+    receiver (`net`, `net.lin.weight`) or the global's name; `action` one of "attr" (`subject.
+    name = value`), "method" (`subject.name(args)`: `.eval()`, `.half()`, `.requires_grad_()`),
+    "global" (`name = value` under `global name`), "item" (`subject[name] = value`, `name` the
+    key's text)."""
+
+    subject: Expr
+    action: str
+    name: str
+    value: Expr  # the assigned value, or the call's arguments as written
+    place: Place
+
+
+@dataclass(frozen=True)
+class CompiledName:
+    """A name this file binds to a compiled callable: `model = torch.compile(net)` (`target`
+    `net`, `options` the call's text), `@torch.compile def f` (`target` `f`), `net.compile()`."""
+
+    name: Expr
+    target: Expr
+    options: Expr
+    place: Place
+
+
+@dataclass(frozen=True)
 class ModuleSummary:
     module_name: str
     is_package: bool
@@ -102,6 +164,10 @@ class ModuleSummary:
     assigns: Bindings  # module-level bindings
     compile_sites: tuple[SiteSummary, ...]
     disabled: tuple[tuple[int, bool], ...]  # (function, recursive)
+    # What changes a compiled frame's guards (analysis/guards.py): only in files that compile.
+    compiled_names: tuple[CompiledName, ...] = ()
+    compiled_calls: tuple[CompiledCall, ...] = ()
+    state_writes: tuple[StateWrite, ...] = ()
 
     @property
     def has_functions(self) -> bool:

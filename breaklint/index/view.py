@@ -24,7 +24,7 @@ import libcst as cst
 from breaklint.finding import Span
 from breaklint.infra.lazy import LazyNode, real_node
 from breaklint.index.imports import ImportTable
-from breaklint.index.project import (UNREADABLE, Assigned, ClassInfo, CompileSite, Fragment, FunctionHeader, FunctionInfo,
+from breaklint.index.project import (UNREADABLE, Assigned, ClassInfo, CompileSite, Fragment, GuardFacts, FunctionHeader, FunctionInfo,
                       ModuleIndex, Parameter)
 from breaklint.index.patterns import untraced_blocks
 from breaklint.index.source import ParsedFile
@@ -161,7 +161,7 @@ class ShallowModuleIndex(ModuleIndex):
         self._functions = _ReadDict("functions", record)
         self._classes = _ReadDict("classes", record)
         self._data: dict[str, object] = {"imports": imports, "assigns": {}, "compile_sites": [], "disabled": {},
-                                         "defined": [], "defined_classes": []}
+                                         "defined": [], "defined_classes": [], "guard_facts": GuardFacts((), (), ())}
 
     @property  # type: ignore[override]
     def functions(self) -> dict[str, FunctionInfo]:
@@ -185,6 +185,11 @@ class ShallowModuleIndex(ModuleIndex):
     def compile_sites(self) -> list[CompileSite]:
         self._record("sites")
         return self._data["compile_sites"]  # type: ignore[return-value]
+
+    @property  # type: ignore[override]
+    def guard_facts(self) -> GuardFacts:
+        self._record("guard_facts")  # keyed on the whole summary (engine.py, _fingerprint)
+        return self._data["guard_facts"]  # type: ignore[return-value]
 
     @property
     def content_module(self) -> ModuleIndex:
@@ -426,6 +431,7 @@ def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Pr
         sites.append(CompileSite(module, node, target, scope, site.method_form, site.line))  # type: ignore[arg-type]
     for index, recursive in summary.disabled:
         data["disabled"][defined[index]] = recursive  # type: ignore[index]
+    data["guard_facts"] = GuardFacts(summary.compiled_names, summary.compiled_calls, summary.state_writes)
     return module
 
 

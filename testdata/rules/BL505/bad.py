@@ -28,7 +28,7 @@ CALLS = {"decoder": [(torch.zeros(1, 4, dtype=torch.long, device=DEVICE),) for _
 def greedy_generate(prompt: torch.Tensor, new_tokens: int = 12) -> torch.Tensor:
     tokens = prompt
     for _ in range(new_tokens):
-        logits = decoder(tokens)  # expect: BL505
+        logits = decoder(tokens)  # expect: BL505, BL214
         next_token = logits[:, -1].argmax(dim=-1, keepdim=True)
         tokens = torch.cat([tokens, next_token], dim=1)
     return tokens
@@ -42,7 +42,7 @@ def prefix_energy(frames: torch.Tensor) -> torch.Tensor:
 def streaming_energy(frames: torch.Tensor) -> list[torch.Tensor]:
     energies = []
     for end in range(1, frames.shape[0] + 1):
-        energies.append(prefix_energy(frames[:end]))  # expect: BL505
+        energies.append(prefix_energy(frames[:end]))  # expect: BL505, BL214
     return energies
 
 

@@ -1,0 +1,657 @@
+"""The guard model: which recompiles a file's own calls and writes will cause.
+
+Dynamo guards a compiled frame on what it read while tracing: Python scalars passed in, the
+globals and module attributes it read, tensor dtypes, `training` flags, submodule types. The
+pre-pass records, for a file that compiles something, every call of a name bound to a compiled
+callable and every write to what such a frame guards on (index/summary.py, `GuardFacts`). This
+module turns those facts into predictions: the line that changes a guarded value, the guard text
+Dynamo prints, and how many recompiles follow.
+
+The counts are torch 2.13's, measured (docs/rules and testdata/rules/BL21x prove each on real
+Dynamo): an `int` or `float` argument that changes compiles once more and is then dynamic
+(automatic dynamic shapes); a `bool`, `str`, None-ness, a tuple's length, a dtype, a list's length
+compile once per distinct value; a module's `float` attribute once, its `int`/`bool`/`str`
+attributes once per value; a global `int` once per value, a global `float` once; a tensor whose
+size changes in a loop once (then that dimension is dynamic). Past `recompile_limit` (8) distinct
+values the frame runs eagerly for good (`LIMIT`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import libcst as cst
+
+from breaklint.index.project import ClassInfo, FunctionInfo, ModuleIndex, ProjectIndex
+from breaklint.infra.lazy import parse_fragment
+from breaklint.index.summary import CompiledCall, CompiledName, Place, StateWrite
+
+RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit's default
+LIMIT = -1  # recompiles on every new value until the limit, then runs eagerly
+_CASTS = {"half": "Half", "float": "Float", "double": "Double", "bfloat16": "BFloat16"}
+_DTYPES = {"torch.float16": "Half", "torch.half": "Half", "torch.float32": "Float", "torch.float": "Float",
+           "torch.float64": "Double", "torch.double": "Double", "torch.bfloat16": "BFloat16"}
+_FACTORIES = ("randn", "rand", "zeros", "ones", "empty", "full", "arange", "randint")
+# Submodules whose forward reads `self.training` (so `.eval()` / `.train()` changes a guard).
+_TRAINING_MODULES = re.compile(r"\b(Dropout\d?d?|AlphaDropout|BatchNorm\d?d?|SyncBatchNorm|InstanceNorm\d?d|"
+                               r"LazyBatchNorm\d?d|RReLU)\s*\(")
+_MODE_SWITCHES = ("eval", "train")
+_CONCATS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
+_DTYPE_SWITCHES = ("half", "double", "bfloat16", "to")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One predicted recompile cause: `code` the rule that reports it, `place` the line that
+    changes the guarded value, `recompiles` how many (LIMIT: every new value until the limit)."""
+
+    code: str
+    place: Place
+    callee: str
+    cause: str
+    guard: str
+    recompiles: int
+    dynamic_after: bool  # the value is dynamic after its one recompile (an int, a float, a size)
+    fix: str
+
+
+def count_phrase(recompiles: int, dynamic_after: bool = False) -> str:
+    """How a finding says how many recompiles: the ground-truth test reads markers with it."""
+    if recompiles == LIMIT:
+        return f"recompiles on every new value until recompile_limit ({RECOMPILE_LIMIT}), then runs eagerly"
+    if recompiles == 1:
+        return "recompiles once" + (", then treats the value as dynamic" if dynamic_after else "")
+    return f"recompiles {recompiles} times (once per distinct value)"
+
+
+def _counted(distinct: int) -> int:
+    """Recompiles for `distinct` values each specialised on: all but the first, up to the limit."""
+    return LIMIT if distinct - 1 >= RECOMPILE_LIMIT else distinct - 1
+
+
+def _literal(text: str) -> tuple[bool, object]:
+    try:
+        return True, ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False, None
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, tuple):
+        return "tuple"
+    return "other"
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """What one call passes in one parameter: literal values (several for a loop variable over
+    a literal sequence), a cast's dtype, or just whether it is None."""
+
+    call: CompiledCall
+    values: tuple[object, ...] = ()
+    known: bool = False  # values are every value it passes
+    kind: str = "other"  # of the values; "other" for an expression
+    dtype: str = ""  # a tensor cast at the end of the expression (`x.half()` -> "Half")
+    base: str = ""  # the expression under the cast (`x`), or the expression itself
+    unbounded: bool = False  # a loop over a range whose length is not known (ints only)
+
+
+def _loop_values(text: str, call: CompiledCall) -> _Seen | None:
+    """A loop variable: the elements of the literal sequence it runs over, or a range's ints."""
+    for loop in reversed(call.loops):
+        if loop.target != text:
+            continue
+        ok, values = _literal(loop.iter)
+        if ok and isinstance(values, (list, tuple)) and values:
+            kinds = {_kind(v) for v in values}
+            return _Seen(call, tuple(values), True, kinds.pop() if len(kinds) == 1 else "other", base=text)
+        match = re.fullmatch(r"range\((.*)\)", loop.iter)
+        if match:
+            ok, bounds = _literal(f"({match.group(1)},)")
+            if ok and all(isinstance(b, int) for b in bounds):
+                return _Seen(call, tuple(range(*bounds)), True, "int", base=text)
+            return _Seen(call, (), False, "int", base=text, unbounded=True)
+        return None
+    return None
+
+
+def _seen(text: str, call: CompiledCall) -> _Seen:
+    ok, value = _literal(text)
+    if ok:
+        return _Seen(call, (value,), True, _kind(value), base=text)
+    looped = _loop_values(text, call)
+    if looped is not None:
+        return looped
+    shape = _shape_of(text)
+    if shape is not None:
+        return _Seen(call, (shape,), False, shape[0], base=text)
+    match = re.fullmatch(r"(?P<base>.+)\.(?P<cast>half|float|double|bfloat16)\(\)", text)
+    if match:
+        return _Seen(call, dtype=_CASTS[match["cast"]], base=match["base"])
+    match = re.fullmatch(r"(?P<base>.+)\.to\((?:dtype=)?(?P<dtype>torch\.\w+)\)", text)
+    if match and match["dtype"] in _DTYPES:
+        return _Seen(call, dtype=_DTYPES[match["dtype"]], base=match["base"])
+    return _Seen(call, base=text)
+
+
+def _shape_of(text: str) -> tuple[str, int] | None:
+    """("list", length) for a list display, ("rank", n) for `torch.randn(4, 8)` with literal sizes."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile text: no shape known
+        return None
+    if isinstance(node, ast.List) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return ("list", len(node.elts))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FACTORIES[:5] \
+            and _dotted_text(node.func.value) == "torch" and node.args and not node.keywords \
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in node.args):
+        return ("rank", len(node.args))
+    return None
+
+
+def _dotted_text(node: ast.AST) -> str:
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _guard_value(value: object) -> str:
+    return repr(value)
+
+
+def _bound(call: CompiledCall, params: list[tuple[str, str | None]] | None) -> dict[str, str]:
+    """Parameter -> the text passed (or its default); by position when the signature is unknown."""
+    if any(keyword in ("*", "**") for keyword, _ in call.args):
+        return {}
+    passed: dict[str, str] = {}
+    positional = [text for keyword, text in call.args if keyword is None]
+    if params is None:
+        passed.update({f"#{i}": text for i, text in enumerate(positional)})
+        passed.update({keyword: text for keyword, text in call.args if keyword is not None})
+        return passed
+    for (name, _), text in zip(params, positional):
+        passed[name] = text
+    passed.update({keyword: text for keyword, text in call.args if keyword is not None})
+    for name, default in params:
+        if name not in passed and default is not None:
+            passed[name] = default
+    return passed
+
+
+class GuardModel:
+    """The predictions for one module: built from its GuardFacts and what its compiled code reads."""
+
+    def __init__(self, module: ModuleIndex, project: ProjectIndex, regions: Iterable[FunctionInfo],
+                 names_read: Callable[[FunctionInfo], set[str]], resolve: Callable[[str], str | None]) -> None:
+        self.module, self.project = module, project
+        self.facts = module.guard_facts
+        self.regions = [fn for fn in regions if fn.module is module or fn.module.name == module.name]
+        self.names_read = names_read
+        self.resolve = resolve  # a dotted name's qualified name (`t.compile` -> `torch.compile`)
+
+    # --- what each compiled name is -----------------------------------------------------------
+    def _function(self, name: CompiledName) -> FunctionInfo | None:
+        return self.module.functions.get(name.target)
+
+    def _class(self, name: CompiledName) -> ClassInfo | None:
+        """The class of the module a compiled name wraps: `torch.compile(Net())`, `net = Net();
+        torch.compile(net)`, `net.compile()`."""
+        text = name.target
+        scope = self.module.defined[name.place.scope] if name.place.scope >= 0 else None
+        bindings = scope.assigns if scope is not None and text in scope.assigns else self.module.assigns
+        if text in bindings:
+            # `model = torch.compile(model)` rebinds the name: what it held before is the module.
+            values = [v for v in bindings[text] if not _is_compile(_text(v.expr), self.resolve)]
+            if len(values) != 1 or values[0].iterated:
+                return None
+            expr = values[0].expr
+        else:
+            try:
+                expr = parse_fragment(text)  # a target written as a call: `torch.compile(Net())`
+            except Exception:  # noqa: BLE001 - a target that does not parse names no class
+                return None
+        if not isinstance(expr, cst.Call):
+            return None
+        return self.project.resolve_class(expr.func, self.module)
+
+    def compiled(self, callee: str) -> FunctionInfo | None:
+        """The function a compiled name runs: the compiled function, or the module's forward."""
+        name = next((n for n in self._unique_names() if n.name == callee), None)
+        if name is None:
+            return None
+        fn = self._function(name)
+        cls = self._class(name) if fn is None else None
+        return cls.methods.get("forward") if cls is not None else fn
+
+    def _params(self, name: CompiledName) -> list[tuple[str, str | None]] | None:
+        fn = self._function(name)
+        cls = self._class(name) if fn is None else None
+        if cls is not None:
+            fn = cls.methods.get("forward")
+        if fn is None:
+            return None
+        skip = 1 if fn.header.self_name else 0
+        signature = fn.header.signature
+        params = [p for p in signature if p.positional][skip:] + [p for p in signature if not p.positional]
+        return [(p.name, _text(p.default) if p.default is not None else None) for p in params]
+
+    # --- predictions ----------------------------------------------------------------------------
+    def predictions(self) -> list[Prediction]:
+        found: list[Prediction] = []
+        for name in self._unique_names():
+            calls = [c for c in self.facts.calls if c.callee == name.name]
+            found.extend(self._arguments(name, calls))
+            found.extend(self._growing(name, calls))
+            found.extend(self._module_state(name, calls))
+        found.extend(self._globals())
+        cast = {p.callee for p in found if p.code == "BL212" and p.guard == "dtype mismatch"}
+        found = [p for p in found if not (p.code == "BL211" and p.guard == "dtype mismatch" and p.callee in cast)]
+        return sorted(found, key=lambda p: (p.place.line, p.place.col, p.code))
+
+    def _unique_names(self) -> list[CompiledName]:
+        """Compiled names bound once in the file (a rebinding makes a new callable: no shared cache)."""
+        counts: dict[str, int] = {}
+        for name in self.facts.names:
+            counts[name.name] = counts.get(name.name, 0) + 1
+        return [name for name in self.facts.names if counts[name.name] == 1]
+
+    def _arguments(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
+        params = self._params(name)
+        by_param: dict[str, list[_Seen]] = {}
+        for call in calls:
+            for param, text in _bound(call, params).items():
+                by_param.setdefault(param, []).append(_seen(text, call))
+        found = []
+        for param, seen in by_param.items():
+            shown = param if not param.startswith("#") else f"argument {int(param[1:]) + 1}"
+            prediction = _argument_prediction(name.name, param, shown, seen)
+            if prediction is not None:
+                found.append(prediction)
+        return found
+
+    def _growing(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
+        """A call in a loop whose tensor argument's size follows the loop variable (`x[:, :t]`,
+        `torch.randn(1, t)`): one recompile, then the size is dynamic (unless dynamic=False)."""
+        dynamic = _option(name.options, "dynamic")
+        if dynamic is True:
+            return []
+        found = []
+        for call in calls:
+            targets = {loop.target for loop in call.loops if re.fullmatch(r"\w+", loop.target)}
+            for index, (_, text) in enumerate(call.args):
+                var = next((t for t in targets if _sized_by(text, t)), None)
+                if dynamic is False and (var is not None or self._grows(text, call)):
+                    # Every new size compiles again: the evidence BL210's call form reports with.
+                    found.append(Prediction("BL210", call.place, name.name, f"argument {index + 1} (`{text}`) changes "
+                                            "size in the loop", "size mismatch at index", LIMIT, False,
+                                            "drop dynamic=False"))
+                    break
+                if var is None and self._grows(text, call):
+                    found.append(Prediction(
+                        "BL214", call.place, name.name,
+                        f"argument {index + 1} (`{text}`) grows in the loop (it is concatenated onto itself)",
+                        "size mismatch at index", 1, True,
+                        "expected (one recompile, then the dimension is dynamic); call torch._dynamo.mark_dynamic(x, "
+                        "dim) on the first input to skip even that one, or preallocate and pass a fixed-size buffer"))
+                    break
+                if var is None:
+                    continue
+                dim = _sized_dim(text, var)
+                found.append(Prediction(
+                    "BL214", call.place, name.name,
+                    f"argument {index + 1} (`{text}`) changes size with the loop variable `{var}`",
+                    "size mismatch at index" + (f" {dim}" if dim is not None else ""), 1, True,
+                    "expected (one recompile, then the dimension is dynamic); call "
+                    "torch._dynamo.mark_dynamic(x, dim) on the first input to skip even that one, or pad to fixed sizes"))
+                break
+        return found
+
+    def _grows(self, text: str, call: CompiledCall) -> bool:
+        """`tokens` in a loop of a function that binds `tokens = torch.cat([tokens, ...], ...)`."""
+        if not call.loops or call.place.scope < 0 or not re.fullmatch(r"\w+", text):
+            return False
+        fn = self.module.defined[call.place.scope]
+        for value in fn.assigns.get(text, []):
+            expr = value.expr
+            if isinstance(expr, cst.Call) and self.resolve(_text(expr.func)) in _CONCATS \
+                    and re.search(rf"\b{re.escape(text)}\b", _text(expr)):
+                return True
+        return False
+
+    def _module_state(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
+        if not calls or self._function(name) is not None:
+            return []
+        cls = self._class(name)
+        if cls is None:
+            return []
+        subjects = {name.name, name.target}
+        found = []
+        for write in self.facts.writes:
+            head = write.subject.split(".")[0]
+            if head not in subjects or not _between_calls(write.place, calls):
+                continue
+            prediction = self._module_write(name, cls, write)
+            if prediction is not None:
+                found.append(prediction)
+        return found
+
+    def _module_write(self, name: CompiledName, cls: ClassInfo, write: StateWrite) -> Prediction | None:
+        nested = "." in write.subject
+        if write.action == "method" and not nested and write.name in _MODE_SWITCHES:
+            to_eval = write.name == "eval" or write.value.strip() in ("False", "mode=False")
+            # A module starts in training mode: `.train()` changes nothing unless an `.eval()`
+            # (or `.train(False)`) on it came first.
+            if not to_eval and not any(w.action == "method" and w.subject == write.subject and w.place.line < write.place.line
+                                       and (w.name == "eval" or w.value.strip() in ("False", "mode=False"))
+                                       for w in self.facts.writes):
+                return None
+            if not self._reads_training(cls):
+                return None
+            was = "True" if to_eval else "False"
+            return Prediction("BL212", write.place, name.name, f"`.{write.name}()` flips the module's `training` flag",
+                              f".training == {was}", 1, False,
+                              "one extra compile per mode is expected; to avoid it, evaluate with the uncompiled "
+                              "module or compile one callable per mode")
+        if write.action == "method" and write.name in _DTYPE_SWITCHES and not nested:
+            dtype = _CASTS.get(write.name) or _DTYPES.get(write.value.removeprefix("dtype=").strip(), "")
+            if not dtype:
+                return None
+            return Prediction("BL212", write.place, name.name, f"`.{write.name}({write.value})` changes the parameters' dtype",
+                              "dtype mismatch", 1, False, "cast the module before its first compiled call")
+        if write.action == "method" and write.name == "requires_grad_":
+            return Prediction("BL212", write.place, name.name,
+                              f"`{write.subject}.requires_grad_({write.value})` changes a parameter's requires_grad",
+                              "requires_grad mismatch", 1, False,
+                              "freeze parameters before the first compiled call")
+        if write.action == "attr" and not nested:
+            return self._attribute_write(name, cls, write)
+        return None
+
+    def _attribute_write(self, name: CompiledName, cls: ClassInfo, write: StateWrite) -> Prediction | None:
+        if not self._reads_attr(cls, write.name):
+            return None
+        initial = [v for c, v in self.project.attr_values(cls, write.name)]
+        if len(initial) != 1:
+            return None
+        first = _text(initial[0].expr)
+        ok_first, value_first = _literal(first)
+        ok_new, value_new = _literal(write.value)
+        if ok_first and ok_new:
+            if value_first == value_new or _kind(value_first) != _kind(value_new):
+                return None
+            kind = _kind(value_new)
+            if kind == "float":
+                return Prediction("BL212", write.place, name.name, f"`{write.subject}.{write.name} = {write.value}` changes a "
+                                  f"float attribute Dynamo specialised on ({first} in `__init__`)",
+                                  f"self.{write.name} == {_guard_value(value_first)}", 1, True,
+                                  "keep it constant, or store it as a tensor (register_buffer)")
+            if kind in ("int", "bool", "str", "none"):
+                return Prediction("BL212", write.place, name.name, f"`{write.subject}.{write.name} = {write.value}` changes a "
+                                  f"{kind} attribute Dynamo guards on ({first} in `__init__`)",
+                                  f"self.{write.name} == {_guard_value(value_first)}", 1, False,
+                                  "keep it constant, or pass it as an argument of a separate compiled callable per value")
+            return None
+        old_class, new_class = _constructor(first), _constructor(write.value)
+        if old_class and new_class:
+            if self.resolve(old_class) == self.resolve(new_class) or old_class == new_class:
+                return None  # the same type: the identity is not guarded (measured, torch 2.13)
+            return Prediction("BL212", write.place, name.name,
+                              f"`{write.subject}.{write.name} = {write.value}` replaces a submodule with another type "
+                              f"(`{old_class}` in `__init__`)", f"___check_type_id(self._modules['{write.name}']",
+                              1, False, "build the module with the submodule it will use, or compile after replacing it")
+        return None
+
+    def _reads_training(self, cls: ClassInfo) -> bool:
+        """Whether its forward reads `self.training`, or it builds a submodule that does."""
+        for klass in self._lineage(cls):
+            forward = klass.methods.get("forward")
+            if forward is not None and "training" in self.names_read(forward):
+                return True
+            for values in klass.attrs.values():
+                if any(_TRAINING_MODULES.search(_text(v.expr)) for v in values):
+                    return True
+        return False
+
+    def _reads_attr(self, cls: ClassInfo, attr: str) -> bool:
+        for klass in self._lineage(cls):
+            forward = klass.methods.get("forward")
+            if forward is not None and attr in self.names_read(forward):
+                return True
+        return False
+
+    def _lineage(self, cls: ClassInfo) -> list[ClassInfo]:
+        seen = [cls]
+        for base in cls.bases:
+            found = self.project.resolve_class(base, cls.module)
+            if found is not None and found not in seen:
+                seen.append(found)
+        return seen
+
+    def _globals(self) -> list[Prediction]:
+        """A global (or a global dict's entry) the compiled code reads, written between its calls:
+        reported once per global, where the first such write happens (the writer's call, for a
+        write in a helper), with the count over all values written."""
+        read: set[str] = set()
+        for fn in self.regions:
+            read |= self.names_read(fn)
+        calls = list(self.facts.calls)
+        region_scopes = {fn.qualname for fn in self.regions}
+        grouped: dict[tuple[str, str], list[tuple[StateWrite, Place]]] = {}
+        for write in self.facts.writes:
+            if write.action not in ("global", "item") or write.subject not in read:
+                continue
+            scope = self.module.defined[write.place.scope] if write.place.scope >= 0 else None
+            if scope is not None and scope.qualname in region_scopes:
+                continue  # written by the compiled code itself: BL201's case
+            places = [write.place]
+            if scope is not None and not _between_calls(write.place, calls):
+                places = [w.place for w in self.facts.writes if w.action == "call" and w.subject == scope.qualname]
+            place = next((p for p in places if _between_calls(p, calls)), None)
+            if place is not None:
+                grouped.setdefault((write.subject, write.name if write.action == "item" else ""), []).append((write, place))
+        found = []
+        for writes in grouped.values():
+            prediction = self._global_writes(writes)
+            if prediction is not None:
+                found.append(prediction)
+        return found
+
+    def _global_writes(self, writes: list[tuple[StateWrite, Place]]) -> Prediction | None:
+        write, place = writes[0]
+        values = self.module.assigns.get(write.subject, [])
+        if not values or values[0].iterated:
+            return None
+        initial = _text(values[0].expr)
+        if write.action == "item":
+            ok, table = _literal(initial)
+            ok_key, key = _literal(write.name)
+            if not (ok and ok_key and isinstance(table, dict) and key in table):
+                return None
+            first, subject = table[key], f"G['{write.subject}'][{key!r}]"
+        else:
+            ok, first = _literal(initial)
+            if not ok:
+                return None
+            subject = f"G['{write.subject}']"
+        seen = [first]
+        for each, _ in writes:
+            ok_new, new = _literal(each.value)
+            if not ok_new or _kind(new) != _kind(first):
+                return None
+            if new not in seen:
+                seen.append(new)
+        kind = _kind(first)
+        if len(seen) < 2 or kind not in ("int", "float", "bool", "str"):
+            return None
+        # A global float is dynamic after one change; ints, bools and strings are specialised
+        # per value (measured on torch 2.13: a global int 2 -> 3 -> 4 recompiled twice).
+        count = 1 if kind == "float" else _counted(len(seen))
+        what = f"`{write.subject}[{write.name}] = {write.value}`" if write.action == "item" else \
+            f"`{write.subject} = {write.value}`"
+        callee = next(c.callee for c in self.facts.calls if c.place.scope == place.scope)
+        return Prediction("BL213", place, callee,
+                          f"{what} changes a global the compiled code read as {first!r}",
+                          f"{subject} == {_guard_value(first)}", count, kind == "float",
+                          "keep the flag constant while the compiled code runs, or compile one callable per "
+                          "setting (pass the setting as an argument)")
+
+
+def _argument_prediction(callee: str, param: str, shown: str, seen: list[_Seen]) -> Prediction | None:
+    """What the values one parameter receives across the calls make Dynamo do."""
+    first = seen[0]
+    literal = [s for s in seen if s.known and s.values]
+    if len(literal) == len(seen) and seen:
+        values: list[object] = []
+        for s in seen:
+            for v in s.values:
+                if v not in values or _kind(v) == "float":
+                    if v not in values:
+                        values.append(v)
+        kinds = {_kind(v) for v in values}
+        if len(values) < 2:
+            return None
+        where = next((s for s in seen if s.values and s.values != first.values[:len(s.values)] or len(s.values) > 1), seen[-1])
+        shown_values = ", ".join(repr(v) for v in values[:4]) + (", ..." if len(values) > 4 else "")
+        if kinds <= {"int"} or kinds <= {"float"} or kinds == {"int", "float"}:
+            return Prediction("BL211", where.call.place, callee, f"`{shown}` is {shown_values} across calls",
+                              f"{param} == {_guard_value(values[0])}", 1, True,
+                              "expected (one recompile, then the value is dynamic); pass it as a tensor or mark it "
+                              "dynamic (torch.compile(dynamic=True)) to skip even that one")
+        if kinds <= {"bool", "str", "none"} and len(kinds) == 1:
+            count = _counted(len(values))
+            guard = f"{param} is None" if kinds == {"none"} else f"{param} == {_guard_value(values[0])}"
+            return Prediction("BL211", where.call.place, callee, f"`{shown}` is {shown_values} across calls",
+                              guard, count, False,
+                              "keep it constant, compile one callable per value, or pass a tensor instead")
+        if kinds == {"tuple"}:
+            lengths = {len(v) for v in values}  # type: ignore[arg-type]
+            same_length = any(len([v for v in values if len(v) == n]) > 1 for n in lengths)  # type: ignore[arg-type]
+            count = len(lengths) - 1 + (1 if same_length else 0)
+            guard = f"len({param}) == {len(values[0])}" if len(lengths) > 1 else f"{param}["  # type: ignore[arg-type]
+            return Prediction("BL211", where.call.place, callee, f"`{shown}` is {shown_values} across calls",
+                              guard, min(count, RECOMPILE_LIMIT) if count < RECOMPILE_LIMIT else LIMIT, False,
+                              "pass the sizes as a tensor's shape, or keep them constant")
+        if "none" in kinds and len(kinds) == 2:
+            return None  # None and a literal: a type change as well; not modelled
+        return None
+    # A list's length, a tensor's rank: guarded per distinct value.
+    shapes = [s.values[0] for s in seen if s.kind in ("list", "rank") and s.values]
+    if shapes and len(shapes) == len(seen) and len({kind for kind, _ in shapes}) == 1:  # type: ignore[misc]
+        sizes = list(dict.fromkeys(n for _, n in shapes))  # type: ignore[misc]
+        if len(sizes) >= 2:
+            kind = shapes[0][0]  # type: ignore[index]
+            where = next(s for s in seen[1:] if s.values[0][1] != sizes[0])  # type: ignore[index]
+            guard = f"len({param}) == {sizes[0]}" if kind == "list" else "rank mismatch"
+            what = "a list of length" if kind == "list" else "a tensor of rank"
+            return Prediction("BL211", where.call.place, callee,
+                              f"`{shown}` is {what} {', '.join(map(str, sizes))} across calls", guard,
+                              _counted(len(sizes)), False,
+                              "keep the structure the same at every call (pad, or stack into one tensor)")
+        return None
+    # None-ness: None at some calls, an expression (a tensor) at others.
+    nones = [s for s in seen if s.known and s.values == (None,)]
+    others = [s for s in seen if not s.known and not s.dtype and not s.unbounded]
+    if nones and others and len(nones) + len(others) == len(seen):
+        where = next(s for s in seen[1:] if (s in nones) != (first in nones))
+        guard = f"{param} is None"
+        return Prediction("BL211", where.call.place, callee, f"`{shown}` is None at some calls and `{others[0].base}` at others",
+                          guard, 1, False, "pass a tensor every time (e.g. zeros), or compile one callable for each case")
+    # dtype: a cast of the same tensor at one call, another dtype (or none) at another.
+    casts = [s for s in seen if s.dtype]
+    if casts and all(s.dtype or (not s.known and s.base == casts[0].base) for s in seen):
+        distinct = list(dict.fromkeys(s.dtype or "unchanged" for s in seen))
+        if len(distinct) >= 2:
+            where = next(s for s in seen[1:] if (s.dtype or "unchanged") != (first.dtype or "unchanged"))
+            return Prediction("BL211", where.call.place, callee,
+                              f"`{shown}` is passed as {', '.join(distinct)} across calls (its dtype changes)",
+                              "dtype mismatch", _counted(len(distinct)), False,
+                              "cast once, before the compiled code, so every call sees one dtype")
+    # A loop over a range of unknown length: an int that changes, then is dynamic.
+    loops = [s for s in seen if s.unbounded]
+    if loops:
+        return Prediction("BL211", loops[0].call.place, callee, f"`{shown}` is the loop variable `{loops[0].base}` (an int)",
+                          f"{param} == ", 1, True,
+                          "expected (one recompile, then the value is dynamic); pass it as a tensor to skip even that one")
+    return None
+
+
+def _between_calls(place: Place, calls: list[CompiledCall]) -> bool:
+    """Whether a write runs between two calls: a call in the same function before it and one
+    after it, in source order (a write after a loop of calls, with none after it, changes nothing
+    a call sees)."""
+    same = [c for c in calls if c.place.scope == place.scope]
+    return any(c.place.line < place.line for c in same) and any(c.place.line > place.line for c in same)
+
+
+def _sized_by(text: str, var: str) -> bool:
+    """`x[:, :t]`, `x[:t + 1]`, `torch.randn(1, t)`: an expression whose size follows `var`."""
+    if not re.search(rf"\b{re.escape(var)}\b", text):
+        return False
+    return _sized_dim(text, var) is not None
+
+
+def _is_compile(text: str, resolve: Callable[[str], str | None]) -> bool:
+    """`torch.compile(...)` (any spelling the imports give it) as written."""
+    match = re.match(r"([\w.]+)\(", text)
+    return match is not None and (resolve(match.group(1)) or "").endswith("compile")
+
+
+def _sized_dim(text: str, var: str) -> int | None:
+    """Which dimension follows `var`: its place in a subscript's tuple or a factory's sizes."""
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile text: no shape known
+        return None
+
+    def mentions(node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Name) and n.id == var for n in ast.walk(node))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and mentions(node.slice):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            for i, part in enumerate(parts):
+                if isinstance(part, ast.Slice) and part.lower is not None and part.upper is not None \
+                        and mentions(part.lower) and mentions(part.upper):
+                    return None  # a window that moves (`start:start + 16`): its size is fixed
+                if isinstance(part, ast.Slice) and mentions(part):
+                    return i
+            return None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FACTORIES:
+            return next((i for i, arg in enumerate(node.args) if mentions(arg)), None)
+    return None
+
+
+def _constructor(text: str) -> str:
+    """`nn.Tanh()` -> `nn.Tanh`: the class a value constructs, or ""."""
+    match = re.fullmatch(r"([A-Za-z_][\w.]*)\(.*\)", text, re.S)
+    return match.group(1) if match and match.group(1).split(".")[-1][:1].isupper() else ""
+
+
+def _option(options: str, keyword: str) -> object | None:
+    """A keyword of the compile call as written (`torch.compile(f, dynamic=False)`), if literal."""
+    match = re.search(rf"\b{keyword}\s*=\s*(True|False|None)\b", options)
+    return {"True": True, "False": False, "None": None}[match.group(1)] if match else None
+
+
+def dynamic_false(options: str) -> bool:
+    return _option(options, "dynamic") is False
+
+
+def _text(node: object) -> str:
+    """An expression's source, without the parentheses a parsed fragment may carry."""
+    if isinstance(node, cst.CSTNode):
+        if getattr(node, "lpar", None):
+            node = node.with_changes(lpar=[], rpar=[])  # type: ignore[attr-defined]
+        return cst.Module(body=[]).code_for_node(node)
+    return str(node)

@@ -1,0 +1,119 @@
+"""BL211 positives: each marked call passes a compiled function another Python value, and Dynamo
+recompiles it as often as the marker says, with that guard (torch 2.13)."""
+import torch
+
+X = torch.randn(8, 8)
+CALLS = {name: [] for name in ("f_int", "f_flag", "f_mode", "f_bias", "f_scale", "f_dtype", "f_size", "f_many",
+                               "f_range", "f_list", "f_rank")}
+
+
+@torch.compile
+def f_int(x, n: int):
+    return x * n
+
+
+@torch.compile
+def f_flag(x, flag: bool):
+    return x * 2 if flag else x - 1
+
+
+@torch.compile
+def f_mode(x, mode: str):
+    return x.sum() if mode == "sum" else x.mean() if mode == "mean" else x.amax()
+
+
+@torch.compile
+def f_bias(x, bias=None):
+    if bias is None:
+        return x * 2
+    return x + bias
+
+
+@torch.compile
+def f_scale(x, s: float):
+    return x * s
+
+
+@torch.compile
+def f_dtype(x):
+    return x * 2
+
+
+@torch.compile
+def f_size(x, size: tuple):
+    return x.reshape(size)
+
+
+@torch.compile
+def f_many(x, name: str):
+    return x * len(name)
+
+
+@torch.compile
+def f_range(x, n: int):
+    return x + n
+
+
+@torch.compile
+def f_list(parts):
+    return torch.cat(parts).sum()
+
+
+@torch.compile
+def f_rank(x):
+    return x - x.mean(-1, keepdim=True)
+
+
+def scenario_int_changes():
+    f_int(X, 2)
+    f_int(X, 3)  # expect: BL211 recompiles=1 guard="n == 2"
+
+
+def scenario_flag_flips():
+    f_flag(X, True)
+    f_flag(X, False)  # expect: BL211 recompiles=1 guard="flag == True"
+
+
+def scenario_mode_per_value():
+    for mode in ("sum", "mean", "max"):
+        f_mode(X, mode)  # expect: BL211 recompiles=2 guard="mode == 'sum'"
+
+
+def scenario_bias_none_then_tensor():
+    f_bias(X)
+    f_bias(X, bias=X)  # expect: BL211 recompiles=1 guard="bias is None"
+
+
+def scenario_float_changes():
+    f_scale(X, 0.5)
+    f_scale(X, 0.7)  # expect: BL211 recompiles=1 guard="s == 0.5"
+
+
+def scenario_dtype_changes():
+    f_dtype(X)
+    f_dtype(X.half())  # expect: BL211 recompiles=1 guard="dtype mismatch"
+
+
+def scenario_tuple_of_sizes():
+    f_size(X, (64,))
+    f_size(X, (4, 16))  # expect: BL211 recompiles=1 guard="len(size) == 1"
+
+
+def scenario_ten_names():
+    for name in ("a", "bb", "cc", "dd", "ee", "ff", "gg", "hh", "ii", "jj"):
+        f_many(X, name)  # expect: BL211 recompiles=limit guard="name == 'a'"
+
+
+def scenario_range_of_ints():
+    for n in range(2, 6):
+        f_range(X, n)  # expect: BL211 recompiles=1 guard="n == 2"
+
+
+def scenario_list_length():
+    f_list([X, X])
+    f_list([X, X, X])  # expect: BL211 recompiles=1 guard="len(parts) == 2"
+
+
+def scenario_rank():
+    f_rank(torch.randn(4, 8))
+    f_rank(torch.randn(8))  # expect: BL211 recompiles=1 guard="rank mismatch"

@@ -1,0 +1,50 @@
+"""BL213 positives: a global the compiled code reads is reassigned between its calls; Dynamo
+recompiles as often as the marker says, with that guard (torch 2.13)."""
+import torch
+
+X = torch.randn(8, 8)
+USE_GELU = False
+CFG = {"scale": 2}
+MODE = "relu"
+CALLS = {name: [] for name in ("act", "scaled", "moded")}
+
+
+@torch.compile
+def act(x):
+    return torch.nn.functional.gelu(x) if USE_GELU else x.relu()
+
+
+@torch.compile
+def scaled(x):
+    return x * CFG["scale"]
+
+
+@torch.compile
+def moded(x):
+    return x.tanh() if MODE == "tanh" else x.relu()
+
+
+def enable_gelu():
+    global USE_GELU
+    USE_GELU = True
+
+
+def scenario_flag_flipped_by_a_helper():
+    act(X)
+    enable_gelu()  # expect: BL213 recompiles=1 guard="G['USE_GELU'] == False"
+    act(X)
+
+
+def scenario_dict_entry_per_value():
+    scaled(X)
+    CFG["scale"] = 3  # expect: BL213 recompiles=2 guard="G['CFG']['scale'] == 2"
+    scaled(X)
+    CFG["scale"] = 4
+    scaled(X)
+
+
+def scenario_string_global():
+    global MODE
+    moded(X)
+    MODE = "tanh"  # expect: BL213 recompiles=1 guard="G['MODE'] == 'relu'"
+    moded(X)

@@ -1,0 +1,20 @@
+"""BL213 negatives: the global is set before the first call, or the compiled code does not read it."""
+import torch
+
+X = torch.randn(8, 8)
+USE_GELU = False
+UNUSED = 1
+CALLS = {name: [] for name in ("act",)}
+
+
+@torch.compile
+def act(x):
+    return torch.nn.functional.gelu(x) if USE_GELU else x.relu()
+
+
+def scenario_set_before_the_first_call():
+    global USE_GELU, UNUSED
+    USE_GELU = True
+    act(X)
+    UNUSED = 2
+    act(X)
