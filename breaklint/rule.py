@@ -352,8 +352,9 @@ class Rule:
     def reads_whole_file(cls, text: str) -> bool:
         """Whether this rule's file-scope hooks run on a file with this `text` (a rule may test
         it cheaply first). When none does, libcst parses only the file's region code
-        (index/region_text.py): the rest never reaches a rule."""
-        return cls.file_scope
+        (index/region_text.py): the rest never reaches a rule. By default: whether it has
+        file-scope visitors (a rule with only `end_file`, reading the index's facts, needs no tree)."""
+        return cls.file_scope and any(name.startswith(("file_visit_", "file_leave_")) for name in dir(cls))
 
     def file_hooks(self) -> bool:
         """Whether the engine calls this rule's file-scope hooks in this file."""

@@ -57,10 +57,6 @@ class GradModeFlip(Rule):
 
     file_scope = True  # call sites live outside compiled regions
 
-    @classmethod
-    def reads_whole_file(cls, text: str) -> bool:
-        return False  # its facts come from the index: no tree outside the regions
-
     def file_hooks(self) -> bool:
         return any(marker in self.ctx.file.text for marker in MARKERS)
 
