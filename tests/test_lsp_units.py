@@ -91,19 +91,19 @@ def test_project_matches_check_and_reuses_its_index(tmp_path: Path, monkeypatch:
                                                     rechecked: list[str]) -> None:
     """The editor's checks are `check`'s pipeline: the same findings; a second check of the
     same text indexes nothing and runs no rule again; a buffer's edit indexes that file only."""
-    from breaklint.check import engine as engine_module
+    from breaklint.check import worker as worker_module
 
     examples = tmp_path / "examples"
     shutil.copytree(ROOT / "examples", examples)
     monkeypatch.chdir(examples)  # `check` shows paths relative to the working directory
     indexed: list[str] = []
-    scan_text = engine_module.scan_text
+    scan_text = worker_module.scan_text
 
     def spy(text, digest, module_name, is_package):  # type: ignore[no-untyped-def]
         indexed.append(module_name)
         return scan_text(text, digest, module_name, is_package)
 
-    monkeypatch.setattr(engine_module, "scan_text", spy)
+    monkeypatch.setattr(worker_module, "scan_text", spy)
     project, error = load_project(examples)
     assert error is None
     files = sorted(examples.rglob("*.py"))
