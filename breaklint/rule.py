@@ -18,6 +18,9 @@ from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
 from breaklint.index.imports import dotted  # noqa: F401
 from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode, method_call, untraced_blocks  # noqa: F401
 from breaklint.index.patterns import value_while_compiling
+# What Dynamo's trace rules decide (generated from torch by tools/gen_dynamo_tables.py): plain
+# data the rules consult instead of lists of their own.
+from breaklint.analysis import dynamo_tables  # noqa: F401
 from breaklint.index.conditions import cst_guards_of
 from breaklint.index.project import FunctionInfo, ModuleIndex, ProjectIndex
 from breaklint.project_urls import rule_page
