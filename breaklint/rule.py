@@ -38,7 +38,8 @@ GB_IDS_SINCE = TorchVersion(2, 8)
 # Ids registered after 2.8: the "Since" column of shared/reference/graph-break-registry.md.
 GB_ID_SINCE_OVERRIDES = {
     "GB0170": TorchVersion(2, 9), "GB0225": TorchVersion(2, 9), "GB0246": TorchVersion(2, 9),
-    "GB0251": TorchVersion(2, 9), "GB0264": TorchVersion(2, 9), "GB0277": TorchVersion(2, 10),
+    "GB0251": TorchVersion(2, 9), "GB0264": TorchVersion(2, 9), "GB0275": TorchVersion(2, 10),
+    "GB0277": TorchVersion(2, 10),
     "GB0291": TorchVersion(2, 10),
     "GB7000": TorchVersion(2, 11), "GB9186": TorchVersion(2, 11), "GB0467": TorchVersion(2, 13),
     "GB0569": TorchVersion(2, 13), "GB4198": TorchVersion(2, 13), "GB4841": TorchVersion(2, 13),

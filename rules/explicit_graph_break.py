@@ -12,6 +12,7 @@ from ._support import bindings, config_patch_block
 # What Dynamo 2.13 says for each (read from real runs, see testdata/rules/BL105).
 EXPLICIT_BREAKS = {
     "torch._dynamo.graph_break": "GB0025",
+    "torch._dynamo.step_unsupported": "GB0275",  # a break Dynamo cannot resume from: the frame is skipped
     "breakpoint": "GB0059",  # a builtin Dynamo has no rule for
     "pdb.set_trace": "GB0007",  # pdb is on Dynamo's skip list
     "ipdb.set_trace": "GB0007",
@@ -21,7 +22,8 @@ EXPLICIT_BREAKS = {
 class ExplicitGraphBreak(Rule):
     """## What it does
     Finds code that breaks the graph on purpose inside a compiled region:
-    `torch._dynamo.graph_break()`, `breakpoint()`, `pdb.set_trace()`; a call to a function
+    `torch._dynamo.graph_break()`, `torch._dynamo.step_unsupported()`, `breakpoint()`,
+    `pdb.set_trace()`; a call to a function
     wrapped by `torch.compiler.disable` / `torch._dynamo.disable` (decorated, `fn =
     disable(helper)`, or `disable(helper)(x)`); and `with torch._dynamo.config.patch(...):`
     inside the region.
@@ -44,7 +46,8 @@ class ExplicitGraphBreak(Rule):
     be worth it.
 
     ## Dynamo says
-    `Call to torch._dynamo.graph_break()` (GB0025); for `breakpoint()`: `Failed to trace builtin
+    `Call to torch._dynamo.graph_break()` (GB0025); `torch._dynamo.step_unsupported() with empty
+    checkpoint` (GB0275, torch 2.10+: Dynamo skips the frame); for `breakpoint()`: `Failed to trace builtin
     operator` (GB0059); for `pdb.set_trace()` and `config.patch(...)`, on Dynamo's skip list:
     `Attempted to call function marked as skipped` (GB0007); for a disabled function: `Skip
     calling torch.compiler.disable()d function` (GB0098) or, for a method or with
@@ -65,6 +68,7 @@ class ExplicitGraphBreak(Rule):
         "GB0059": "Failed to trace builtin operator",
         "GB0098": "Skip calling `torch.compiler.disable()`d function",
         "GB0099": "Skip inlining `torch.compiler.disable()`d function",
+        "GB0275": "torch._dynamo.step_unsupported() with empty checkpoint",
     }
     bad = ("import torch\n\n@torch.compile\ndef f(x):\n    x = x + 1\n    torch._dynamo.graph_break()\n    return x * 2\n",)
     good = ("import torch\n\n@torch.compile\ndef f(x):\n    x = x + 1\n    return x * 2\n",)

@@ -84,3 +84,9 @@ def patches_config_inside(x):
     with torch._dynamo.config.patch(capture_scalar_outputs=True):  # expect: BL105
         scale = x.sum().item()  # not traced: Dynamo skips the whole frame at the `with`
     return x * scale
+
+
+@torch.compile
+def gives_up(x):
+    torch._dynamo.step_unsupported()  # expect: BL105
+    return x * 2
