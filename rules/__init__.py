@@ -30,6 +30,7 @@ from .opaque_custom_op import OpaqueCustomOp
 from .parameter_created_in_region import ParameterCreatedInRegion
 from .per_instance_specialization import PerInstanceSpecialization
 from .python_side_effect import PythonSideEffect
+from .python_value_from_tensor import PythonValueFromTensor
 from .requires_grad_mutation import RequiresGradMutation
 from .rnn_module import RnnModule
 from .sparse_tensor import SparseTensor
@@ -66,6 +67,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     SparseTensor,  # BL115
     DeepcopyInRegion,  # BL116
     UntraceableTensorMethod,  # BL117
+    PythonValueFromTensor,  # BL118
     MutatedPythonState,  # BL201
     PerInstanceSpecialization,  # BL202
     TensorId,  # BL203
