@@ -14,6 +14,8 @@ committed as plain data. Each table answers one question the rules ask:
 - POLYFILLED: builtins and stdlib functions Dynamo replaces with a traceable Python version.
 - TORCH_C_TRACED: the `torch._C` functions Dynamo has a rule for (in-graph or handled); any
   other `torch._C` function is C code without a rule, and a call is skipped (a break).
+- DYNAMIC_OUTPUT_OPS: ATen ops whose output shape depends on their input's values.
+- TORCH_C_QUERIES_THAT_BREAK: `torch._C` settings queries that break (run through Dynamo).
 - GB_TYPES: each graph-break id's Gb_type, as the registry of this torch states it.
 """
 
@@ -130,6 +132,20 @@ def torch_c_queries_that_break() -> dict[str, str]:
     return found
 
 
+def dynamic_output_ops() -> list[str]:
+    """ATen ops torch tags `dynamic_output_shape`: their fake kernel cannot size the output, so
+    Dynamo breaks on them unless capture_dynamic_output_shape_ops ("Dynamic shape operator")."""
+    names = set()
+    for schema in torch._C._jit_get_all_schemas():
+        if not schema.name.startswith("aten::"):
+            continue
+        packet = getattr(torch.ops.aten, schema.name[len("aten::"):], None)
+        op = getattr(packet, schema.overload_name or "default", None) if packet is not None else None
+        if op is not None and torch.Tag.dynamic_output_shape in op.tags:
+            names.add(schema.name[len("aten::"):])
+    return sorted(names)
+
+
 def gb_types() -> dict[str, str]:
     registry = json.loads((Path(trace_rules.__file__).parent / "graph_break_registry.json").read_text())
     return {gb_id: entries[-1]["Gb_type"] for gb_id, entries in sorted(registry.items())}
@@ -151,6 +167,7 @@ def main() -> None:
     print(_set("SKIPPED_MODULES", skipped_modules(), "Modules whose Python functions Dynamo skips."))
     print(_set("POLYFILLED", polyfilled(), "Builtins and stdlib functions Dynamo traces through a polyfill."))
     print(_set("TORCH_C_TRACED", torch_c_traced(), "torch._C functions Dynamo has a tracing rule for."))
+    print(_set("DYNAMIC_OUTPUT_OPS", dynamic_output_ops(), "ATen ops tagged dynamic_output_shape."))
     print("# torch._C queries that break when called in a region (run through Dynamo by the generator).")
     print("TORCH_C_QUERIES_THAT_BREAK = {")
     for name, gb_id in torch_c_queries_that_break().items():

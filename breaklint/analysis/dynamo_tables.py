@@ -618,6 +618,13 @@ TORCH_C_TRACED = frozenset({
     "torch._C.unify_type_list", "torch._C.wait"
 })
 
+# ATen ops tagged dynamic_output_shape.
+DYNAMIC_OUTPUT_OPS = frozenset({
+    "_ctc_loss", "_unique", "_unique2", "argwhere", "bincount", "index", "linalg_lstsq",
+    "masked_select", "nonzero", "one_hot", "repeat_interleave", "unique_consecutive",
+    "unique_dim", "unique_dim_consecutive"
+})
+
 # torch._C queries that break when called in a region (run through Dynamo by the generator).
 TORCH_C_QUERIES_THAT_BREAK = {
     'torch._C._get_autograd_fallback_mode': 'GB0208',
