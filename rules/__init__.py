@@ -33,6 +33,7 @@ from .python_side_effect import PythonSideEffect
 from .python_value_from_tensor import PythonValueFromTensor
 from .requires_grad_mutation import RequiresGradMutation
 from .rnn_module import RnnModule
+from .side_effect_in_higher_order_op import SideEffectInHigherOrderOp
 from .sparse_tensor import SparseTensor
 from .syntax_error import SyntaxErrorRule
 from .tensor_id import TensorId
@@ -68,6 +69,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DeepcopyInRegion,  # BL116
     UntraceableTensorMethod,  # BL117
     PythonValueFromTensor,  # BL118
+    SideEffectInHigherOrderOp,  # BL119
     MutatedPythonState,  # BL201
     PerInstanceSpecialization,  # BL202
     TensorId,  # BL203

@@ -148,7 +148,7 @@ def dynamic_output_ops() -> list[str]:
 
 def gb_types() -> dict[str, str]:
     registry = json.loads((Path(trace_rules.__file__).parent / "graph_break_registry.json").read_text())
-    return {gb_id: entries[-1]["Gb_type"] for gb_id, entries in sorted(registry.items())}
+    return {gb_id: entries[0]["Gb_type"] for gb_id, entries in sorted(registry.items())}  # newest first
 
 
 def _set(name: str, values: list[str], why: str) -> str:
@@ -173,7 +173,7 @@ def main() -> None:
     for name, gb_id in torch_c_queries_that_break().items():
         print(f"    {name!r}: {gb_id!r},")
     print("}\n")
-    print("# Each graph-break id's Gb_type (the registry's latest entry for it).")
+    print("# Each graph-break id's Gb_type (the registry's newest entry for it, listed first).")
     print("GB_TYPES = {")
     for gb_id, gb_type in gb_types().items():
         print(f"    {gb_id!r}: {gb_type!r},")
