@@ -16,6 +16,7 @@ from .decode_error import DecodeError
 from .deepcopy_in_region import DeepcopyInRegion
 from .dynamic_shape_op import DynamicShapeOp
 from .explicit_graph_break import ExplicitGraphBreak
+from .fake_kernel_raises import FakeKernelRaises
 from .file_io import FileIo
 from .inference_mode_query import InferenceModeQuery
 from .forced_static_shapes import ForcedStaticShapes
@@ -70,6 +71,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UntraceableTensorMethod,  # BL117
     PythonValueFromTensor,  # BL118
     SideEffectInHigherOrderOp,  # BL119
+    FakeKernelRaises,  # BL120
     MutatedPythonState,  # BL201
     PerInstanceSpecialization,  # BL202
     TensorId,  # BL203
