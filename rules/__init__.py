@@ -15,6 +15,7 @@ from .data_dependent_branch import DataDependentBranch
 from .decode_error import DecodeError
 from .deepcopy_in_region import DeepcopyInRegion
 from .dynamic_shape_op import DynamicShapeOp
+from .exception_escapes_region import ExceptionEscapesRegion
 from .explicit_graph_break import ExplicitGraphBreak
 from .fake_kernel_raises import FakeKernelRaises
 from .file_io import FileIo
@@ -72,6 +73,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     PythonValueFromTensor,  # BL118
     SideEffectInHigherOrderOp,  # BL119
     FakeKernelRaises,  # BL120
+    ExceptionEscapesRegion,  # BL121
     MutatedPythonState,  # BL201
     PerInstanceSpecialization,  # BL202
     TensorId,  # BL203
