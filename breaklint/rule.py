@@ -9,7 +9,7 @@ from typing import Callable, ClassVar
 
 import libcst as cst
 
-from breaklint.analysis.arguments import caller_functions, passed_values
+from breaklint.analysis.arguments import caller_functions, entry_callers, passed_values
 from breaklint.analysis.model_config import fails
 from breaklint.finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
 from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
@@ -133,6 +133,13 @@ class FileContext:
                 flags = {c: is_entry for c, is_entry in callers}
                 passed = passed_values(fn, [c for c, _ in callers], CallResolver(self.project),
                                        lambda caller: self.function_values(caller, flags[caller]))
+        elif region is not None and entry and fn.class_info is None:
+            # An entry point's own file calls it with what it is compiled for: `scaled(x, True)`
+            # and `scaled(x, False)` make `flag` a Python bool, not a maybe-tensor (#17).
+            resolver = CallResolver(self.project)
+            outside = entry_callers(fn, resolver)
+            if outside:
+                passed = passed_values(fn, outside, resolver, lambda caller: self.function_values(caller))
         return FunctionValues(fn, self.project, entry=entry, arguments=passed, flow=self._numpy_flow(),
                               returns=self._return_flow())
 

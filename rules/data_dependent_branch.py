@@ -70,6 +70,9 @@ class DataDependentBranch(NonstrictCallSites):
 
     ## When it is fine
     When the branch is rare and the break is measured to be cheap, or the code is not compiled.
+    A parameter of a compiled function that every call in its own file passes as a Python
+    constant (`scaled(x, True)`, `scaled(x, use_bias=False)`) is a Python value: Dynamo
+    specialises on it, and `if flag:` is not reported.
 
     ## Dynamo says
     `Data-dependent branching` (GB0170); `list_richcompare_nonconst` (GB6622, torch 2.13) for a

@@ -83,6 +83,15 @@ def passed_values(fn: FunctionInfo, callers: list[FunctionInfo], resolver: CallR
     return {name: value for name, value in joined.items() if value.kind is not Kind.UNKNOWN}
 
 
+def entry_callers(fn: FunctionInfo, resolver: CallResolver) -> list[FunctionInfo]:
+    """The functions of fn's own file that call it (a compiled entry point: its calls are made
+    outside the region, by the script or test around it). Calls in other files are not seen, so
+    what they pass is only ever joined with, never relied on alone (see passed_values)."""
+    module = fn.module.content_module
+    return [caller for caller in module.defined if caller is not fn and any(
+        target is fn for call in caller.calls for target, _ in resolver.bound_targets(call, caller))]
+
+
 def _passed(arg: cst.BaseExpression, values: FunctionValues, caller: FunctionInfo) -> Value:
     """What the caller passes: its value of `arg`, except a parameter that is a maybe-tensor only
     by the caller's own guess (values.FunctionValues.guessed), passed on as it is: unknown."""

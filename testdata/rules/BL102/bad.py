@@ -165,3 +165,20 @@ def checked_output(attn_output):
 
 
 global_attention_output = torch.compile(GlobalAttentionOutput())
+
+
+@torch.compile
+def gated(x, gate):
+    """Its file calls it with a tensor `gate` once: the `if` tests a tensor there."""
+    if gate:  # expect: BL102
+        return x * 2
+    return x
+
+
+def scenario_gated_calls():
+    x = torch.randn(8, 8)
+    gated(x, True)
+    gated(x, x.sum() > 0)
+
+
+CALLS = {"gated": [(torch.randn(8, 8), torch.randn(8, 8).sum() > 0) for _ in range(3)]}

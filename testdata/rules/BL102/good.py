@@ -197,3 +197,23 @@ class StaticAttentionOutput(torch.nn.Module):
 
 
 static_attention_output = torch.compile(StaticAttentionOutput())
+
+
+@torch.compile
+def maybe_residual(x, add_residual):
+    """`add_residual` is a parameter of the entry point, but every call in this file passes a
+    constant bool: Dynamo specialises on it, the `if` is not a tensor test."""
+    y = x * 2
+    if add_residual:
+        y = y + x
+    return y
+
+
+def scenario_residual_calls():
+    x = torch.randn(8, 8)
+    maybe_residual(x, True)
+    maybe_residual(x * 2, add_residual=True)
+
+
+# The runner calls compiled functions too: with the same constant as the file's own calls.
+CALLS = {"maybe_residual": [(torch.randn(8, 8), True) for _ in range(3)]}
