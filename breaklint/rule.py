@@ -259,6 +259,13 @@ class FileContext:
             chain.append(next((c for c in found if c.module is caller.module), found[0]))
         return chain if chain[-1] is fn else []
 
+    def entry_calls(self, fn: FunctionInfo) -> list[cst.Call]:
+        """The calls of an entry point made in its own file, outside the region (the script or
+        test that runs it): what they pass is what it is compiled for."""
+        resolver = CallResolver(self.project)
+        return [call for caller in entry_callers(fn, resolver) for call in caller.calls
+                if any(target is fn for target, _ in resolver.bound_targets(call, caller))]
+
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name of a Name/Attribute chain: `t.compile` -> `torch.compile`."""
         return self.module.imports.resolve(expr)

@@ -25,6 +25,7 @@ from .grad_mode_flip import GradModeFlip
 from .growing_cudagraph_input import GrowingCudagraphInput
 from .inductor_fallback_op import InductorFallbackOp
 from .internal_error import InternalError
+from .iterator_argument import IteratorArgument
 from .module_hook_in_region import ModuleHookInRegion
 from .mutated_input import MutatedInput
 from .mutated_python_state import MutatedPythonState
@@ -74,6 +75,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     SideEffectInHigherOrderOp,  # BL119
     FakeKernelRaises,  # BL120
     ExceptionEscapesRegion,  # BL121
+    IteratorArgument,  # BL122
     MutatedPythonState,  # BL201
     PerInstanceSpecialization,  # BL202
     TensorId,  # BL203
