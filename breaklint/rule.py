@@ -133,7 +133,7 @@ class FileContext:
                 flags = {c: is_entry for c, is_entry in callers}
                 passed = passed_values(fn, [c for c, _ in callers], CallResolver(self.project),
                                        lambda caller: self.function_values(caller, flags[caller]))
-        elif region is not None and entry and fn.class_info is None:
+        elif region is not None and entry and fn.class_info is None and len(fn.header.positional) > 1:
             # An entry point's own file calls it with what it is compiled for: `scaled(x, True)`
             # and `scaled(x, False)` make `flag` a Python bool, not a maybe-tensor (#17).
             resolver = CallResolver(self.project)
@@ -263,8 +263,10 @@ class FileContext:
         """The calls of an entry point made in its own file, outside the region (the script or
         test that runs it): what they pass is what it is compiled for."""
         resolver = CallResolver(self.project)
+        name = fn.header.name
         return [call for caller in entry_callers(fn, resolver) for call in caller.calls
-                if any(target is fn for target, _ in resolver.bound_targets(call, caller))]
+                if (dotted(call.func) or "").rpartition(".")[2] == name
+                and any(target is fn for target, _ in resolver.bound_targets(call, caller))]
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name of a Name/Attribute chain: `t.compile` -> `torch.compile`."""

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import libcst as cst
 
-from breaklint.rule import FileContext, FunctionInfo
+from breaklint.rule import dotted, FileContext, FunctionInfo
 
 # The higher-order ops whose first argument is the body; `torch.cond` is not here: a side effect
 # in its branches makes Dynamo raise (UncapturedHigherOrderOpError), not break.
 HOP_CALLS = frozenset({"torch.utils.checkpoint.checkpoint", "torch._higher_order_ops.wrap.wrap",
                        "torch.ops.higher_order.wrap"})
+HOP_NAMES = frozenset(name.rpartition(".")[2] for name in HOP_CALLS)  # a cheap test before resolving
 
 
 def hop_calls(ctx: FileContext) -> list[tuple[FunctionInfo, cst.Call]]:
-    """Every call of a higher-order op in this file's functions, with the function making it."""
-    return [(fn, call) for fn in ctx.module.defined for call in fn.calls
-            if ctx.resolve(call.func) in HOP_CALLS and call.args]
+    """Every call of a higher-order op in this file's compiled functions, with the function making it."""
+    return [(fn, call) for fn in ctx.regions if fn.module is ctx.module for call in fn.calls
+            if call.args and (dotted(call.func) or "").rpartition(".")[2] in HOP_NAMES
+            and ctx.resolve(call.func) in HOP_CALLS]
 
 
 def body_of(ctx: FileContext, caller: FunctionInfo, call: cst.Call) -> FunctionInfo | None:

@@ -76,12 +76,10 @@ class FakeKernelRaises(Rule):
         if not hasattr(self, "_ops"):
             self._ops: set[str] = set()
             for fn in self.ctx.module.defined:
-                if not _raises_first(fn.node):
-                    continue
-                for decorator in fn.node.decorators:
+                for decorator in fn.node.decorators:  # from the index: the body is parsed only for a fake kernel
                     expr = decorator.decorator
                     if isinstance(expr, cst.Attribute) and expr.attr.value in REGISTER_FAKE:
                         op = dotted(expr.value)
-                        if op is not None:
+                        if op is not None and _raises_first(fn.node):
                             self._ops.add(op)
         return self._ops

@@ -101,8 +101,8 @@ class PythonValueFromTensor(Rule):
             return f"`.{node.func.attr.value}()`", DATA_BOOL, self._confidence([receiver])  # type: ignore[attr-defined]
         if builtin == "sorted" and node.args:
             return self._sorted(node)
-        bounds = [a.value for a in node.args if self._tensorish(a.value)]
-        if builtin == "slice" and bounds:
+        bounds = [a.value for a in node.args if self._tensorish(a.value)] if builtin == "slice" else []
+        if bounds:
             return "`slice()` with a tensor bound", SLICE_BOUND, self._confidence(bounds)
         if builtin in ("any", "all") and len(node.args) == 1:
             elements = self._elements(node.args[0].value)
@@ -192,17 +192,13 @@ class PythonValueFromTensor(Rule):
         return None
 
     def _sized_by_random(self, node: cst.Call, resolved: str) -> bool:
-        sized = resolved in SIZED_FUNCTIONS or (
-            isinstance(node.func, cst.Attribute) and node.func.attr.value in SIZED_METHODS
-            and self.ctx.value(node.func.value).tensorish)
-        if not sized:
+        method = isinstance(node.func, cst.Attribute) and node.func.attr.value in SIZED_METHODS
+        if resolved not in SIZED_FUNCTIONS and not method:
             return False
-        for arg in node.args:
-            for name in _names(arg.value):
-                bound = self._bound_in_tree(name)
-                if isinstance(bound, cst.Call) and self.ctx.resolve(bound.func) in RANDOM_INTS:
-                    return True
-        return False
+        drawn = any(isinstance(bound, cst.Call) and self.ctx.resolve(bound.func) in RANDOM_INTS
+                    for arg in node.args for name in _names(arg.value)
+                    for bound in [self._bound_in_tree(name)])
+        return drawn and (not method or self.ctx.value(node.func.value).tensorish)  # type: ignore[attr-defined]
 
 
 def _names(expr: cst.BaseExpression) -> list[str]:

@@ -88,8 +88,15 @@ def entry_callers(fn: FunctionInfo, resolver: CallResolver) -> list[FunctionInfo
     outside the region, by the script or test around it). Calls in other files are not seen, so
     what they pass is only ever joined with, never relied on alone (see passed_values)."""
     module = fn.module.content_module
+    name = fn.header.name
+
+    def names_fn(call: cst.Call) -> bool:  # a cheap test first: resolving a call may read other files
+        func = call.func
+        return (isinstance(func, cst.Name) and func.value == name) or (
+            isinstance(func, cst.Attribute) and func.attr.value == name)
+
     return [caller for caller in module.defined if caller is not fn and any(
-        target is fn for call in caller.calls for target, _ in resolver.bound_targets(call, caller))]
+        target is fn for call in caller.calls if names_fn(call) for target, _ in resolver.bound_targets(call, caller))]
 
 
 def _passed(arg: cst.BaseExpression, values: FunctionValues, caller: FunctionInfo) -> Value:

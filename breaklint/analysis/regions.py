@@ -59,6 +59,19 @@ class CallResolver:
             found.extend(self.call_targets(call.func, fn))
         for ref in fn.refs:
             found.extend(t for t in self.function_refs(ref, fn) if t not in found)
+        found.extend(t for t in self.implicit_targets(fn) if t not in found)
+        return found
+
+    def implicit_targets(self, fn: FunctionInfo) -> list[FunctionInfo]:
+        """The dunder methods fn's statements call on instances of project classes (`cfg.x = v`
+        runs `Config.__setattr__`, `a == b` `Key.__eq__`, `for i in bag` `Bag.__iter__`):
+        Dynamo inlines them like any call (#17)."""
+        found: list[FunctionInfo] = []
+        for expr in fn.implicit:
+            if isinstance(expr, cst.Attribute) and _made_by_a_call(expr.value, fn):
+                methods = [self.project.method(c, expr.attr.value)
+                           for c in self.project.instance_classes(expr.value, fn, fn.module)]
+                found.extend(m for m in methods if m is not None and m not in found)
         return found
 
     def edges(self, fn: FunctionInfo, defaults: Defaults) -> list[tuple[FunctionInfo, str, str, cst.Call | None]]:
@@ -81,7 +94,7 @@ class CallResolver:
                 for build in self.project.instance_builds(call.func, fn, fn.module, params=defaults.param_values,
                                                           passed=passed):
                     defaults.note(build)
-                    forward = self.project.method(build.cls, "forward")
+                    forward = next(iter(self.forwards([build.cls])), None)
                     if forward is not None and all(t[0] is not forward for t in targets):
                         inherited = forward.class_info is not build.cls
                         instance = f"{build.cls.module.name}:{build.cls.qualname}" if inherited else ""
@@ -90,6 +103,8 @@ class CallResolver:
             seen.update(target for target, _, _, _ in targets)
         for ref in fn.refs:
             found.extend((t, "", "", None) for t in self.function_refs(ref, fn) if t not in seen)
+            seen.update(self.function_refs(ref, fn))
+        found.extend((t, "", "", None) for t in self.implicit_targets(fn) if t not in seen)
         return found
 
     def call_targets(self, callee: cst.BaseExpression, scope: FunctionInfo) -> list[FunctionInfo]:
@@ -170,7 +185,9 @@ class CallResolver:
         return [m for m in methods if m is not None]
 
     def forwards(self, classes: list[ClassInfo]) -> list[FunctionInfo]:
-        methods = [self.project.method(cls, "forward") for cls in classes]
+        """What calling an instance runs: an nn.Module's `forward`, or the `__call__` of a class
+        without one (a plain callable object)."""
+        methods = [self.project.method(cls, "forward") or self.project.method(cls, "__call__") for cls in classes]
         return [m for m in methods if m is not None]
 
     def compile_targets(self, site: CompileSite) -> list[FunctionInfo]:
@@ -208,6 +225,15 @@ class CallResolver:
                        for c in self.project.instance_classes(expr.value, None, module)]
             return [m for m in methods if m is not None]
         return []
+
+
+def _made_by_a_call(expr: cst.BaseExpression, fn: FunctionInfo) -> bool:
+    """Whether a name is bound (in fn, or at module level) to a call, as an instance is
+    (`CFG = Config()`): a cheap test before resolving classes, which may read other files."""
+    if not isinstance(expr, cst.Name) or expr.value in fn.header.params:
+        return False
+    bound = fn.assigns.get(expr.value) or fn.module.assigns.get(expr.value) or []
+    return any(isinstance(value.expr, (cst.Call, cst.Tuple)) for value in bound)  # `A, B = K(1), K(2)`
 
 
 def _is_super_call(expr: cst.BaseExpression) -> bool:
