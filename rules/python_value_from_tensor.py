@@ -34,7 +34,8 @@ class PythonValueFromTensor(Rule):
     Finds Python values computed from a tensor's data in a compiled region, beyond `.item()`
     (BL101): `torch.equal(a, b)`, `torch.allclose(a, b)` and `t.is_nonzero()` (Python bools);
     `sorted()` over tensors or with a key that reads tensor values; `slice(start, stop)` with
-    a tensor bound; `a.data_ptr() == b.data_ptr()`; `t.untyped_storage().nbytes()`; `any()` /
+    a tensor bound; `a.data_ptr() == b.data_ptr()` of tensors computed in the region (not of
+    parameters: Dynamo compares a module's real weights itself, so a tied-weights check traces); `t.untyped_storage().nbytes()`; `any()` /
     `all()` over a generator or list of tensor tests; and a size drawn with `random.randint`
     given to a tensor factory or a view (`torch.randn(k)`, `x.reshape(n * 4, -1)`).
 
@@ -122,8 +123,11 @@ class PythonValueFromTensor(Rule):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         pointers = [o for o in operands if isinstance(o, cst.Call) and method_call(o, ("data_ptr",)) is not None]
-        if len(pointers) >= 2 and all(self.ctx.value(method_call(p, ("data_ptr",))).tensorish  # type: ignore[arg-type]
-                                      for p in pointers):
+        receivers = [method_call(p, ("data_ptr",)) for p in pointers]
+        # Parameters and buffers (`self.head.weight`) are real tensors Dynamo holds: it compares
+        # them itself (tied weights trace). Tensors computed in the region are fake: it cannot.
+        if len(pointers) >= 2 and all(self.ctx.value(r).tensorish and not _attribute_of_self(r)  # type: ignore[arg-type]
+                                      for r in receivers):
             self.report(node, confidence=Confidence.CERTAIN, says=DATA_POINTERS, what="`.data_ptr()` comparison")
 
     def _tensorish(self, expr: cst.BaseExpression) -> bool:
@@ -199,6 +203,15 @@ class PythonValueFromTensor(Rule):
                     for arg in node.args for name in _names(arg.value)
                     for bound in [self._bound_in_tree(name)])
         return drawn and (not method or self.ctx.value(node.func.value).tensorish)  # type: ignore[attr-defined]
+
+
+def _attribute_of_self(expr: cst.BaseExpression) -> bool:
+    """`self.x` or `self.a.weight`: a module's own parameter or buffer."""
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+        if isinstance(expr, cst.Name):
+            return expr.value == "self"
+    return False
 
 
 def _names(expr: cst.BaseExpression) -> list[str]:

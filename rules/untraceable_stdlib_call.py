@@ -55,7 +55,8 @@ class UntraceableStdlibCall(Rule):
     Dynamo's skip list (the table `breaklint/analysis/dynamo_tables.py`, generated from torch's
     trace rules); a write to `os.environ[...]`; a `with` on a module-level thread lock
     (`threading.Lock()`, `RLock()`); and `unittest` assertions (`self.assertEqual` in a
-    `unittest.TestCase`, whose files Dynamo skips).
+    `unittest.TestCase` subclass, `_CHECKS.assertEqual` on a module-level `TestCase()`), whose
+    files Dynamo skips unless `enable_trace_unittest`.
 
     ## Why is this bad?
     These functions are written in C or sit on Dynamo's skip list, and their results are not
@@ -128,7 +129,8 @@ class UntraceableStdlibCall(Rule):
         return self.ctx.resolve(bound[0].expr.func)
 
     def _test_case(self, receiver: cst.BaseExpression) -> bool:
-        """`self` of a unittest.TestCase subclass, or a module-level `unittest.TestCase()`."""
+        """`self` in a method of a unittest.TestCase subclass, or a module-level
+        `unittest.TestCase()`: Dynamo skips unittest's files, so the assertion is not inlined."""
         if self._module_binding(receiver) == UNITTEST_CASE:
             return True
         fn = self.ctx.function
@@ -138,8 +140,7 @@ class UntraceableStdlibCall(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if (isinstance(func, cst.Attribute) and func.attr.value.startswith("assert")
-                and self._test_case(func.value)):
+        if isinstance(func, cst.Attribute) and func.attr.value.startswith("assert") and self._test_case(func.value):
             self.report(node, confidence=Confidence.CERTAIN, says=SKIPPED_INLINE,
                         function=f"unittest.TestCase.{func.attr.value}")
             return
