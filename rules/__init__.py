@@ -32,6 +32,7 @@ from .mutated_python_state import MutatedPythonState
 from .opaque_custom_op import OpaqueCustomOp
 from .parameter_created_in_region import ParameterCreatedInRegion
 from .per_instance_specialization import PerInstanceSpecialization
+from .prebuilt_context_manager import PrebuiltContextManager
 from .python_side_effect import PythonSideEffect
 from .python_value_from_tensor import PythonValueFromTensor
 from .requires_grad_mutation import RequiresGradMutation
@@ -76,6 +77,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     FakeKernelRaises,  # BL120
     ExceptionEscapesRegion,  # BL121
     IteratorArgument,  # BL122
+    PrebuiltContextManager,  # BL123
     MutatedPythonState,  # BL201
     PerInstanceSpecialization,  # BL202
     TensorId,  # BL203

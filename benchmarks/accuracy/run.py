@@ -105,9 +105,6 @@ _BREAKS = "benchmarks/accuracy/breaks"
 BREAKS_CAUSES = {
     f"{_BREAKS}/control_flow_exceptions.py:27": "an `assert` inside a `with` block: reported `possible` (it breaks "
                                                 "only in the calls where it fails, which this run's batch of 8 does)",
-    f"{_BREAKS}/implicit_calls.py:153": "`with TIMER:` on a project object whose `__enter__` prints: Dynamo gives up on "
-                                        "the context manager at the `with` (GB0142); `__enter__`/`__exit__` are not "
-                                        "followed yet",
     f"{_BREAKS}/tensor_ops.py:61": "an f-string of a tensor value, broken where the string is used (`len(key)`, "
                                    "GB0088): not detected",
 }

@@ -68,11 +68,28 @@ class CallResolver:
         Dynamo inlines them like any call (#17)."""
         found: list[FunctionInfo] = []
         for expr in fn.implicit:
-            if isinstance(expr, cst.Attribute) and _made_by_a_call(expr.value, fn):
+            if not isinstance(expr, cst.Attribute):
+                continue
+            for name, scope, module in self._instance_binding(expr.value, fn):
                 methods = [self.project.method(c, expr.attr.value)
-                           for c in self.project.instance_classes(expr.value, fn, fn.module)]
+                           for c in self.project.instance_classes(name, scope, module)]
                 found.extend(m for m in methods if m is not None and m not in found)
         return found
+
+    def _instance_binding(self, expr: cst.BaseExpression, fn: FunctionInfo
+                          ) -> list[tuple[cst.Name, FunctionInfo | None, ModuleIndex]]:
+        """Where a plain name that holds an instance is bound to a call (`CFG = Config()`): in fn,
+        at module level, or in the module it is imported from; a cheap test before resolving
+        classes, which may read other files. [] for a parameter or anything else."""
+        if not isinstance(expr, cst.Name) or expr.value in fn.header.params:
+            return []
+        made = (cst.Call, cst.Tuple)  # `A, B = K(1), K(2)` too
+        if fn.assigns.get(expr.value) or fn.module.assigns.get(expr.value):
+            bound = fn.assigns.get(expr.value) or fn.module.assigns.get(expr.value) or []
+            return [(expr, fn, fn.module)] if any(isinstance(v.expr, made) for v in bound) else []
+        source, _, name = fn.module.imports.resolve_dotted(expr.value).rpartition(".")
+        return [(cst.Name(name), None, m) for m in self.project.by_name.get(source, []) if source
+                and any(isinstance(v.expr, made) for v in m.assigns.get(name, []))]
 
     def edges(self, fn: FunctionInfo, defaults: Defaults) -> list[tuple[FunctionInfo, str, str, cst.Call | None]]:
         """callees(fn), each with why the default configuration never makes that call ("" when
@@ -99,6 +116,9 @@ class CallResolver:
                         inherited = forward.class_info is not build.cls
                         instance = f"{build.cls.module.name}:{build.cls.qualname}" if inherited else ""
                         targets.append((forward, gate or defaults.gate(build.guards), instance, call))
+            if not targets and isinstance(call.func, cst.Name):  # an instance imported from another module
+                targets = [(target, gate, "", call) for name, scope, module in self._instance_binding(call.func, fn)
+                           if scope is None for target in self.forwards(self.project.instance_classes(name, scope, module))]
             found.extend(targets)
             seen.update(target for target, _, _, _ in targets)
         for ref in fn.refs:
@@ -225,15 +245,6 @@ class CallResolver:
                        for c in self.project.instance_classes(expr.value, None, module)]
             return [m for m in methods if m is not None]
         return []
-
-
-def _made_by_a_call(expr: cst.BaseExpression, fn: FunctionInfo) -> bool:
-    """Whether a name is bound (in fn, or at module level) to a call, as an instance is
-    (`CFG = Config()`): a cheap test before resolving classes, which may read other files."""
-    if not isinstance(expr, cst.Name) or expr.value in fn.header.params:
-        return False
-    bound = fn.assigns.get(expr.value) or fn.module.assigns.get(expr.value) or []
-    return any(isinstance(value.expr, (cst.Call, cst.Tuple)) for value in bound)  # `A, B = K(1), K(2)`
 
 
 def _is_super_call(expr: cst.BaseExpression) -> bool:
