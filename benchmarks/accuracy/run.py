@@ -341,7 +341,7 @@ def _part(where: str) -> str:
     """`transformers` for a corpus site, `testdata/projects` or `testdata/rules` for the testdata."""
     parts = where.split("/")
     if parts[:3] == ["benchmarks", "accuracy", "breaks"]:
-        return parts[3]
+        return parts[3].split(":")[0]
     return "/".join(parts[:2]) if parts[0] == "testdata" else parts[0]
 
 
