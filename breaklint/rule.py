@@ -9,7 +9,7 @@ from typing import Callable, ClassVar
 
 import libcst as cst
 
-from breaklint.analysis.arguments import caller_functions, passed_values
+from breaklint.analysis.arguments import caller_functions, entry_callers, passed_values
 from breaklint.analysis.model_config import fails
 from breaklint.finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
 from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
@@ -19,6 +19,9 @@ from breaklint.index.imports import dotted  # noqa: F401
 from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode, method_call, untraced_blocks  # noqa: F401
 from breaklint.index.patterns import NO_GRAD, SET_GRAD  # noqa: F401
 from breaklint.index.patterns import value_while_compiling
+# What Dynamo's trace rules decide (generated from torch by tools/gen_dynamo_tables.py): plain
+# data the rules consult instead of lists of their own.
+from breaklint.analysis import dynamo_tables  # noqa: F401
 from breaklint.index.conditions import cst_guards_of
 from breaklint.index.project import FunctionInfo, ModuleIndex, ProjectIndex
 from breaklint.project_urls import rule_page
@@ -39,7 +42,8 @@ GB_IDS_SINCE = TorchVersion(2, 8)
 # Ids registered after 2.8: the "Since" column of shared/reference/graph-break-registry.md.
 GB_ID_SINCE_OVERRIDES = {
     "GB0170": TorchVersion(2, 9), "GB0225": TorchVersion(2, 9), "GB0246": TorchVersion(2, 9),
-    "GB0251": TorchVersion(2, 9), "GB0264": TorchVersion(2, 9), "GB0277": TorchVersion(2, 10),
+    "GB0251": TorchVersion(2, 9), "GB0264": TorchVersion(2, 9), "GB0275": TorchVersion(2, 10),
+    "GB0277": TorchVersion(2, 10),
     "GB0291": TorchVersion(2, 10),
     "GB7000": TorchVersion(2, 11), "GB9186": TorchVersion(2, 11), "GB0467": TorchVersion(2, 13),
     "GB0569": TorchVersion(2, 13), "GB4198": TorchVersion(2, 13), "GB4841": TorchVersion(2, 13),
@@ -176,6 +180,13 @@ class FileContext:
                 flags = {c: is_entry for c, is_entry in callers}
                 passed = passed_values(fn, [c for c, _ in callers], CallResolver(self.project),
                                        lambda caller: self.function_values(caller, flags[caller]))
+        elif region is not None and entry and fn.class_info is None and len(fn.header.positional) > 1:
+            # An entry point's own file calls it with what it is compiled for: `scaled(x, True)`
+            # and `scaled(x, False)` make `flag` a Python bool, not a maybe-tensor (#17).
+            resolver = CallResolver(self.project)
+            outside = entry_callers(fn, resolver)
+            if outside:
+                passed = passed_values(fn, outside, resolver, lambda caller: self.function_values(caller))
         return FunctionValues(fn, self.project, entry=entry, arguments=passed, flow=self._numpy_flow(),
                               returns=self._return_flow())
 
@@ -294,6 +305,15 @@ class FileContext:
                 return []
             chain.append(next((c for c in found if c.module is caller.module), found[0]))
         return chain if chain[-1] is fn else []
+
+    def entry_calls(self, fn: FunctionInfo) -> list[cst.Call]:
+        """The calls of an entry point made in its own file, outside the region (the script or
+        test that runs it): what they pass is what it is compiled for."""
+        resolver = CallResolver(self.project)
+        name = fn.header.name
+        return [call for caller in entry_callers(fn, resolver) for call in caller.calls
+                if (dotted(call.func) or "").rpartition(".")[2] == name
+                and any(target is fn for target, _ in resolver.bound_targets(call, caller))]
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name of a Name/Attribute chain: `t.compile` -> `torch.compile`."""

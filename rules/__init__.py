@@ -16,7 +16,9 @@ from .data_dependent_branch import DataDependentBranch
 from .decode_error import DecodeError
 from .deepcopy_in_region import DeepcopyInRegion
 from .dynamic_shape_op import DynamicShapeOp
+from .exception_escapes_region import ExceptionEscapesRegion
 from .explicit_graph_break import ExplicitGraphBreak
+from .fake_kernel_raises import FakeKernelRaises
 from .file_io import FileIo
 from .inference_mode_query import InferenceModeQuery
 from .forced_static_shapes import ForcedStaticShapes
@@ -26,15 +28,19 @@ from .growing_input_shape import GrowingInputShape
 from .guarded_global_write import GuardedGlobalWrite
 from .inductor_fallback_op import InductorFallbackOp
 from .internal_error import InternalError
+from .iterator_argument import IteratorArgument
 from .module_hook_in_region import ModuleHookInRegion
 from .mutated_input import MutatedInput
 from .mutated_python_state import MutatedPythonState
 from .opaque_custom_op import OpaqueCustomOp
 from .parameter_created_in_region import ParameterCreatedInRegion
 from .per_instance_specialization import PerInstanceSpecialization
+from .prebuilt_context_manager import PrebuiltContextManager
 from .python_side_effect import PythonSideEffect
+from .python_value_from_tensor import PythonValueFromTensor
 from .requires_grad_mutation import RequiresGradMutation
 from .rnn_module import RnnModule
+from .side_effect_in_higher_order_op import SideEffectInHigherOrderOp
 from .sparse_tensor import SparseTensor
 from .syntax_error import SyntaxErrorRule
 from .tensor_id import TensorId
@@ -70,6 +76,12 @@ ALL_RULES: tuple[type[Rule], ...] = (
     SparseTensor,  # BL115
     DeepcopyInRegion,  # BL116
     UntraceableTensorMethod,  # BL117
+    PythonValueFromTensor,  # BL118
+    SideEffectInHigherOrderOp,  # BL119
+    FakeKernelRaises,  # BL120
+    ExceptionEscapesRegion,  # BL121
+    IteratorArgument,  # BL122
+    PrebuiltContextManager,  # BL123
     MutatedPythonState,  # BL201
     PerInstanceSpecialization,  # BL202
     TensorId,  # BL203

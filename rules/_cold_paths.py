@@ -62,6 +62,40 @@ def report_possible(rule: Rule, node: cst.CSTNode, test: str, says: str, **field
                                target=ctx.target_torch, severity=Severity.INFO))
 
 
+def report_conditional(rule: Rule, node: cst.CSTNode, condition: str, says: str, **fields: str) -> None:
+    """Report `node` as a possible break that happens only when `condition` (a test Dynamo
+    decides while tracing: a dtype, `self.training`) holds: severity info, confidence `possible`."""
+    ctx = rule.ctx
+    region = ctx.region
+    where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
+    text = rule.message.format(region=where, **fields)
+    text += f"; but only when `{condition}`: Dynamo decides that while tracing, and calls where it is false do not break"
+    if ctx.in_loop(node):
+        text += " (when it is true, Dynamo skips the whole function: the test is in a loop)"
+    ctx.emit(rule.make_finding(ctx.file.display, ctx.file.span(node), text, Confidence.POSSIBLE, region, says,
+                               target=ctx.target_torch, severity=Severity.INFO))
+
+
+def training_arm(ctx: FileContext, node: cst.CSTNode) -> str | None:
+    """`if self.training:` (or `if self.training and self.layerdrop > 0:`) around `node` in its
+    own function: code that only a training call runs (LayerDrop, stochastic depth). The test's
+    source, else None."""
+    fn = ctx.function
+    if fn is None:
+        return None
+    span = ctx.file.span(node)
+    where = (span.start_line, span.start_col)
+    for suite, tests in _branches(fn.node):
+        inner = ctx.file.span(suite)
+        if not (inner.start_line, inner.start_col) <= where < (inner.end_line, inner.end_col):
+            continue
+        for test, holds in tests:
+            source = cst.Module([]).code_for_node(test)
+            if holds and ".training" in source and not ctx.value(test).tensorish:
+                return source
+    return None
+
+
 def _branches(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]]:
     """Every if/elif/else block of one function (nested defs excluded), with the tests that
     decide whether it runs and the value each must have, outer blocks first."""

@@ -9,6 +9,7 @@ from breaklint.rule import FileContext
 from breaklint.analysis.values import Kind, Value
 from breaklint.versions import Versions, pick
 
+from ._cold_paths import report_conditional, training_arm
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
 
 # A list or tuple compared with one holding a tensor: torch 2.13 names it (GB6622, new in its
@@ -29,6 +30,32 @@ def truth_tested(expr: cst.BaseExpression,
         yield from truth_tested(expr.expression, known)
     else:
         yield expr
+
+
+def _holds(expr: cst.BaseExpression, target: cst.BaseExpression) -> bool:
+    """Whether `target` is `expr` or inside it."""
+    if expr is target:
+        return True
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal found
+            found = found or node is target
+            return not found
+
+    expr.visit(_Find())
+    return found
+
+
+def _decided_while_tracing(expr: cst.BaseExpression) -> bool:
+    """A test Dynamo evaluates itself from what it guards on: a dtype or device comparison,
+    `self.training`, or a setting (`self.config.x`, a plain name or attribute chain)."""
+    source = cst.Module([]).code_for_node(expr)
+    if ".dtype" in source or ".device" in source or ".training" in source or ".is_cuda" in source:
+        return True
+    inner = expr.expression if isinstance(expr, cst.UnaryOperation) else expr
+    return isinstance(inner, (cst.Name, cst.Attribute))
 
 
 def _operator(operator: cst.BaseCompOp) -> str:
@@ -70,6 +97,13 @@ class DataDependentBranch(NonstrictCallSites):
 
     ## When it is fine
     When the branch is rare and the break is measured to be cheap, or the code is not compiled.
+    A parameter of a compiled function that every call in its own file passes as a Python
+    constant (`scaled(x, True)`, `scaled(x, use_bias=False)`) is a Python value: Dynamo
+    specialises on it, and `if flag:` is not reported.
+    A tensor test that only runs under a test Dynamo decides while tracing is reported
+    `possible` (severity info), naming that test: `if x.dtype == torch.float16 and not
+    torch.isfinite(x).all():` breaks only for float16 inputs, a LayerDrop test under `if
+    self.training:` only in training calls.
 
     ## Dynamo says
     `Data-dependent branching` (GB0170); `list_richcompare_nonconst` (GB6622, torch 2.13) for a
@@ -179,9 +213,33 @@ class DataDependentBranch(NonstrictCallSites):
             if value.tensorish:
                 confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
                 subject = "a NumPy value, which Dynamo traces as a tensor," if value.numpy else "a tensor"
+                condition = self._python_condition(test, operand) or training_arm(self.ctx, anchor)
+                if condition:
+                    report_conditional(self, anchor, condition, "GB0170", statement=statement, subject=subject)
+                    return
                 self.report(anchor, confidence=confidence, says="GB0170", statement=statement, subject=subject,
                             help=NUMPY_HELP if value.numpy else None)
                 return  # Dynamo breaks at the first one; one finding per test
+
+    def _python_condition(self, test: cst.BaseExpression, operand: cst.BaseExpression) -> str | None:
+        """`x.dtype == torch.float16 and not torch.isfinite(x).all()`: the tensor operand is
+        evaluated only when the Python tests before it in the `and` chain hold, and Dynamo knows
+        them while tracing (a dtype, `self.training`, a setting). Their source, else None."""
+        chain: list[cst.BaseExpression] = []
+
+        def flatten(expr: cst.BaseExpression) -> None:
+            if isinstance(expr, cst.BooleanOperation) and isinstance(expr.operator, cst.And):
+                flatten(expr.left)
+                flatten(expr.right)
+            else:
+                chain.append(expr)
+
+        flatten(test)
+        index = next((i for i, part in enumerate(chain) if _holds(part, operand)), 0)
+        before = chain[:index]
+        if not before or any(self.ctx.value(part).tensorish or not _decided_while_tracing(part) for part in before):
+            return None
+        return " and ".join(cst.Module([]).code_for_node(part) for part in before)
 
     def _mark(self, expr: cst.BaseExpression) -> None:
         self._tests.add(expr)

@@ -3,14 +3,22 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.rule import FileContext, method_call
+from breaklint.rule import dynamo_tables, FileContext, method_call
 from breaklint.versions import TorchVersion
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
 from ._support import compile_option, config_enabled
 
-# Operators whose output shape depends on the values of their input.
-DYNAMIC_OPS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount"})
+# Operators whose output shape depends on the values of their input: the ATen ops torch tags
+# `dynamic_output_shape` (dynamo_tables.py, generated from torch), less the ones judged by their
+# arguments below (repeat_interleave, one_hot, boolean `index`), and `unique`, the Python
+# function over the tagged `_unique2`. `linalg_lstsq` is `torch.linalg.lstsq`.
+CONDITIONAL = frozenset({"index", "one_hot", "repeat_interleave"})
+DYNAMIC_OPS = frozenset(
+    {op for op in dynamo_tables.DYNAMIC_OUTPUT_OPS if not op.startswith(("_", "linalg_")) and op not in CONDITIONAL}
+    | {"unique"})
+LINALG_DYNAMIC = frozenset(f"torch.linalg.{op[len('linalg_'):]}" for op in dynamo_tables.DYNAMIC_OUTPUT_OPS
+                           if op.startswith("linalg_"))
 # repeat_interleave's output length is the sum of a tensor of repeats, unless output_size says it.
 REPEAT_INTERLEAVE = frozenset({"torch.repeat_interleave"})
 ONE_HOT = frozenset({"torch.nn.functional.one_hot"})
@@ -19,7 +27,7 @@ ONE_HOT = frozenset({"torch.nn.functional.one_hot"})
 CTC_LOSS = frozenset({"torch.nn.functional.ctc_loss", "torch.ctc_loss"})
 # From 2.10, fullgraph=True implies capture_dynamic_output_shape_ops (dynamo-observability.md 1.3).
 FULLGRAPH_CAPTURES_SINCE = TorchVersion(2, 10)
-TORCH_DYNAMIC_FUNCTIONS = frozenset(f"torch.{op}" for op in DYNAMIC_OPS)
+TORCH_DYNAMIC_FUNCTIONS = frozenset(f"torch.{op}" for op in DYNAMIC_OPS) | LINALG_DYNAMIC
 # Traced NumPy (trace_numpy) maps these onto the same torch ops, with the same break.
 NUMPY_DYNAMIC_FUNCTIONS = frozenset({"numpy.nonzero", "numpy.argwhere", "numpy.flatnonzero", "numpy.unique"})
 WHERE_FUNCTIONS = frozenset({"torch.where", "numpy.where"})
@@ -32,8 +40,9 @@ class DynamicShapeOp(NonstrictCallSites):
     `repeat_interleave` with a tensor of repeats and no `output_size`, `F.one_hot` without
     `num_classes`, single-argument `torch.where(cond)`, indexing with a boolean mask
     (`x[x > 0]`, also `x[mask] += 1`), and their NumPy spellings on arrays made from tensors
-    (`np.nonzero(t.numpy())`, `np.unique`, `np.where(cond)`). Also `F.ctc_loss`, whose ATen op
-    torch tags `dynamic_output_shape`.
+    (`np.nonzero(t.numpy())`, `np.unique`, `np.where(cond)`). Also `F.ctc_loss` and
+    `torch.linalg.lstsq`, whose ATen ops torch tags `dynamic_output_shape` (the list of tagged
+    ops is generated from torch: `breaklint/analysis/dynamo_tables.py`).
 
     ## Why is this bad?
     Dynamo traces with fake tensors that have shapes but no values, so it cannot know how many

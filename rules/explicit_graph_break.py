@@ -4,6 +4,8 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Stage
 from breaklint.index.project import DISABLE_NAMES, FunctionInfo
+from breaklint.analysis.arguments import caller_functions
+from breaklint.analysis.binding import bind
 from breaklint.analysis.regions import CallResolver
 from breaklint.rule import Rule
 
@@ -12,6 +14,7 @@ from ._support import bindings, config_patch_block
 # What Dynamo 2.13 says for each (read from real runs, see testdata/rules/BL105).
 EXPLICIT_BREAKS = {
     "torch._dynamo.graph_break": "GB0025",
+    "torch._dynamo.step_unsupported": "GB0275",  # a break Dynamo cannot resume from: the frame is skipped
     "breakpoint": "GB0059",  # a builtin Dynamo has no rule for
     "pdb.set_trace": "GB0007",  # pdb is on Dynamo's skip list
     "ipdb.set_trace": "GB0007",
@@ -21,9 +24,11 @@ EXPLICIT_BREAKS = {
 class ExplicitGraphBreak(Rule):
     """## What it does
     Finds code that breaks the graph on purpose inside a compiled region:
-    `torch._dynamo.graph_break()`, `breakpoint()`, `pdb.set_trace()`; a call to a function
+    `torch._dynamo.graph_break()`, `torch._dynamo.step_unsupported()`, `breakpoint()`,
+    `pdb.set_trace()`; a call to a function
     wrapped by `torch.compiler.disable` / `torch._dynamo.disable` (decorated, `fn =
-    disable(helper)`, or `disable(helper)(x)`); and `with torch._dynamo.config.patch(...):`
+    disable(helper)`, or `disable(helper)(x)`, or passed in as an argument: `hook(x)` in a
+    function the region calls as `apply(helper, x)`); and `with torch._dynamo.config.patch(...):`
     inside the region.
 
     ## Why is this bad?
@@ -44,7 +49,8 @@ class ExplicitGraphBreak(Rule):
     be worth it.
 
     ## Dynamo says
-    `Call to torch._dynamo.graph_break()` (GB0025); for `breakpoint()`: `Failed to trace builtin
+    `Call to torch._dynamo.graph_break()` (GB0025); `torch._dynamo.step_unsupported() with empty
+    checkpoint` (GB0275, torch 2.10+: Dynamo skips the frame); for `breakpoint()`: `Failed to trace builtin
     operator` (GB0059); for `pdb.set_trace()` and `config.patch(...)`, on Dynamo's skip list:
     `Attempted to call function marked as skipped` (GB0007); for a disabled function: `Skip
     calling torch.compiler.disable()d function` (GB0098) or, for a method or with
@@ -65,6 +71,7 @@ class ExplicitGraphBreak(Rule):
         "GB0059": "Failed to trace builtin operator",
         "GB0098": "Skip calling `torch.compiler.disable()`d function",
         "GB0099": "Skip inlining `torch.compiler.disable()`d function",
+        "GB0275": "torch._dynamo.step_unsupported() with empty checkpoint",
     }
     bad = ("import torch\n\n@torch.compile\ndef f(x):\n    x = x + 1\n    torch._dynamo.graph_break()\n    return x * 2\n",)
     good = ("import torch\n\n@torch.compile\ndef f(x):\n    x = x + 1\n    return x * 2\n",)
@@ -89,8 +96,29 @@ class ExplicitGraphBreak(Rule):
             return self.ctx.resolve(func.func) in DISABLE_NAMES
         if not isinstance(func, (cst.Name, cst.Attribute)):
             return False
+        if isinstance(func, cst.Name) and self._passed_disabled(func.value):
+            return True
         targets: list[FunctionInfo] = CallResolver(self.ctx.project).function_refs(func, self.ctx.function)
         if any(target in target.module.disabled for target in targets):
             return True
         return any(isinstance(value, cst.Call) and module.imports.resolve(value.func) in DISABLE_NAMES
                    for value, module in bindings(self.ctx, func))
+
+    def _passed_disabled(self, param: str) -> bool:
+        """`fn(x)` where `fn` is a parameter that a call in the region passes a disabled
+        function to (`apply(helper, x)` for a `torch.compiler.disable`d `helper`)."""
+        fn, region = self.ctx.function, self.ctx.region
+        if fn is None or region is None or not region.callers or param not in fn.header.params \
+                or param in fn.assigns:
+            return False
+        callers = caller_functions(self.ctx.project, region.callers)
+        resolver = CallResolver(self.ctx.project)
+        for caller, _ in callers or []:
+            for call in caller.calls:
+                for target, implicit in resolver.bound_targets(call, caller):
+                    if target.qualname != fn.qualname or target.module.name != fn.module.name or implicit is None:
+                        continue
+                    passed = bind(call, fn.header, implicit).args.get(param)
+                    if passed is not None and any(t in t.module.disabled for t in resolver.function_refs(passed, caller)):
+                        return True
+        return False

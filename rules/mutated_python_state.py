@@ -8,6 +8,8 @@ from breaklint.rule import dotted, Rule
 from breaklint.analysis.values import Kind
 from breaklint.infra.walk import visit  # one frame per level: deep code cannot overflow the stack
 
+from ._hop import hop_bodies, in_hop_body
+
 EVERY_CALL = "the function recompiles on every call"
 # A dict filled by key (a cache): its keys are guarded, so only a new key fails a guard (timm's
 # `attention_bias_cache`: one recompile over five calls, measured on torch 2.13).
@@ -97,6 +99,12 @@ class MutatedPythonState(Rule):
         "    def forward(self, x):\n        self.calls += 1\n        return x * 2\n",
     )
 
+    def _judged_here(self) -> bool:
+        """In a higher-order op's body the same mutation is a graph break, BL119's."""
+        if not hasattr(self, "_hop_bodies"):
+            self._hop_bodies = hop_bodies(self.ctx)
+        return not in_hop_body(self.ctx.function, self._hop_bodies)
+
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._check_update(node.target, node)
 
@@ -118,7 +126,7 @@ class MutatedPythonState(Rule):
 
     def _check_update(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
         fn = self.ctx.function
-        if fn is None:
+        if fn is None or not self._judged_here():
             return
         if isinstance(target, cst.Name):
             if target.value in fn.global_names:
@@ -138,7 +146,7 @@ class MutatedPythonState(Rule):
     def _check_container(self, receiver: cst.BaseExpression, node: cst.CSTNode, what: str,
                          keyed: bool = False) -> None:
         fn = self.ctx.function
-        if fn is None:
+        if fn is None or not self._judged_here():
             return
         keyed = keyed or what.strip("`.()") in KEYED_METHODS
         effect = NEW_KEY if keyed else EVERY_CALL

@@ -10,8 +10,9 @@ from ._cold_paths import diagnostic_branch, report_possible
 from .python_side_effect import PythonSideEffect
 
 # Read from real runs on torch 2.13 (testdata/rules/BL109). `id()`, `locals()`, `eval()`,
-# `inspect.signature()`, `getattr(x, name)` and f-strings of tensors do not break (`id()` of a
-# tensor recompiles instead: BL203).
+# `inspect.signature()` and `getattr(x, name)` do not break (`id()` of a tensor recompiles
+# instead: BL203). An f-string of a tensor's value breaks where the string is used (GB0088,
+# measured for #17), not where it is built: not reported yet.
 BUILTINS = {"globals": "GB0059", "exec": "GB0059", "locals": "GB0059"}
 # Builtins that break only in some torch versions: `locals()` broke on 2.11 (GB0059) and is
 # traced on 2.13 (pytorch#178819, opened 2026-03-30, after the 2.11 branch cut; 2.12 not measured).

@@ -4,15 +4,22 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Stage
 from breaklint.analysis.numpy_api import DRAWS_THAT_BREAK, is_scalar_draw, numpy_name
-from breaklint.rule import Rule
+from breaklint.rule import dynamo_tables, Rule
 
-# Read from real runs on torch 2.13 (testdata/rules/BL107): each of these breaks the graph.
-# `random.randint`, `random.uniform`, `random.randrange`, `torch.seed()`, `np.random.seed()`,
-# `os.environ`/`os.getenv` and `os.path.join` do not, and are not listed.
+from .c_extension_call import C_PACKAGES
+from .file_io import CALLS as FILE_CALLS
+from .unsupported_builtin import FRAME_CALLS
+
 SKIPPED = "GB0007"  # C functions and modules on Dynamo's skip list
+# The standard library's C functions come from Dynamo's own trace rules (dynamo_tables.py,
+# generated from torch). The Python-level ones below were read from real runs on torch 2.13
+# (testdata/rules/BL107): each of these breaks the graph. `random.randint`, `random.uniform`,
+# `random.randrange`, `torch.seed()`, `np.random.seed()`, reading `os.environ`/`os.getenv` and
+# `os.path.join` do not, and are not listed.
 CALLS = {
-    **{f"time.{n}": SKIPPED for n in ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic",
-                                       "monotonic_ns", "process_time", "thread_time", "sleep")},
+    # File I/O (BL108), frame introspection (BL109) and C packages (BL110) are their rules' own.
+    **{name: SKIPPED for name in dynamo_tables.SKIPPED_C_FUNCTIONS
+       if name not in FILE_CALLS and name not in FRAME_CALLS and name.partition(".")[0] not in C_PACKAGES},
     **{f"random.{n}": SKIPPED for n in ("random", "choice", "choices", "shuffle", "sample", "gauss",
                                          "normalvariate", "lognormvariate", "getrandbits", "betavariate",
                                          "expovariate", "triangular", "seed", "getstate")},
@@ -20,9 +27,17 @@ CALLS = {
     "datetime.datetime.now": "GB0156", "datetime.datetime.utcnow": "GB0156", "datetime.date.today": "GB0156",
     **{f"torch.{n}": SKIPPED for n in ("manual_seed", "get_rng_state", "set_rng_state", "random.get_rng_state",
                                         "random.set_rng_state", "random.manual_seed")},
-    "os.getpid": SKIPPED, "os.cpu_count": SKIPPED, "threading.current_thread": SKIPPED,
-    "gc.collect": SKIPPED, "importlib.import_module": SKIPPED,
+    "threading.current_thread": SKIPPED, "importlib.import_module": SKIPPED,
 }
+# Writing the environment calls the C function `putenv` (os.py's _Environ.__setitem__).
+ENVIRON = "os.environ"
+# A lock is a C object: Dynamo has no model of it as a context manager (measured on 2.13).
+LOCKS = frozenset({"threading.Lock", "threading.RLock", "_thread.allocate_lock", "threading.Condition",
+                   "threading.Semaphore", "threading.BoundedSemaphore"})
+UNSUPPORTED_CONTEXT = "GB0142"
+# unittest's files are skipped unless torch._dynamo.config.enable_trace_unittest (check_file).
+UNITTEST_CASE = "unittest.TestCase"
+SKIPPED_INLINE = "GB0008"
 # NumPy draws of one Python scalar (no `size`) break; arrays are traced as torch random ops
 # (breaklint/analysis/numpy_api.py). The `np.random` functions torch._numpy lacks are BL103's.
 
@@ -36,7 +51,12 @@ class UntraceableStdlibCall(Rule):
     NumPy scalar draws (`np.random.rand()`, `np.random.uniform(0, 1)`) and every
     `np.random.choice(...)` (torch._numpy checks its probabilities with a Python `if` on a
     tensor), `os.getpid()`,
-    `gc.collect()`, `importlib.import_module()`.
+    `gc.collect()`, `importlib.import_module()`; every other standard-library C function on
+    Dynamo's skip list (the table `breaklint/analysis/dynamo_tables.py`, generated from torch's
+    trace rules); a write to `os.environ[...]`; a `with` on a module-level thread lock
+    (`threading.Lock()`, `RLock()`); and `unittest` assertions (`self.assertEqual` in a
+    `unittest.TestCase` subclass, `_CHECKS.assertEqual` on a module-level `TestCase()`), whose
+    files Dynamo skips unless `enable_trace_unittest`.
 
     ## Why is this bad?
     These functions are written in C or sit on Dynamo's skip list, and their results are not
@@ -56,7 +76,9 @@ class UntraceableStdlibCall(Rule):
 
     ## Dynamo says
     `Attempted to call function marked as skipped` (GB0007) for `time`, `random`, `uuid`, `os`,
-    `gc`, `importlib` and torch's RNG-state functions; `Unsupported method call` (GB0156) for
+    `gc`, `importlib`, `os.environ[...] = ...` and torch's RNG-state functions; `Attempted to
+    inline function marked as skipped` (GB0008) for `unittest` assertions; `Unsupported context
+    manager` (GB0142) for `with lock:`; `Unsupported method call` (GB0156) for
     `datetime.now()`; `Data dependent operator` (GB0033) for NumPy scalar draws and
     `np.random.choice`. The `np.random` functions that torch._numpy lacks
     (`np.random.permutation`, `np.random.default_rng`: GB0294) are BL103's.
@@ -65,13 +87,15 @@ class UntraceableStdlibCall(Rule):
     code = "BL107"
     name = "untraceable-stdlib-call"
     stage = Stage.DYNAMO
-    message = "`{function}()` in {region} cannot be traced (clock, RNG or OS call) and forces a graph break"
+    message = "`{function}()` in {region} is on Dynamo's skip list (a C function or a module it does not trace) and forces a graph break"
     help = (
         "use torch RNG (torch.rand, torch.randint) inside the region, or compute the value outside "
         "and pass it in as a tensor"
     )
     dynamo_says = {
         "GB0007": "Attempted to call function marked as skipped",
+        "GB0008": "Attempted to inline function marked as skipped",
+        "GB0142": "Unsupported context manager",
         "GB0156": "Unsupported method call",
         "GB0033": "Data dependent operator",
     }
@@ -84,7 +108,42 @@ class UntraceableStdlibCall(Rule):
         "import time\nimport torch\n\ndef f(x):\n    start = time.perf_counter()  # not compiled\n    return x * 2\n",
     )
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Subscript) and self.ctx.resolve(target.target.value) == ENVIRON:
+                self.report(node, confidence=Confidence.CERTAIN, says=SKIPPED, function="os.environ.__setitem__")
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            made = self._module_binding(item.item)
+            if made in LOCKS:
+                self.report(item, confidence=Confidence.CERTAIN, says=UNSUPPORTED_CONTEXT, function=f"{made}.__enter__")
+
+    def _module_binding(self, expr: cst.BaseExpression) -> str | None:
+        """What a module-level name was made by, when bound once to a call (`_LOCK = threading.Lock()`)."""
+        if not isinstance(expr, cst.Name) or (self.ctx.function and self.ctx.function.binds_locally(expr.value)):
+            return None
+        bound = self.ctx.module.assigns.get(expr.value)
+        if not bound or len(bound) != 1 or not isinstance(bound[0].expr, cst.Call):
+            return None
+        return self.ctx.resolve(bound[0].expr.func)
+
+    def _test_case(self, receiver: cst.BaseExpression) -> bool:
+        """`self` in a method of a unittest.TestCase subclass, or a module-level
+        `unittest.TestCase()`: Dynamo skips unittest's files, so the assertion is not inlined."""
+        if self._module_binding(receiver) == UNITTEST_CASE:
+            return True
+        fn = self.ctx.function
+        cls = fn.class_info if fn is not None else None
+        return (cls is not None and isinstance(receiver, cst.Name) and receiver.value == fn.self_name
+                and any(self.ctx.resolve(base) == UNITTEST_CASE for base in cls.bases))
+
     def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value.startswith("assert") and self._test_case(func.value):
+            self.report(node, confidence=Confidence.CERTAIN, says=SKIPPED_INLINE,
+                        function=f"unittest.TestCase.{func.attr.value}")
+            return
         resolved = self.ctx.resolve(node.func) or ""
         if resolved in CALLS:
             self.report(node, confidence=Confidence.CERTAIN, says=CALLS[resolved], function=resolved)

@@ -83,6 +83,22 @@ def passed_values(fn: FunctionInfo, callers: list[FunctionInfo], resolver: CallR
     return {name: value for name, value in joined.items() if value.kind is not Kind.UNKNOWN}
 
 
+def entry_callers(fn: FunctionInfo, resolver: CallResolver) -> list[FunctionInfo]:
+    """The functions of fn's own file that call it (a compiled entry point: its calls are made
+    outside the region, by the script or test around it). Calls in other files are not seen, so
+    what they pass is only ever joined with, never relied on alone (see passed_values)."""
+    module = fn.module.content_module
+    name = fn.header.name
+
+    def names_fn(call: cst.Call) -> bool:  # a cheap test first: resolving a call may read other files
+        func = call.func
+        return (isinstance(func, cst.Name) and func.value == name) or (
+            isinstance(func, cst.Attribute) and func.attr.value == name)
+
+    return [caller for caller in module.defined if caller is not fn and any(
+        target is fn for call in caller.calls if names_fn(call) for target, _ in resolver.bound_targets(call, caller))]
+
+
 def _passed(arg: cst.BaseExpression, values: FunctionValues, caller: FunctionInfo) -> Value:
     """What the caller passes: its value of `arg`, except a parameter that is a maybe-tensor only
     by the caller's own guess (values.FunctionValues.guessed), passed on as it is: unknown."""

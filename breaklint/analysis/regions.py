@@ -59,7 +59,37 @@ class CallResolver:
             found.extend(self.call_targets(call.func, fn))
         for ref in fn.refs:
             found.extend(t for t in self.function_refs(ref, fn) if t not in found)
+        found.extend(t for t in self.implicit_targets(fn) if t not in found)
         return found
+
+    def implicit_targets(self, fn: FunctionInfo) -> list[FunctionInfo]:
+        """The dunder methods fn's statements call on instances of project classes (`cfg.x = v`
+        runs `Config.__setattr__`, `a == b` `Key.__eq__`, `for i in bag` `Bag.__iter__`):
+        Dynamo inlines them like any call (#17)."""
+        found: list[FunctionInfo] = []
+        for expr in fn.implicit:
+            if not isinstance(expr, cst.Attribute):
+                continue
+            for name, scope, module in self._instance_binding(expr.value, fn):
+                methods = [self.project.method(c, expr.attr.value)
+                           for c in self.project.instance_classes(name, scope, module)]
+                found.extend(m for m in methods if m is not None and m not in found)
+        return found
+
+    def _instance_binding(self, expr: cst.BaseExpression, fn: FunctionInfo
+                          ) -> list[tuple[cst.Name, FunctionInfo | None, ModuleIndex]]:
+        """Where a plain name that holds an instance is bound to a call (`CFG = Config()`): in fn,
+        at module level, or in the module it is imported from; a cheap test before resolving
+        classes, which may read other files. [] for a parameter or anything else."""
+        if not isinstance(expr, cst.Name) or expr.value in fn.header.params:
+            return []
+        made = (cst.Call, cst.Tuple)  # `A, B = K(1), K(2)` too
+        if fn.assigns.get(expr.value) or fn.module.assigns.get(expr.value):
+            bound = fn.assigns.get(expr.value) or fn.module.assigns.get(expr.value) or []
+            return [(expr, fn, fn.module)] if any(isinstance(v.expr, made) for v in bound) else []
+        source, _, name = fn.module.imports.resolve_dotted(expr.value).rpartition(".")
+        return [(cst.Name(name), None, m) for m in self.project.by_name.get(source, []) if source
+                and any(isinstance(v.expr, made) for v in m.assigns.get(name, []))]
 
     def edges(self, fn: FunctionInfo, defaults: Defaults) -> list[tuple[FunctionInfo, str, str, cst.Call | None]]:
         """callees(fn), each with why the default configuration never makes that call ("" when
@@ -81,15 +111,20 @@ class CallResolver:
                 for build in self.project.instance_builds(call.func, fn, fn.module, params=defaults.param_values,
                                                           passed=passed):
                     defaults.note(build)
-                    forward = self.project.method(build.cls, "forward")
+                    forward = next(iter(self.forwards([build.cls])), None)
                     if forward is not None and all(t[0] is not forward for t in targets):
                         inherited = forward.class_info is not build.cls
                         instance = f"{build.cls.module.name}:{build.cls.qualname}" if inherited else ""
                         targets.append((forward, gate or defaults.gate(build.guards), instance, call))
+            if not targets and isinstance(call.func, cst.Name):  # an instance imported from another module
+                targets = [(target, gate, "", call) for name, scope, module in self._instance_binding(call.func, fn)
+                           if scope is None for target in self.forwards(self.project.instance_classes(name, scope, module))]
             found.extend(targets)
             seen.update(target for target, _, _, _ in targets)
         for ref in fn.refs:
             found.extend((t, "", "", None) for t in self.function_refs(ref, fn) if t not in seen)
+            seen.update(self.function_refs(ref, fn))
+        found.extend((t, "", "", None) for t in self.implicit_targets(fn) if t not in seen)
         return found
 
     def call_targets(self, callee: cst.BaseExpression, scope: FunctionInfo) -> list[FunctionInfo]:
@@ -170,7 +205,9 @@ class CallResolver:
         return [m for m in methods if m is not None]
 
     def forwards(self, classes: list[ClassInfo]) -> list[FunctionInfo]:
-        methods = [self.project.method(cls, "forward") for cls in classes]
+        """What calling an instance runs: an nn.Module's `forward`, or the `__call__` of a class
+        without one (a plain callable object)."""
+        methods = [self.project.method(cls, "forward") or self.project.method(cls, "__call__") for cls in classes]
         return [m for m in methods if m is not None]
 
     def compile_targets(self, site: CompileSite) -> list[FunctionInfo]:

@@ -60,7 +60,8 @@ def code_salt() -> str:
         h.update(str(getattr(libcst, "LIBCST_VERSION", "")).encode())
     import breaklint.rules
 
-    roots = [Path(__file__).parent, *(Path(p) for p in breaklint.rules.__path__)]
+    # The whole package (rule.py and analysis/ decide findings too), and the rules.
+    roots = [Path(__file__).parents[1], *(Path(p) for p in breaklint.rules.__path__)]
     for root in roots:
         for path in sorted(root.rglob("*.py")):
             try:

@@ -78,13 +78,14 @@ class _Function:
         self.assigns: dict[str, list[tuple[Expr, bool]]] = {}
         self.nested: list[int] = []
         self.global_names: dict[str, None] = {}
+        self.implicit: list[Expr] = []
 
     def freeze(self) -> FunctionSummary:
         return FunctionSummary(
             self.qualname, self.name, self.class_index, self.parent, self.self_name, tuple(sorted(self.params)),
             tuple(self.calls), tuple(self.refs), _freeze(self.assigns), tuple(self.nested),
             tuple(sorted(self.global_names)), self.line, self.decorators, tuple(self.call_args),
-            tuple(self.call_guards), self.signature, self.end_line,
+            tuple(self.call_guards), self.signature, self.end_line, tuple(dict.fromkeys(self.implicit)),
         )
 
 
@@ -418,11 +419,21 @@ class _Walker:
         if fn is not None:
             fn.global_names.update(dict.fromkeys(node.names))
 
+    def _implicit(self, receiver: ast.expr, method: str) -> None:
+        """`receiver.method`, a dunder Python calls for a statement on a plain name (not `self`:
+        a class's own __setattr__ on `self.x = v` is the class's business, not a new callee)."""
+        fn = self._current()
+        if fn is not None and not self.untraced_depth and isinstance(receiver, ast.Name) and receiver.id != fn.self_name:
+            fn.implicit.append(f"{receiver.id}.{method}")
+
     def _assign(self, node: ast.Assign) -> None:
         value = self.text(node.value)
         for target in node.targets:
             if self.tracks:
                 self._write(target, node.value, node)
+            if isinstance(target, ast.Attribute):
+                self._implicit(target.value, "__setattr__")
+        for target in node.targets:
             self._bind(target, value, False)
         if self.tracks:
             self._bind_compiled(node.targets, node.value)
@@ -446,6 +457,7 @@ class _Walker:
         self.expr(node.value)
 
     def _for(self, node: ast.For | ast.AsyncFor) -> None:
+        self._implicit(node.iter, "__iter__")
         self._bind(node.target, self.text(node.iter), True)
         self.expr(node.target)
         self.expr(node.iter)
@@ -528,6 +540,14 @@ class _Walker:
             self._call(node)  # type: ignore[arg-type]
         elif kind in _COMPREHENSIONS:
             self._comprehension(node)  # type: ignore[arg-type]
+        elif kind is ast.Compare:
+            operands = [node.left, *node.comparators]  # type: ignore[attr-defined]
+            for op, left in zip(node.ops, operands):  # type: ignore[attr-defined]
+                method = _COMPARE_DUNDERS.get(type(op))
+                if method is not None:
+                    self._implicit(left, method)
+            for operand in operands:
+                self.expr(operand)
         elif kind is ast.IfExp:
             self._enter_arm(node.test, True)  # type: ignore[attr-defined]
             self.expr(node.body)  # type: ignore[attr-defined]
@@ -660,6 +680,10 @@ class _Walker:
                 self.sites.append(SiteSummary(node.lineno, self.text(args[0][1]), -1, scope, False, self.text(node)))
 
 
+
+# The method a comparison calls on its left operand first.
+_COMPARE_DUNDERS = {ast.Eq: "__eq__", ast.NotEq: "__ne__", ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__",
+                    ast.GtE: "__ge__"}
 
 _STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
     ast.FunctionDef: _Walker._function, ast.AsyncFunctionDef: _Walker._function,  # type: ignore[dict-item]

@@ -124,6 +124,8 @@ class FunctionInfo:
     global_names: set[str] = field(default_factory=set)
     ordinal: int = -1  # position among the module's defs, in source order
     header: FunctionHeader = field(default=None, repr=False)  # type: ignore[assignment]
+    # Dunder methods the body calls implicitly (`obj.__setattr__` for `obj.x = v`; summary.py).
+    implicit: list[cst.BaseExpression] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.header is None:

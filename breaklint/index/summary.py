@@ -21,7 +21,7 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 9  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 10  # bump when the fields below change: cached summaries are then ignored
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,9 @@ class FunctionSummary:
     # positional), the expressions None where absent.
     signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = ()
     end_line: int = 0  # its last line: the def can be parsed on its own (view.py, content reads)
+    # Methods Python calls without a call in the source, on a plain name: `obj.attr = v` runs
+    # `obj.__setattr__`, `a == b` `a.__eq__`, `for x in obj` `obj.__iter__` (`NAME.__dunder__`).
+    implicit: tuple[Expr, ...] = ()
 
 
 @dataclass(frozen=True)

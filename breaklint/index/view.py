@@ -282,6 +282,10 @@ class ShallowFunctionInfo(FunctionInfo):
         return self._refs
 
     @property  # type: ignore[override]
+    def implicit(self) -> list[cst.BaseExpression]:
+        return [self._fragments(text).node for text in self._summary.implicit]
+
+    @property  # type: ignore[override]
     def assigns(self) -> dict[str, list[Assigned]]:
         if self._assigns is None:
             self._assigns = self._fragments.bindings(self._summary.assigns)

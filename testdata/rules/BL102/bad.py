@@ -165,3 +165,47 @@ def checked_output(attn_output):
 
 
 global_attention_output = torch.compile(GlobalAttentionOutput())
+
+
+@torch.compile
+def gated(x, gate):
+    """Its file calls it with a tensor `gate` once: the `if` tests a tensor there."""
+    if gate:  # expect: BL102
+        return x * 2
+    return x
+
+
+def scenario_gated_calls():
+    x = torch.randn(8, 8)
+    gated(x, True)
+    gated(x, x.sum() > 0)
+
+
+@torch.compile
+def clamp_half_overflow(x):
+    """Only a float16 input evaluates the tensor test: these calls pass float16."""
+    if x.dtype == torch.float16 and not torch.isfinite(x).all():  # possible: BL102 (fp16 inputs here)
+        return x.clamp(-1, 1)
+    return x * 2
+
+
+class DroppedLayer(torch.nn.Module):
+    """LayerDrop: the tensor test runs only in training (this module is compiled in training mode)."""
+
+    def __init__(self, layerdrop=0.1):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+        self.layerdrop = layerdrop
+
+    def forward(self, x):
+        if self.training:
+            dropout_probability = torch.rand([])
+            if dropout_probability < self.layerdrop:  # possible: BL102 (a training call)
+                return x
+        return self.proj(x)
+
+
+dropped_layer = torch.compile(DroppedLayer())
+
+CALLS = {"gated": [(torch.randn(8, 8), torch.randn(8, 8).sum() > 0) for _ in range(3)],
+         "clamp_half_overflow": [(torch.randn(8, 8).half(),) for _ in range(3)]}

@@ -197,3 +197,47 @@ class StaticAttentionOutput(torch.nn.Module):
 
 
 static_attention_output = torch.compile(StaticAttentionOutput())
+
+
+@torch.compile
+def maybe_residual(x, add_residual):
+    """`add_residual` is a parameter of the entry point, but every call in this file passes a
+    constant bool: Dynamo specialises on it, the `if` is not a tensor test."""
+    y = x * 2
+    if add_residual:
+        y = y + x
+    return y
+
+
+def scenario_residual_calls():
+    x = torch.randn(8, 8)
+    maybe_residual(x, True)
+    maybe_residual(x * 2, add_residual=True)
+
+
+# The runner calls compiled functions too: with the same constant as the file's own calls.
+@torch.compile
+def clamp_half_overflow(x):
+    """float32 calls: `x.dtype == torch.float16` is false while tracing, the tensor test never runs."""
+    if x.dtype == torch.float16 and not torch.isfinite(x).all():  # possible: BL102 (fp16 only)
+        return x.clamp(-1, 1)
+    return x * 2
+
+
+class DroppedLayer(torch.nn.Module):
+    def __init__(self, layerdrop=0.1):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+        self.layerdrop = layerdrop
+
+    def forward(self, x):
+        if self.training:
+            dropout_probability = torch.rand([])
+            if dropout_probability < self.layerdrop:  # possible: BL102 (training only; compiled for eval here)
+                return x
+        return self.proj(x)
+
+
+dropped_layer = torch.compile(DroppedLayer().eval())
+
+CALLS = {"maybe_residual": [(torch.randn(8, 8), True) for _ in range(3)]}

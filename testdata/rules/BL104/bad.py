@@ -74,3 +74,8 @@ def alignment_loss(x):
     targets = torch.tensor([[1, 2, 3]])
     lengths, target_lengths = torch.tensor([8]), torch.tensor([3])
     return torch.nn.functional.ctc_loss(log_probs, targets, lengths, target_lengths) + 1  # expect: BL104
+
+
+@torch.compile
+def least_squares(x):
+    return torch.linalg.lstsq(x, x).solution  # expect: BL104

@@ -84,3 +84,23 @@ def patches_config_inside(x):
     with torch._dynamo.config.patch(capture_scalar_outputs=True):  # expect: BL105
         scale = x.sum().item()  # not traced: Dynamo skips the whole frame at the `with`
     return x * scale
+
+
+@torch.compile
+def gives_up(x):
+    torch._dynamo.step_unsupported()  # expect: BL105
+    return x * 2
+
+
+@torch.compiler.disable
+def _log_stats(t):
+    return t + 0
+
+
+def _apply_hook(hook, x):
+    return hook(x) * 2  # expect: BL105
+
+
+@torch.compile
+def with_stats_hook(x):
+    return _apply_hook(_log_stats, x)

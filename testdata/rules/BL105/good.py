@@ -28,3 +28,16 @@ def through_nonstrict_trace(x):
 def eager_entry(x):
     breakpoint()  # disabled: never traced, and not called from compiled code
     return x
+
+
+def _scale(t):
+    return t * 3
+
+
+def _apply_hook(hook, x):
+    return hook(x) * 2
+
+
+@torch.compile
+def with_plain_hook(x):
+    return _apply_hook(_scale, x)

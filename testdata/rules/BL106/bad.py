@@ -83,3 +83,72 @@ def unless_jit_tracing(x):
     if not _is_tracing():
         print("not exported")  # expect: BL106
     return x * 2
+
+
+class TracedConfig:
+    """A settings object that logs every write: `cfg.scale = v` runs its __setattr__."""
+
+    def __init__(self):
+        object.__setattr__(self, "values", {})
+
+    def __setattr__(self, key, value):
+        print(f"config.{key} = {value}")  # expect: BL106
+        self.values[key] = value
+
+
+RUN_CONFIG = TracedConfig()
+
+
+@torch.compile
+def sets_config(x):
+    RUN_CONFIG.scale = 2
+    return x * 2
+
+
+class VersionTag:
+    def __init__(self, name):
+        self.name = name
+
+    def __eq__(self, other):
+        print("comparing", self.name)  # expect: BL106
+        return isinstance(other, VersionTag) and other.name == self.name
+
+
+CURRENT, WANTED = VersionTag("v1"), VersionTag("v1")
+
+
+@torch.compile
+def compares_tags(x):
+    if CURRENT == WANTED:
+        return x + 1
+    return x
+
+
+class ChunkPlan:
+    def __iter__(self):
+        print("planning chunks")  # expect: BL106
+        return iter((0, 4))
+
+
+PLAN = ChunkPlan()
+
+
+@torch.compile
+def chunked(x):
+    for start in PLAN:
+        x = x + start
+    return x
+
+
+class Scaler:
+    def __call__(self, t):
+        print("scaling")  # expect: BL106
+        return t * 2
+
+
+SCALE = Scaler()
+
+
+@torch.compile
+def scaled(x):
+    return SCALE(x) + 1

@@ -79,3 +79,34 @@ def onnx_export_only(x):
     if torch._C._get_tracing_state():
         logger.warning("traced by torch.jit")
     return x * 2
+
+
+class QuietTag:
+    def __init__(self, name):
+        self.name = name
+
+    def __eq__(self, other):
+        return isinstance(other, QuietTag) and other.name == self.name
+
+    def __call__(self, t):
+        return t * 2
+
+
+CURRENT, WANTED = QuietTag("v1"), QuietTag("v1")
+
+
+@torch.compile
+def compares_quiet_tags(x):
+    if CURRENT == WANTED:
+        return CURRENT(x)
+    return x
+
+
+class LoudTag(QuietTag):
+    def __eq__(self, other):
+        print("comparing", self.name)  # never called in compiled code
+        return False
+
+
+def compares_outside(x):
+    return LoudTag("a") == LoudTag("b")

@@ -89,3 +89,34 @@ class SeededNoise(nn.Module):
 noise = SeededNoise(NoiseConfig())
 noise.set_seed(0)  # a reproducible run, after the model is built
 seeded_noise = torch.compile(noise)
+
+
+import os  # noqa: E402
+import threading  # noqa: E402
+import unittest  # noqa: E402
+
+_CACHE_LOCK = threading.Lock()
+_CHECKS = unittest.TestCase()
+
+
+@torch.compile
+def guarded_by_lock(x):
+    with _CACHE_LOCK:  # expect: BL107
+        return x * 2
+
+
+@torch.compile
+def checked_shape(x):
+    _CHECKS.assertEqual(x.shape[-1], 8)  # expect: BL107
+    return x * 2
+
+
+@torch.compile
+def exports_setting(x):
+    os.environ["BREAKLINT_MODE"] = "fast"  # expect: BL107
+    return x * 2
+
+
+@torch.compile
+def process_id(x):
+    return x * (os.getpid() % 2 + 1)  # expect: BL107

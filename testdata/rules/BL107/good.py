@@ -109,3 +109,25 @@ class HashedModel(nn.Module):
 
 
 hashed = torch.compile(HashedModel(HashingConfig()))
+
+
+import threading  # noqa: E402
+import unittest  # noqa: E402
+
+_CACHE_LOCK = threading.Lock()
+
+
+@torch.compile
+def reads_setting(x):
+    mode = os.environ.get("BREAKLINT_MODE", "fast")
+    return x * 2 if mode == "fast" else x
+
+
+def locked_outside(x):
+    with _CACHE_LOCK:  # not compiled
+        return x * 2
+
+
+class ShapeTest(unittest.TestCase):
+    def check(self, x):
+        self.assertEqual(x.shape[-1], 8)  # not compiled

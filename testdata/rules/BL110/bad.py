@@ -33,3 +33,10 @@ class Tagged(nn.Module):
 
 
 tagged = torch.compile(Tagged())
+
+
+@torch.compile
+def cudnn_aware(x):
+    if torch._C._get_cudnn_enabled():  # expect: BL110
+        return x * 2
+    return x

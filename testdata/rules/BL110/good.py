@@ -21,3 +21,9 @@ def version_strings(x):
     major = int(PIL.__version__.split(".")[0])
     parts = zlib.ZLIB_VERSION.split(".")
     return x * (major + len(parts))
+
+
+@torch.compile
+def logs_usage(x):
+    torch._C._log_api_usage_once("breaklint.example")  # an in-graph query Dynamo folds away
+    return x * 2

@@ -26,3 +26,20 @@ def rebinds_storage(x: torch.Tensor):
     y = x.clone()
     y.set_(torch.zeros(64).untyped_storage(), 0, (8, 8), (8, 1))  # expect: BL117
     return y
+
+
+@torch.compile
+def shared_for_workers(x: torch.Tensor):
+    y = x.clone()
+    y.share_memory_()  # expect: BL117
+    return y
+
+
+@torch.compile
+def overwrite_real_part(z: torch.Tensor, x: torch.Tensor):
+    z.real = x  # expect: BL117
+    return z
+
+
+# A complex buffer comes in from outside (complex tensors made in the region are BL402's).
+CALLS = {"overwrite_real_part": [(torch.zeros(8, 8, dtype=torch.complex64), torch.randn(8, 8)) for _ in range(3)]}

@@ -1,0 +1,111 @@
+"""BL121 exception-escapes-region: a `raise` (or a failing `assert` in a `with`) leaving the traced code."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from breaklint.finding import Confidence, Severity, Stage
+from breaklint.rule import Rule
+
+OBSERVED = "GB0088"  # Dynamo saw the exception leave the frame it traces
+# Statements a `raise` can sit in without Dynamo knowing whether it runs (an `if` on a Python
+# value is decided while tracing, a loop may run zero times).
+CONDITIONAL = (cst.If, cst.For, cst.While, cst.Match)
+
+
+def _enclosing(function: cst.FunctionDef, target: cst.CSTNode) -> list[cst.CSTNode]:
+    """The compound statements of `function`'s own code that hold `target`, outermost first."""
+    stack: list[cst.CSTNode] = []
+    found: list[cst.CSTNode] = []
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if found or (isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not function):
+                return False
+            if node is target:
+                found.extend(stack)
+                return False
+            if isinstance(node, (cst.If, cst.For, cst.While, cst.Match, cst.Try, cst.TryStar, cst.With,
+                                 cst.ExceptHandler)):
+                stack.append(node)
+            return True
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            if stack and stack[-1] is original_node:
+                stack.pop()
+
+    function.visit(_Find())
+    return found
+
+
+class ExceptionEscapesRegion(Rule):
+    """## What it does
+    Finds exceptions that leave a compiled region: a `raise` in a compiled function outside any
+    `try` of its own, and an `assert` inside a `with` block (a context manager Dynamo entered).
+    A `raise` that always runs is reported; an `assert` in a `with` is a `possible` break, for
+    the calls where it fails. A `raise` under an `if` or in a loop (an error path for bad
+    input) is not reported: it breaks only in the calls that take it, which valid calls do not.
+
+    ## Why is this bad?
+    Dynamo traces the exception being raised and cannot end the graph with it: it stops tracing
+    there (the frame is skipped and runs eagerly) and the exception is raised by the eager run.
+    Inside a `with`, the context manager's exit cannot be replayed either. When the error path
+    is taken on purpose (a sentinel exception for control flow, `raise StopIteration`), every
+    call pays for it.
+
+    ## How to fix
+    Do not use exceptions for control flow in compiled code: return a flag or a tensor instead.
+    Validate inputs before calling the compiled function. Keep an `assert` out of `with` blocks
+    (or use `torch._assert_async` on tensor conditions).
+
+    ## When it is fine
+    An error path that normal calls never take. A `raise` caught by a `try` in the same function
+    is traced. A `raise` in a function reached from the entry point is reported `likely`: a
+    `try` in a caller would catch it.
+
+    ## Dynamo says
+    `Observed exception` (GB0088).
+    """
+
+    code = "BL121"
+    name = "exception-escapes-region"
+    stage = Stage.DYNAMO
+    message = "{what} in {region} leaves the traced code with an exception: Dynamo stops tracing and runs the frame eagerly"
+    help = "do not raise for control flow in compiled code: return a flag or a tensor; validate inputs before the call"
+    dynamo_says = {OBSERVED: "Observed exception"}
+    bad = ("import torch\n\nclass Stop(Exception):\n    pass\n\n@torch.compile\ndef f(x):\n    y = x * 2\n"
+           "    raise Stop(y)\n",)
+    good = ("import torch\n\n@torch.compile\ndef f(x):\n    try:\n        raise KeyError('k')\n    except KeyError:\n"
+            "        return x * 2\n",)
+
+    def visit_Raise(self, node: cst.Raise) -> None:
+        fn = self.ctx.function
+        if fn is None or node.exc is None:
+            return  # a bare `raise` re-raises in a handler: the exception was already observed
+        enclosing = _enclosing(fn.node, node)
+        if any(isinstance(s, (cst.Try, cst.TryStar, cst.ExceptHandler)) for s in enclosing):
+            return
+        if any(isinstance(s, CONDITIONAL) for s in enclosing):
+            return  # an error path: Dynamo breaks only in the calls that take it (not reported)
+        region = self.ctx.region
+        entry = region is not None and region.path == (fn.qualname,)
+        self.report(node, confidence=Confidence.CERTAIN if entry else Confidence.LIKELY, says=OBSERVED,
+                    what="`raise`")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        fn = self.ctx.function
+        if fn is None:
+            return
+        enclosing = _enclosing(fn.node, node)
+        if not any(isinstance(s, cst.With) for s in enclosing) or any(
+                isinstance(s, (cst.Try, cst.TryStar, cst.ExceptHandler)) for s in enclosing):
+            return
+        if self.ctx.value(node.test).tensorish:
+            return  # an assert on a tensor becomes an async assert in the graph
+        region = self.ctx.region
+        where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
+        test = cst.Module([]).code_for_node(node.test)
+        text = self.message.format(region=where, what="`assert` inside a `with` block")
+        text += f"; but only in the calls where it fails (`{test}`)"
+        self.ctx.emit(self.make_finding(self.ctx.file.display, self.ctx.file.span(node), text, Confidence.POSSIBLE,
+                                        region, OBSERVED, target=self.ctx.target_torch, severity=Severity.INFO))
