@@ -60,13 +60,14 @@ def test_what_is_not_visited_is_blanked_and_everything_stays_in_place() -> None:
     start, end = lines_of("forward")
     assert all(placed[n] == original[n - 1] for n in range(start, end + 1))  # the region as written
     assert placed[1] == "pass" and 2 not in placed and 3 not in placed  # import and table: one `pass`
-    assert placed[8] == "    pass" and 9 not in placed  # the docstring and `size = 3`
+    assert placed[8] == original[7] and placed[9] == original[8]  # a class body's own statements stay
     assert placed[11] == original[10] and placed[12] == "        pass" and 13 not in placed  # a header stays
     assert (placed[21], placed[22]) == (original[20], original[21])  # a nested def's header stays
     assert placed[23] == "            pass" and placed[24] == original[23]  # `a; b`: not blanked alone
     defs = [n.name for n in ast.walk(ast.parse(region.text)) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
     assert defs == [n.name for n in ast.walk(ast.parse(SOURCE)) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
     assert cst.parse_module(region.text).code == region.text
+    assert region.bodiless == {11, 20, 22}  # __init__, helper and inner: read from their own lines
 
 
 def test_positions_from_the_whole_tree_are_the_files() -> None:
@@ -134,3 +135,14 @@ def test_scope_all_visits_every_function(project: Path) -> None:
     (project / "m.py").write_text("X = 1\n\ndef f(x):\n    return x.sum().item()\n\ndef g(x):\n    return x.tolist()\n")
     found, work = check(project, scope="all")
     assert {code for code, *_ in found} == {"BL101"} and len(found) == 2
+
+
+def test_a_caller_outside_the_regions_is_read_from_its_own_lines(project: Path) -> None:
+    """What a non-region caller passes (BL122: an iterator) is read from the caller's own code,
+    though libcst was given only its header."""
+    (project / "m.py").write_text(
+        "import torch\n\n@torch.compile\ndef accumulate(chunks, x):\n    for chunk in chunks:\n"
+        "        x = x + chunk\n    return x\n\ndef main():\n    accumulate(iter([1.0, 2.0]), torch.randn(8))\n")
+    found, work = check(project)
+    assert found == {("BL122", 5, 18)}
+    assert work["libcst_chars_alone"] > 0

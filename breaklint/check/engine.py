@@ -45,7 +45,7 @@ from breaklint.check.registry import RuleSet
 from breaklint.rule import FileContext, Rule
 from breaklint.infra.recursion import parse_safely, with_room
 from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes
-from breaklint.index.view import Fragments, bind_tree, shallow_module
+from breaklint.index.view import Fragments, bind_tree, shallow_module, unbind_bodiless
 from breaklint.index.libcst_gaps import parse_around_gaps
 from breaklint.index.region_text import region_text
 from breaklint.index.source import ParsedFile, WholeFile
@@ -566,8 +566,11 @@ class _Run:
         self.work.libcst_chars += parsed.tree_chars
         if parsed.partial:
             parsed.whole = WholeFile(parsed, lambda code: parse_safely(cst.parse_module, code), self._parsed_whole)
-        module = shallow_module(summary, source.path, source.display, lambda: module, self.fragments)
-        return bind_tree(module, parsed, summary)
+        module = bind_tree(shallow_module(summary, source.path, source.display, lambda: module, self.fragments),
+                           parsed, summary)
+        if parsed.region is not None and parsed.region.bodiless and isinstance(text, str):
+            unbind_bodiless(module, summary, parsed.region.bodiless, text, self.fragments)
+        return module
 
     def _parsed_whole(self, text: str) -> None:
         """A rule read the whole tree of the file it checks: libcst's work."""

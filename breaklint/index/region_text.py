@@ -9,9 +9,9 @@ functions, or a 7 MiB literal beside a compiled function, never reach libcst.
 
 What stays, so that the tree still matches the index (view.bind_tree numbers defs and classes
 in source order): every def and class header, and every compound statement that holds one.
-A non-region function keeps its header and loses its body; its calls are then read from the
-index, as another file's are (view.ShallowFunctionInfo.calls falls back when the tree's calls
-are not the summary's).
+A non-region function keeps its header and loses its body; a reader of it (a caller's
+arguments, a fake kernel's body) gets it parsed from its own lines, as another file's defs are
+read (view.read_alone). A class body keeps its own statements.
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ class RegionText:
 
     text: str
     anchors: tuple[tuple[int, int], ...]
+    # First lines (the first decorator's, else `def`) of the functions whose code was blanked:
+    # their nodes are to be read from the file's own lines (engine: view.read_alone).
+    bodiless: frozenset[int] = frozenset()
 
     def file_line(self, line: int) -> int:
         at = bisect.bisect_right(self.anchors, (line, 1 << 62)) - 1
@@ -70,7 +73,7 @@ def region_text(text: str, kept: Sequence[tuple[int, int]]) -> RegionText | None
             anchors.append((len(out) + 1, number))
             skipping = False
         out.append(blanker.passes.get(number, line))
-    return RegionText("".join(out), tuple(anchors))
+    return RegionText("".join(out), tuple(anchors), frozenset(blanker.bodiless))
 
 
 class _Blanker:
@@ -79,8 +82,11 @@ class _Blanker:
         self.kept = kept
         self.passes: dict[int, str] = {}  # line -> `pass` at the indentation of what it replaces
         self.dropped: set[int] = set()
+        self.bodiless: set[int] = set()  # first lines of the defs whose code went (and holds no region)
 
-    def block(self, statements: list[ast.stmt]) -> None:
+    def block(self, statements: list[ast.stmt], in_class: bool = False) -> None:
+        """`in_class`: a class body, whose own statements stay (its attributes and docstring are
+        read from the tree by rules that look at a class: cheap, and matched with its methods)."""
         run: list[ast.stmt] = []  # consecutive statements that go, blanked as one
         for statement in statements:
             first, last = _first_line(statement), statement.end_lineno or statement.lineno
@@ -90,8 +96,12 @@ class _Blanker:
             if isinstance(statement, _DEFINES) or (isinstance(statement, _COMPOUND) and (
                     self._holds_kept(first, last) or _defines(statement))):
                 self._blank(run)
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and not self._holds_kept(first, last):
+                    self.bodiless.add(first)
                 for inner in _blocks(statement):
-                    self.block(inner)  # its header stays; what it holds is sorted out the same way
+                    self.block(inner, isinstance(statement, ast.ClassDef))  # its header stays; what it holds likewise
+            elif in_class:
+                self._blank(run)
             elif self._starts_its_line(statement) and self._ends_its_line(statement):
                 run.append(statement)
             else:

@@ -453,6 +453,20 @@ def _content_view(summary: ModuleSummary, path: Path, display: str, promote: Pro
     there is parsed from its own lines, dedented (a def whose lines do not parse alone, such as
     one with a string less indented than itself, falls back to the whole file's tree)."""
     view = shallow_module(summary, path, display, promote, fragments)
+    alone = read_alone(read_text, fragments)
+    for fn, fn_summary in zip(view.defined, summary.functions):
+        if fn_summary.end_line:
+            fn._alone = alone(fn_summary.line, fn_summary.end_line)  # type: ignore[attr-defined]
+    for cls, cls_summary in zip(view.defined_classes, summary.classes):
+        if cls_summary.end_line:
+            cls._alone = alone(cls_summary.line, cls_summary.end_line)  # type: ignore[attr-defined]
+    return view
+
+
+def read_alone(read_text: Callable[[], str | None], fragments: Fragments
+               ) -> Callable[[int, int], Callable[[], cst.CSTNode | None]]:
+    """`alone(first, last)`: a reader of the def or class on those lines of the file, parsed
+    from them alone, dedented, when first read (None when they do not parse alone)."""
     lines: list[list[str]] = []
 
     def alone(first: int, last: int) -> Callable[[], cst.CSTNode | None]:
@@ -470,14 +484,19 @@ def _content_view(summary: ModuleSummary, path: Path, display: str, promote: Pro
                 return None
             return module.body[0] if len(module.body) == 1 else None
         return parse
+    return alone
 
-    for fn, fn_summary in zip(view.defined, summary.functions):
-        if fn_summary.end_line:
-            fn._alone = alone(fn_summary.line, fn_summary.end_line)  # type: ignore[attr-defined]
-    for cls, cls_summary in zip(view.defined_classes, summary.classes):
-        if cls_summary.end_line:
-            cls._alone = alone(cls_summary.line, cls_summary.end_line)  # type: ignore[attr-defined]
-    return view
+
+def unbind_bodiless(module: ModuleIndex, summary: ModuleSummary, bodiless: frozenset[int], text: str,
+                    fragments: Fragments) -> None:
+    """The defs of a bound module whose code libcst was not given (region_text.py): each is
+    read from its own lines when a rule reads it, not from the tree's blanked body."""
+    alone = read_alone(lambda: text, fragments)
+    defined: list[FunctionInfo] = module._data["defined"]  # type: ignore[attr-defined, assignment]
+    for fn, fn_summary in zip(defined, summary.functions):
+        if fn_summary.line in bodiless and fn_summary.end_line and isinstance(fn, ShallowFunctionInfo):
+            fn._node, fn._bound, fn._calls = None, False, None
+            fn._alone = alone(fn_summary.line, fn_summary.end_line)
 
 
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # Python's line ends: CRLF, LF, CR
