@@ -9,8 +9,10 @@ from breaklint.rule import Rule
 
 OBSERVED = "GB0088"  # Dynamo saw the exception leave the frame it traces
 # Statements a `raise` can sit in without Dynamo knowing whether it runs (an `if` on a Python
-# value is decided while tracing, a loop may run zero times).
-CONDITIONAL = (cst.If, cst.For, cst.While, cst.Match)
+# value is decided while tracing, a loop may run zero times). Names, not classes: libcst is
+# imported on first use (infra/deferred.py), and a warm run never needs it.
+CONDITIONAL = frozenset({"If", "For", "While", "Match"})
+HANDLERS = frozenset({"Try", "TryStar", "ExceptHandler"})
 
 
 def _enclosing(function: cst.FunctionDef, target: cst.CSTNode) -> list[cst.CSTNode]:
@@ -83,9 +85,9 @@ class ExceptionEscapesRegion(Rule):
         if fn is None or node.exc is None:
             return  # a bare `raise` re-raises in a handler: the exception was already observed
         enclosing = _enclosing(fn.node, node)
-        if any(isinstance(s, (cst.Try, cst.TryStar, cst.ExceptHandler)) for s in enclosing):
+        if any(type(s).__name__ in HANDLERS for s in enclosing):
             return
-        if any(isinstance(s, CONDITIONAL) for s in enclosing):
+        if any(type(s).__name__ in CONDITIONAL for s in enclosing):
             return  # an error path: Dynamo breaks only in the calls that take it (not reported)
         region = self.ctx.region
         entry = region is not None and region.path == (fn.qualname,)
@@ -97,8 +99,7 @@ class ExceptionEscapesRegion(Rule):
         if fn is None:
             return
         enclosing = _enclosing(fn.node, node)
-        if not any(isinstance(s, cst.With) for s in enclosing) or any(
-                isinstance(s, (cst.Try, cst.TryStar, cst.ExceptHandler)) for s in enclosing):
+        if not any(isinstance(s, cst.With) for s in enclosing) or any(type(s).__name__ in HANDLERS for s in enclosing):
             return
         if self.ctx.value(node.test).tensorish:
             return  # an assert on a tensor becomes an async assert in the graph
