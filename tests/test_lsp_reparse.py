@@ -228,3 +228,14 @@ def test_findings_after_edits_are_checks(tmp_path: Path) -> None:
         codes.update(f.code for f in found)
     assert reparsed >= len(EDITS) // 2, reparsed
     assert {"BL001", "BL101", "BL102"} <= codes  # the edits did change the findings
+
+
+def test_a_whitespace_only_tail_is_never_spliced() -> None:
+    """A file ending in whitespace-only lines (`\\n \\n `): an edit far above them once lost
+    one, as the tail joins the last block's footer; such texts are parsed whole."""
+    text = "import os\n\n\ndef f():\n    return 1\n\n\ndef g():\n    os._exit(1)\n \n "
+    base = parse(text)
+    edited = text.replace("return 1", "return 2")
+    got = reparse(base, edited)
+    assert got is None or (got.tree.code == edited and got.tree.deep_equals(cst.parse_module(edited)))
+    assert reparse(base, edited) is None

@@ -17,7 +17,8 @@ of it (tests/test_lsp_reparse.py holds both to the same tree on edits of real fi
   belong to that block's footer, which the stretch parsed alone cannot see;
 - no lone `\\r` line ends (libcst and `ast` would count lines differently from `str.split`), no
   backslash continuation in the stretch, and no whitespace-only line of spaces or tabs at the
-  end of the file when the stretch reaches it (which block's footer it joins needs the whole).
+  end of the file, before or after the edit (which block's footer it joins needs the whole: a
+  seeded edit far above such a tail once lost it).
 
 The language server's buffers are parsed through `BufferTrees`, which keeps each buffer's last
 parse: the engine asks it for an open buffer's tree (`Engine(parse_buffer=...)`), so an edit of
@@ -60,6 +61,8 @@ def reparse(base: Parse, text: str) -> Parse | None:
     starts = base.starts()
     if starts is None or len(tree.body) < 2 or _lone_cr(text) or _lone_cr(old):
         return None
+    if _indented_blank_tail(text) or _indented_blank_tail(old):
+        return None  # a whitespace-only line at the end joins the footer of a block the edit may not touch
     a = _common_prefix(old, text)
     c = _common_suffix(old, text, min(len(old), len(text)) - a)
     if a == len(old) == len(text):

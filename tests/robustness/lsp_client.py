@@ -116,3 +116,17 @@ class RawLsp:
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
                 stream.close()
+
+
+def diagnostics_on_disk_and_in_a_buffer(root: Path, on_disk: Path, text: str) -> list[list[dict[str, Any]]]:
+    """What a fresh server publishes for `on_disk` opened from disk, then for `text` opened as an
+    unsaved buffer (`buffer.py` beside it): one verdict for one text, whichever way it comes."""
+    server = RawLsp(root)
+    try:
+        server.initialize(root)
+        from_disk = server.diagnostics(server.open(on_disk))
+        edited = server.diagnostics(server.open(root / "buffer.py", text=text))
+        assert server.shutdown() == 0
+    finally:
+        server.close()
+    return [from_disk, edited]

@@ -46,19 +46,11 @@ def test_valid_python_libcst_rejects_keeps_its_findings(tmp_path: Path) -> None:
 
 def test_the_language_server_gives_the_same_verdict(tmp_path: Path) -> None:
     pytest.importorskip("pygls")
-    from .lsp_client import RawLsp
+    from .lsp_client import diagnostics_on_disk_and_in_a_buffer
 
     text, tolist_line = CASES["module_level.py"]
     (tmp_path / "gap.py").write_text(text, encoding="utf-8")
-    server = RawLsp(tmp_path)
-    try:
-        server.initialize(tmp_path)
-        from_disk = server.diagnostics(server.open(tmp_path / "gap.py"))
-        edited = server.diagnostics(server.open(tmp_path / "buffer.py", text=text))
-        assert server.shutdown() == 0
-    finally:
-        server.close()
-    for diagnostics in (from_disk, edited):
+    for diagnostics in diagnostics_on_disk_and_in_a_buffer(tmp_path, tmp_path / "gap.py", text):
         assert sorted((d["code"], d["range"]["start"]["line"]) for d in diagnostics) == [
             ("BL101", 4), ("BL101", tolist_line - 1)]
 

@@ -59,19 +59,11 @@ def test_an_undecodable_file_is_placed_alike_in_every_format(tmp_path: Path, dat
 
 def test_nul_bytes_get_one_verdict_from_check_and_from_the_language_server(tmp_path: Path) -> None:
     pytest.importorskip("pygls")
-    from .lsp_client import RawLsp
+    from .lsp_client import diagnostics_on_disk_and_in_a_buffer
 
     text = BAD + "z = '\x00'\n"  # BL101 at 5:12, were the NUL not there
     (tmp_path / "nul.py").write_text(text, encoding="utf-8")
     run = run_cli(["check", "--no-cache", "--format", "json", "."], cwd=tmp_path)
     assert run.found() == {("nul.py", "BL003", 1, 1)}
-    server = RawLsp(tmp_path)
-    try:
-        server.initialize(tmp_path)
-        from_disk = server.diagnostics(server.open(tmp_path / "nul.py"))
-        edited = server.diagnostics(server.open(tmp_path / "buffer.py", text=text))
-        assert server.shutdown() == 0
-    finally:
-        server.close()
-    for diagnostics in (from_disk, edited):
+    for diagnostics in diagnostics_on_disk_and_in_a_buffer(tmp_path, tmp_path / "nul.py", text):
         assert [(d["code"], d["range"]["start"]) for d in diagnostics] == [("BL003", {"line": 0, "character": 0})]
