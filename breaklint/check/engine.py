@@ -91,7 +91,7 @@ def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[st
         return ReadProblem("BL001", f"syntax error: libcst cannot read this file: {type(error).__name__}: {error}")
     module_name, is_package = module if module is not None else module_name_for(path)
     found = ParsedFile(path, display_path(path, root), module_name, is_package, text, tree)
-    found.partial, found.tree_chars, found.region = region is not None, len(parsed_text), region
+    found.region = region
     return found
 
 

@@ -50,9 +50,18 @@ class ParsedFile:
     # When `tree` holds only the code the rules visit (region_text.py): the whole file, for
     # readers of the rest (module-level settings, call sites); see `content`.
     whole: WholeFile | None = field(default=None, repr=False)
-    partial: bool = field(default=False, repr=False)  # `tree` is only the code the rules visit
-    region: RegionText | None = field(default=None, repr=False)  # then: where the tree's lines are in the file
-    tree_chars: int = field(default=0, repr=False)  # the characters libcst parsed for `tree`
+    # When `tree` is only the code the rules visit: what libcst parsed, and where its lines are in the file.
+    region: RegionText | None = field(default=None, repr=False)
+
+    @property
+    def partial(self) -> bool:
+        """Whether `tree` is only the code the rules visit (region_text.py)."""
+        return self.region is not None
+
+    @property
+    def tree_chars(self) -> int:
+        """The characters libcst parsed for `tree`."""
+        return len(self.region.text) if self.region is not None else len(self.text)
 
     @property
     def content(self) -> ParsedFile | WholeFile:
