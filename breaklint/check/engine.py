@@ -45,7 +45,7 @@ from breaklint.check.registry import RuleSet
 from breaklint.rule import FileContext, Rule
 from breaklint.infra.recursion import parse_safely, with_room
 from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes
-from breaklint.index.view import Fragments, bind_tree, shallow_module, unbind_bodiless
+from breaklint.index.view import Fragments, bind_tree, shallow_module, tree_functions, unbind_bodiless
 from breaklint.index.libcst_gaps import parse_around_gaps
 from breaklint.index.region_text import region_text
 from breaklint.index.source import ParsedFile, WholeFile
@@ -273,7 +273,7 @@ class Engine:
         if not rule_classes:
             return []
         raw: list[Finding] = []
-        functions = {fn.node: fn for fn in module.functions.values()}
+        functions = tree_functions(module)
         has_region = any(fn in regions for fn in functions.values())
         if not (has_region or (self.config.scope == "all" and functions)):
             rules: list[Rule] = []

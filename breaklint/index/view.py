@@ -263,8 +263,33 @@ class ShallowFunctionInfo(FunctionInfo):
             }, lambda: self._promote().defined[self.ordinal].node, self._deep_read)
         return self._node  # type: ignore[return-value]
 
+    def deferred_node(self) -> LazyNode:
+        """A stand-in whose name and decorators come from the summary; the rest is the def's
+        own lines parsed alone (a def libcst was not given), when first read."""
+        summary, fragments, alone = self._summary, self._fragments, self._alone
+
+        def real() -> cst.CSTNode:
+            node = alone() if alone is not None else None
+            if not isinstance(node, cst.FunctionDef):  # not on its own (a line less indented): the whole tree's
+                functions, _ = _definitions(self.module.file.content.tree)
+                node = functions[self.ordinal]
+            self._node, self._bound, self._calls = node, True, None  # calls read since: the summary's, now the node's
+            return node
+
+        return LazyNode(cst.FunctionDef, {
+            "name": lambda: cst.Name(summary.name),
+            "decorators": lambda: tuple(cst.Decorator(decorator=fragments(t).node) for t in summary.decorators),
+        }, real)
+
     @property  # type: ignore[override]
     def calls(self) -> list[cst.Call]:
+        if self._calls is None and not self._bound and type(self._node) is LazyNode and self._alone is not None:
+            # A bodiless def (deferred_node): what a call names is the summary's; its arguments
+            # are those of the def's own lines, parsed when first read.
+            fragments = self._fragments
+            self._calls = [LazyNode(cst.Call, {"func": lambda text=text: fragments(text).node},  # type: ignore[misc]
+                                    lambda i=i: self._real_call(i))
+                           for i, text in enumerate(self._summary.calls)]
         if self._calls is None and self._bound:
             found = own_calls(self._node, self.module.imports.resolve)  # type: ignore[arg-type]
             if len(found) == len(self._summary.calls):  # else the file changed under us: the text's
@@ -274,6 +299,10 @@ class ShallowFunctionInfo(FunctionInfo):
             self._calls = [cst.Call(func=fragments(text).node, args=_arguments(layout, fragments))
                            for text, layout in zip(self._summary.calls, self._summary.call_args)]
         return self._calls
+
+    def _real_call(self, index: int) -> cst.Call:
+        real_node(self._node)  # parses the def alone; its calls are then the node's (or the summary's)
+        return real_node(self.calls[index])  # type: ignore[return-value]
 
     @property  # type: ignore[override]
     def refs(self) -> list[cst.BaseExpression]:
@@ -453,6 +482,7 @@ def _content_view(summary: ModuleSummary, path: Path, display: str, promote: Pro
     there is parsed from its own lines, dedented (a def whose lines do not parse alone, such as
     one with a string less indented than itself, falls back to the whole file's tree)."""
     view = shallow_module(summary, path, display, promote, fragments)
+    view.file._content_view = lambda: view  # type: ignore[attr-defined]  # its own content view, not the whole tree
     alone = read_alone(read_text, fragments)
     for fn, fn_summary in zip(view.defined, summary.functions):
         if fn_summary.end_line:
@@ -495,8 +525,9 @@ def unbind_bodiless(module: ModuleIndex, summary: ModuleSummary, bodiless: froze
     defined: list[FunctionInfo] = module._data["defined"]  # type: ignore[attr-defined, assignment]
     for fn, fn_summary in zip(defined, summary.functions):
         if fn_summary.line in bodiless and fn_summary.end_line and isinstance(fn, ShallowFunctionInfo):
-            fn._node, fn._bound, fn._calls = None, False, None
+            fn._bound, fn._calls = False, None
             fn._alone = alone(fn_summary.line, fn_summary.end_line)
+            fn._node = fn.deferred_node()  # name and decorators from the index: most readers stop there
 
 
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # Python's line ends: CRLF, LF, CR
@@ -519,6 +550,17 @@ def bind_tree(module: ModuleIndex, parsed: ParsedFile, summary: ModuleSummary) -
         parsed.starts = {node: fn_summary.line for node, fn_summary in zip(functions, summary.functions)}
     module.file = parsed  # type: ignore[assignment]
     return module
+
+
+def tree_functions(module: ModuleIndex) -> dict[cst.FunctionDef, FunctionInfo]:
+    """The functions of a bound module (bind_tree) by their node in its tree, the last def of a
+    name only (as `module.functions`), read without parsing a def that libcst was not given."""
+    starts = getattr(module.file, "starts", None) or {}
+    named = {id(fn) for fn in module.functions.values()}
+    defined = module.defined
+    if len(starts) != len(defined):  # not bound to the tree: the nodes are the lazy ones
+        return {fn.node: fn for fn in module.functions.values()}  # type: ignore[misc]
+    return {node: fn for node, fn in zip(starts, defined) if id(fn) in named}
 
 
 def _definitions(tree: cst.Module) -> tuple[list[cst.FunctionDef], list[cst.ClassDef]]:
