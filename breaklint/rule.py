@@ -34,7 +34,7 @@ from breaklint.index.project import GuardFacts
 from breaklint.index.source import ParsedFile
 from breaklint.analysis.values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion, Versions
-from breaklint.infra.walk import OwnCode, if_arms, visit
+from breaklint.infra.walk import OwnCode, content_nodes, if_arms, visit  # noqa: F401 (content_nodes: for the rules)
 
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
 # placeholder Gb_type there and got its real name in 2.9 (shared/reference/graph-break-registry.md).

@@ -5,7 +5,7 @@ from typing import Callable, Iterator
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.rule import FileContext
+from breaklint.rule import FileContext, content_nodes
 from breaklint.analysis.values import Kind, Value
 from breaklint.versions import Versions, pick
 
@@ -36,16 +36,7 @@ def _holds(expr: cst.BaseExpression, target: cst.BaseExpression) -> bool:
     """Whether `target` is `expr` or inside it."""
     if expr is target:
         return True
-    found = False
-
-    class _Find(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            nonlocal found
-            found = found or node is target
-            return not found
-
-    expr.visit(_Find())
-    return found
+    return any(node is target for node in content_nodes(expr))
 
 
 def _decided_while_tracing(expr: cst.BaseExpression) -> bool:

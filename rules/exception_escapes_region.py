@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Severity, Stage
-from breaklint.rule import Rule
+from breaklint.rule import Rule, visit
 
 OBSERVED = "GB0088"  # Dynamo saw the exception leave the frame it traces
 # Statements a `raise` can sit in without Dynamo knowing whether it runs (an `if` on a Python
@@ -36,7 +36,7 @@ def _enclosing(function: cst.FunctionDef, target: cst.CSTNode) -> list[cst.CSTNo
             if stack and stack[-1] is original_node:
                 stack.pop()
 
-    function.visit(_Find())
+    visit(function, _Find(), trivia=False)
     return found
 
 

@@ -4,9 +4,8 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Stage
 from breaklint.index.project import Assigned
-from breaklint.rule import dotted, Rule
+from breaklint.rule import content_nodes, dotted, Rule
 from breaklint.analysis.values import Kind
-from breaklint.infra.walk import visit  # one frame per level: deep code cannot overflow the stack
 
 from ._hop import hop_bodies, in_hop_body
 
@@ -35,20 +34,12 @@ def _is_container(value: Assigned, resolve) -> bool:  # type: ignore[no-untyped-
 
 def _mentions(expr: cst.BaseExpression, target: str) -> bool:
     """Whether `expr` reads `target` (a dotted name such as `self.step` or `STEP`)."""
-    found = False
-
-    class _Reads(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            nonlocal found
-            found = found or dotted(node) == target
-            return not found
-
-        def visit_Name(self, node: cst.Name) -> None:
-            nonlocal found
-            found = found or node.value == target
-
-    visit(expr, _Reads())
-    return found
+    for node in content_nodes(expr):
+        if isinstance(node, cst.Name) and node.value == target:
+            return True
+        if isinstance(node, cst.Attribute) and dotted(node) == target:
+            return True
+    return False
 
 
 class MutatedPythonState(Rule):

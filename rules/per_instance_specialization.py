@@ -5,7 +5,7 @@ import libcst as cst
 from breaklint.finding import Confidence, Stage
 from breaklint.index.project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex
 from breaklint.rule import dotted, FileContext, Rule
-from breaklint.infra.walk import visit  # one frame per level: deep code cannot overflow the stack
+from breaklint.rule import visit  # one frame per level: deep code cannot overflow the stack
 
 
 

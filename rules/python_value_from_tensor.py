@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.rule import method_call, Rule
+from breaklint.rule import method_call, Rule, visit
 
 # Each form and what Dynamo 2.13 says at it (read from real runs, testdata/rules/BL118).
 DATA_BOOL = "GB0033"  # torch.equal / allclose / is_nonzero: an op whose output is a Python bool
@@ -165,7 +165,7 @@ class PythonValueFromTensor(Rule):
             def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
                 return node is fn.node  # not into nested defs
 
-        fn.node.visit(Assigns())
+        visit(fn.node, Assigns(), trivia=False)  # libcst's own visit rebuilds every node
         return found[0] if len(found) == 1 else None
 
     def _tests_tensors(self, expr: cst.BaseExpression) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.rule import FunctionInfo
+from breaklint.rule import FunctionInfo, visit
 
 from ._hop import body_of, HOP_CALLS, in_hop_body
 from .mutated_python_state import MutatedPythonState
@@ -117,5 +117,5 @@ def _self_updates(method: FunctionInfo) -> str | None:
             for target in node.targets:
                 self._target(target.target)
 
-    method.node.visit(_Updates())
+    visit(method.node, _Updates(), trivia=False)
     return found[0] if found else None

@@ -159,6 +159,34 @@ def walk(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor,
     visitor.on_leave(node)
 
 
+def content_nodes(node: cst.CSTNode) -> typing.Iterator[cst.CSTNode]:
+    """`node` and every node under it that is not trivia, parents first: for a search that
+    needs no visitor (no class made, no callbacks per node)."""
+    node = real_node(node)  # type: ignore[assignment]
+    if not supported():
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if not is_trivia(type(current)):
+                yield current
+            stack.extend(reversed(current.children))
+        return
+    absent = cst.MaybeSentinel.DEFAULT
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        children = []
+        for name in content_fields(type(current)):
+            value = getattr(current, name)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                children.extend(value)
+            elif value is not None and value is not absent:
+                children.append(value)
+        stack.extend(reversed(children))
+
+
 def visit(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor, trivia: bool = True) -> None:
     """walk() when libcst's sources are there, else libcst's own visit. A node made from
     pre-pass text (lazy.LazyNode) is walked as the libcst node it stands for. `trivia=False`:
