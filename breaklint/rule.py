@@ -34,6 +34,16 @@ from breaklint.index.project import GuardFacts
 from breaklint.index.source import ParsedFile
 from breaklint.analysis.values import FunctionValues, Value, UNKNOWN
 from .versions import TorchVersion, Versions
+# The rules' vocabulary from the layers below: rules import these from here, never from the
+# index, analysis or infra modules themselves (tests/test_layers.py).
+from breaklint.analysis.binding import bind  # noqa: F401
+from breaklint.analysis.numpy_api import (DRAWS_THAT_BREAK, NUMPY_SIZE_FUNCTIONS, SIZE_METHODS,  # noqa: F401
+                                          TORCH_SIZE_FUNCTIONS, is_scalar_draw, numpy_name)
+from breaklint.analysis.regions import CUSTOM_OP_NAMES, NONSTRICT_NAMES, escape_hatch  # noqa: F401
+from breaklint.analysis.values import Kind  # noqa: F401
+from breaklint.index.project import (COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES, Assigned, ClassInfo,  # noqa: F401
+                                     CompileSite)
+from breaklint.infra.walk import Visitor  # noqa: F401
 from breaklint.infra.walk import OwnCode, content_nodes, if_arms, visit  # noqa: F401 (content_nodes: for the rules)
 
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a

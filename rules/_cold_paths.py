@@ -15,8 +15,7 @@ from typing import Callable
 import libcst as cst
 
 from breaklint.finding import Confidence, Severity
-from breaklint.rule import FileContext, Rule
-from breaklint.infra.walk import if_arms
+from breaklint.rule import FileContext, if_arms, Rule
 
 Statement = "cst.BaseStatement | cst.BaseSmallStatement"  # annotations only: libcst loads on first use
 

@@ -18,9 +18,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from breaklint.finding import Confidence, Region, Severity, Span
-from breaklint.index.project import FunctionInfo
-from breaklint.analysis.regions import NONSTRICT_NAMES, CallResolver, escape_hatch
-from breaklint.rule import FileContext, GB_IN_LOOP, has_gb_id, Rule, untraced_blocks
+from breaklint.rule import (CallResolver, escape_hatch, FileContext, FunctionInfo, GB_IN_LOOP, has_gb_id,
+                            NONSTRICT_NAMES, Rule, untraced_blocks)
 
 GB_NONSTRICT = "GB0251"
 NONSTRICT_SAYS = {GB_NONSTRICT: "Unsupported output type for nonstrict_trace-ed function"}

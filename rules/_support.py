@@ -8,10 +8,8 @@ from typing import Callable, Iterator
 import libcst as cst
 
 from breaklint.finding import Region
-from breaklint.index.project import COMPILE_NAMES, OPTIMIZE_NAMES, Assigned, ClassInfo, FunctionInfo, ModuleIndex
-from breaklint.index.summary import Guard
-from breaklint.rule import dotted, FileContext
-from breaklint.infra.walk import Visitor, visit
+from breaklint.rule import (Assigned, ClassInfo, COMPILE_NAMES, dotted, FileContext, FunctionInfo, Guard,
+                            ModuleIndex, OPTIMIZE_NAMES, visit, Visitor)
 
 Resolve = Callable[["cst.BaseExpression"], "str | None"]  # a string: no libcst at import (deferred.py)
 

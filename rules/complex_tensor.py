@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.project import FunctionInfo
-from breaklint.rule import FileContext, Rule
+from breaklint.rule import FileContext, FunctionInfo, Rule
 
 PRODUCERS = frozenset({"torch.view_as_complex", "torch.polar", "torch.complex"})
 COMPLEX_DTYPES = frozenset(f"torch.{n}" for n in ("complex64", "complex128", "complex32", "cfloat", "cdouble", "chalf"))

@@ -5,8 +5,7 @@ from typing import Callable, Iterator
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.rule import FileContext, content_nodes
-from breaklint.analysis.values import Kind, Value
+from breaklint.rule import content_nodes, FileContext, Kind, Value
 from breaklint.versions import Versions, pick
 
 from ._cold_paths import report_conditional, training_arm

@@ -3,11 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.project import DISABLE_NAMES, FunctionInfo
-from breaklint.analysis.arguments import caller_functions
-from breaklint.analysis.binding import bind
-from breaklint.analysis.regions import CallResolver
-from breaklint.rule import Rule
+from breaklint.rule import bind, caller_functions, CallResolver, DISABLE_NAMES, FunctionInfo, Rule
 
 from ._support import bindings, config_patch_block
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Severity, Stage
-from breaklint.index.project import COMPILE_NAMES
-from breaklint.rule import FileContext, Rule, dynamic_false
+from breaklint.rule import COMPILE_NAMES, dynamic_false, FileContext, Rule
 
 
 def _dynamic_false(call: cst.Call) -> bool:

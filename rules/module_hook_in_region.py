@@ -3,9 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.project import ClassInfo
-from breaklint.rule import dotted, FileContext, Rule
-from breaklint.analysis.values import Kind
+from breaklint.rule import ClassInfo, dotted, FileContext, Kind, Rule
 from breaklint.versions import Versions, pick
 
 REGISTRATIONS = frozenset(

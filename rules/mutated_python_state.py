@@ -3,9 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.project import Assigned
-from breaklint.rule import content_nodes, dotted, Rule
-from breaklint.analysis.values import Kind
+from breaklint.rule import Assigned, content_nodes, dotted, Kind, Rule
 
 from ._hop import hop_bodies, in_hop_body
 

@@ -3,9 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Severity, Stage
-from breaklint.index.project import FunctionInfo
-from breaklint.analysis.regions import CUSTOM_OP_NAMES
-from breaklint.rule import dotted, Rule
+from breaklint.rule import CUSTOM_OP_NAMES, dotted, FunctionInfo, Rule
 
 from ._support import bindings
 # `torch.ops.<namespace>.<op>` outside these namespaces is an op registered by a library or user.

@@ -3,9 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.index.project import ClassInfo, CompileSite, FunctionInfo, ModuleIndex
-from breaklint.rule import dotted, FileContext, Rule
-from breaklint.rule import visit  # one frame per level: deep code cannot overflow the stack
+# visit: one frame per level, deep code cannot overflow the stack
+from breaklint.rule import ClassInfo, CompileSite, dotted, FileContext, FunctionInfo, ModuleIndex, Rule, visit
 
 
 

@@ -3,9 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.analysis.numpy_api import NUMPY_SIZE_FUNCTIONS, SIZE_METHODS, TORCH_SIZE_FUNCTIONS
-from breaklint.rule import FileContext, method_call
-from breaklint.analysis.values import Kind, Value
+from breaklint.rule import (FileContext, Kind, method_call, NUMPY_SIZE_FUNCTIONS, SIZE_METHODS, TORCH_SIZE_FUNCTIONS,
+                            Value)
 from breaklint.versions import TorchVersion, Versions, pick
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites

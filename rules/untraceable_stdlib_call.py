@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.analysis.numpy_api import DRAWS_THAT_BREAK, is_scalar_draw, numpy_name
-from breaklint.rule import dynamo_tables, Rule
+from breaklint.rule import DRAWS_THAT_BREAK, dynamo_tables, is_scalar_draw, numpy_name, Rule
 
 from .c_extension_call import C_PACKAGES
 from .file_io import CALLS as FILE_CALLS
