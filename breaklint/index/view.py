@@ -17,7 +17,7 @@ from pathlib import Path
 import re
 import textwrap
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Iterable
 
 import libcst as cst
 
@@ -28,7 +28,7 @@ from breaklint.index.project import (UNREADABLE, Assigned, ClassInfo, CompileSit
                       ModuleIndex, Parameter)
 from breaklint.index.patterns import untraced_blocks
 from breaklint.index.source import ParsedFile
-from breaklint.infra.walk import Visitor, visit
+from breaklint.infra.walk import Visitor, content_fields, supported, visit
 from breaklint.index.summary import Bindings, CallArgs, ClassSummary, FunctionSummary, ModuleSummary
 
 Promote = Callable[[], ModuleIndex]
@@ -565,20 +565,36 @@ def tree_functions(module: ModuleIndex) -> dict[cst.FunctionDef, FunctionInfo]:
 
 def _definitions(tree: cst.Module) -> tuple[list[cst.FunctionDef], list[cst.ClassDef]]:
     """Every def and class in source order. They only stand in statement positions, so only
-    compound statements are walked into."""
+    compound statements are walked into (through their fields: `node.children` costs a visit)."""
     functions: list[cst.FunctionDef] = []
     classes: list[cst.ClassDef] = []
     holds_statements = _holds_statements()
+    holds: dict[type, bool] = {}
+    fields = content_fields if supported() else None
 
     def walk(node: cst.CSTNode) -> None:
-        for child in node.children:
-            if isinstance(child, cst.SimpleStatementLine) or not isinstance(child, holds_statements):
+        if fields is None:
+            children: Iterable[object] = node.children
+        else:
+            children = []
+            for name in fields(type(node)):
+                value = getattr(node, name)
+                if type(value) is tuple or type(value) is list:
+                    children.extend(value)  # type: ignore[attr-defined]
+                else:
+                    children.append(value)  # type: ignore[attr-defined]
+        for child in children:
+            kind = type(child)
+            found = holds.get(kind)
+            if found is None:
+                found = holds[kind] = issubclass(kind, holds_statements) and kind is not cst.SimpleStatementLine
+            if not found:
                 continue
-            if isinstance(child, cst.FunctionDef):
-                functions.append(child)
-            elif isinstance(child, cst.ClassDef):
-                classes.append(child)
-            walk(child)
+            if kind is cst.FunctionDef:
+                functions.append(child)  # type: ignore[arg-type]
+            elif kind is cst.ClassDef:
+                classes.append(child)  # type: ignore[arg-type]
+            walk(child)  # type: ignore[arg-type]
 
     walk(tree)
     return functions, classes
@@ -592,13 +608,14 @@ def own_calls(function: cst.FunctionDef, resolve: Callable[[cst.BaseExpression],
 
     class Calls(Visitor):
         def on_visit(self, node: cst.CSTNode) -> bool:
-            if node is not function and isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            kind = type(node)  # walk() meets real nodes only: no LazyNode stands for one here
+            if kind is cst.Call:
+                found.append(node)  # type: ignore[arg-type]
+            elif kind is cst.If:
+                skipped.update(untraced_blocks(node, resolve))  # type: ignore[arg-type]
+            elif (kind is cst.FunctionDef or kind is cst.ClassDef) and node is not function:
                 return False
-            if isinstance(node, cst.Call):
-                found.append(node)
-            elif isinstance(node, cst.If):
-                skipped.update(untraced_blocks(node, resolve))
-            return node not in skipped
+            return not skipped or node not in skipped
 
     skipped: set[cst.CSTNode] = set()
     visit(function, Calls(), trivia=False)
