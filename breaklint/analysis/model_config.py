@@ -305,11 +305,11 @@ def _argument(call: cst.Call, init: FunctionInfo, name: str) -> cst.BaseExpressi
 def _stored_in_init(klass: ClassInfo, init: FunctionInfo, attr: str, expr: cst.BaseExpression) -> bool:
     """Whether `__init__` (read as content) stores `self.<attr> = <expr>` in a statement of its
     own body, outside any `if`/loop/`try`: the value every instance holds."""
-    node = _content(klass.module).defined_classes[klass.ordinal].node
+    if init.qualname != f"{klass.qualname}.__init__" or init.module.name != klass.module.name:
+        return False  # an inherited `__init__`: the class's own body stores nothing
+    statement = _content(init.module).defined[init.ordinal].node  # `__init__` alone, not the whole class
     want = dotted(expr)
-    for statement in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
-        if not (isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__"):
-            continue
+    if isinstance(statement, cst.FunctionDef):
         if not isinstance(statement.body, cst.IndentedBlock):
             return False
         for line in statement.body.body:
@@ -326,22 +326,9 @@ def _stored_in_init(klass: ClassInfo, init: FunctionInfo, attr: str, expr: cst.B
 
 
 def _class_level(klass: ClassInfo, name: str, annotation: bool = False) -> cst.BaseExpression | None:
-    """`name = value` or `name: T = value` in the class body (as content), else None; with
+    """`name = value` or `name: T = value` in the class body (from the index), else None; with
     `annotation`, the `T` of a bare `name: T`."""
-    node = _content(klass.module).defined_classes[klass.ordinal].node
-    if not isinstance(node.body, cst.IndentedBlock):
-        return None
-    for statement in node.body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
-                    isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name:
-                return small.value
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
-                    and small.target.value == name and (small.value is None) == annotation:
-                return small.annotation.annotation if annotation else small.value
-    return None
+    return klass.body_binding(name, annotation)
 
 
 def fails(guard: Guard, values: tuple[object, ...] | None) -> str:

@@ -96,6 +96,7 @@ class _Class:
         self.attrs: dict[str, list[tuple[Expr, bool]]] = {}
         self.attr_guards: list[tuple[str, int, Guards]] = []
         self.tensor_attrs: dict[str, None] = {}
+        self.body: list[tuple[str, Expr | None, Expr | None]] = []
 
     def bind(self, name: str, value: Expr, iterated: bool, guards: Guards) -> None:
         values = self.attrs.setdefault(name, [])
@@ -105,7 +106,8 @@ class _Class:
 
     def freeze(self) -> ClassSummary:
         return ClassSummary(self.qualname, self.name, self.bases, _freeze(self.attrs), tuple(sorted(self.tensor_attrs)),
-                            tuple(sorted(self.attr_guards, key=lambda item: item[:2])), self.line, self.end_line)
+                            tuple(sorted(self.attr_guards, key=lambda item: item[:2])), self.line, self.end_line,
+                            tuple(self.body))
 
 
 def _freeze(bindings: dict[str, list[tuple[Expr, bool]]]) -> Bindings:
@@ -397,6 +399,13 @@ class _Walker:
                       self._at_sign_line(node.decorator_list[0]) if node.decorator_list else node.lineno,
                       node.end_lineno or node.lineno)
         self.classes.append(info)
+        for statement in node.body:
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                    and isinstance(statement.targets[0], ast.Name):
+                info.body.append((statement.targets[0].id, self.text(statement.value), None))
+            elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.simple:
+                value = self.text(statement.value) if statement.value is not None else None
+                info.body.append((statement.target.id, value, self.text(statement.annotation)))
         if not self.scope_kinds:
             self.imports.local_defs.add(node.name)
         self.class_stack.append(index)

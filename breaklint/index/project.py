@@ -211,6 +211,22 @@ class ClassInfo:
     def bases(self) -> list[cst.BaseExpression]:
         return [base.value for base in self.node.bases]
 
+    def body_binding(self, name: str, annotation: bool = False) -> cst.BaseExpression | None:
+        """`name = value` or `name: T = value` in the class body, else None; with `annotation`,
+        the `T` of a bare `name: T`."""
+        body = self.node.body
+        for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+                        isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name:
+                    return small.value
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                        and small.target.value == name and (small.value is None) == annotation:
+                    return small.annotation.annotation if annotation else small.value
+        return None
+
     def __hash__(self) -> int:
         return id(self)
 

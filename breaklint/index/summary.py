@@ -21,7 +21,7 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 10  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 11  # bump when the fields below change: cached summaries are then ignored
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,9 @@ class ClassSummary:
     attr_guards: tuple[tuple[str, int, Guards], ...] = ()  # (attr, index into its values, guards)
     line: int = 0  # where the class starts (its first decorator's `@`, else `class`) and ends
     end_line: int = 0
+    # Its body's own `name = value` and `name: T (= value)` statements, in order: (name, value,
+    # annotation), None where absent (model_config.py reads a config class's defaults here).
+    body: tuple[tuple[str, Expr | None, Expr | None], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -377,6 +377,18 @@ class ShallowClassInfo(ClassInfo):
             self._bases = [self._fragments(text).node for text in self._summary.bases]
         return self._bases
 
+    def body_binding(self, name: str, annotation: bool = False) -> cst.BaseExpression | None:
+        """From the summary: the class is not parsed (a config class is long)."""
+        for bound, value, declared in self._summary.body:
+            if bound != name:
+                continue
+            if declared is None and not annotation and value is not None:
+                return self._fragments(value).node
+            if declared is not None and (value is None) == annotation:
+                text = declared if annotation else value
+                return self._fragments(text).node if text is not None else None
+        return None
+
     def __repr__(self) -> str:
         return f"<ShallowClassInfo {self.module.name}:{self.qualname}>"
 
