@@ -23,7 +23,7 @@ from typing import Any, Callable
 import torch
 
 from ..example import Example
-from .capture import EVERY_CALL, Capture, CudagraphSkip, capture_dynamo
+from .capture import Capture, CudagraphSkip, capture_dynamo, every_call, every_call_reason
 from .kernels import count_kernels
 from .places import Link, charge, wrapper_chain
 from .stages import STAGES, CompilerStage
@@ -34,6 +34,7 @@ Progress = Callable[[str, str], None]  # (stage, phase)
 # benchmarks/gpu/agreement.py passes one that also runs an independent timer between its rounds.
 Timer = Callable[[Callable[[], Any], bool, int, int], tuple[float, int]]
 WARM_S = 0.5
+TOP_FUNCTIONS = 8  # graphs of the CUDA graph trees kept in a record, the most unreplayed first
 
 
 def load_example(path: Path, name: str) -> Example:
@@ -139,6 +140,25 @@ def _time_calls(call: Callable[[], Any], cuda: bool, repeat: int, times: list[fl
             times.append((time.perf_counter() - started) * 1000)
 
 
+def unreplayed_record(timed: Capture) -> dict[str, Any]:
+    """What CUDA graph trees did not replay while a stage was timed: in all, and the graphs
+    that did so most, with the trees' reasons for re-recording."""
+    worst = sorted(timed.cudagraph_unreplayed_by_function.items(), key=lambda item: -item[1])[:TOP_FUNCTIONS]
+    return {"cudagraph_unreplayed": timed.cudagraph_unreplayed, "cudagraph_unreplayed_by_function": dict(worst),
+            "cudagraph_rerecord_reasons": dict(list(timed.cudagraph_rerecord_reasons.items())[:TOP_FUNCTIONS])}
+
+
+def rerecorded_every_call(timed: Capture, calls: int) -> CudagraphSkip | None:
+    """The every-call event (BL591) when one graph of the trees recorded on (nearly) every timed call."""
+    by_function = timed.cudagraph_unreplayed_by_function
+    worst = every_call(by_function, calls)
+    if worst is None:
+        return None
+    reason = every_call_reason(worst[0], worst[1], f"the {calls} calls after the first", timed.cudagraph_unreplayed,
+                               len(by_function), timed.cudagraph_rerecord_reasons.get(worst[0], ""))
+    return CudagraphSkip(reason, "", 0, "", effect="every-call")
+
+
 def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[..., Any]], Step], cuda: bool,
               repeat: int, warmup: int, progress: Progress,
               timer: Timer = median_ms) -> tuple[dict[str, Any], Capture]:
@@ -174,11 +194,10 @@ def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[
             progress(stage.name, "timing")
             with capture_dynamo() as timed:
                 record["median_ms"], calls = timer(lambda: step(args, kwargs), cuda, repeat, warmup)
-            record["cudagraph_unreplayed"] = timed.cudagraph_unreplayed
-            if stage.name == "cudagraphs" and calls >= 4 and timed.cudagraph_unreplayed >= EVERY_CALL * calls:
-                capture.cudagraph_skips.append(CudagraphSkip(
-                    f"CUDA graph trees recorded or ran eagerly {timed.cudagraph_unreplayed} times in its {calls} calls "
-                    "after the first instead of replaying", "", 0, "", effect="every-call"))
+            record.update(unreplayed_record(timed))
+            rerecorded = rerecorded_every_call(timed, calls) if stage.name == "cudagraphs" else None
+            if rerecorded is not None:
+                capture.cudagraph_skips.append(rerecorded)
         except Exception as error:  # a compiler crash is a finding of this stage, not the end of the run
             record["error"] = {"type": type(error).__name__, "message": str(error)[:4000],
                                "traceback": traceback.format_exc()[-8000:]}
