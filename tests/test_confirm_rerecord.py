@@ -79,3 +79,19 @@ def test_a_program_whose_loop_replays_after_warm_up_has_no_every_call_event() ->
     event = hook.every_call({**settled, "forward [2/0] BACKWARD": 10}, {"forward [2/0] BACKWARD": "new int key"})
     assert event is not None and event["lineno"] == 5
     assert "`forward [2/0] BACKWARD` 10 times in its 10 calls" in event["reason"] and "new int key" in event["reason"]
+
+
+def test_a_new_tree_for_each_value_of_an_integer_input_is_a_rerecord_whatever_the_graphs_are_named() -> None:
+    # A counter passed to the graph as an int: each value starts a tree of its own, whose graph
+    # records once (and, where torch names graphs by number, under a new number each time).
+    messages = []
+    for value in range(CALLS):
+        messages += [f"[0/1] Recording cudagraph tree for symint key {value}",
+                     f"[0/1] Running warmup function={value}, mode=FORWARD",
+                     f"[0/1] Recording function={value}, mode=FORWARD, cuda_graph_id={value}, inputs: 2 tensors"]
+    capture = log(messages)
+    assert max(n for k, n in capture.cudagraph_unreplayed_by_function.items() if "symint" not in k) == 2
+    event = rerecorded_every_call(capture, CALLS)
+    assert event is not None
+    assert f"a new tree for the compiled graph [0/1] {CALLS} times in the {CALLS} calls after the first" in event.reason
+    assert "one per value of its integer inputs" in event.reason

@@ -10,9 +10,13 @@ ROUNDS rounds, confirm's `median_ms` (CALLS calls, its own warm-up each round) w
 independent timer below, A B then B A, so that a drift of the machine's speed falls on both.
 The independent timer is written here on purpose, sharing no code with breaklint: it calls the
 compiled callable itself (its own `torch.no_grad()`, or its own forward, loss, backward and
-AdamW step), a synchronize, then one pair of CUDA events around each call, and the median. After
-the stage, one more independent round runs outside confirm's capture of compiler events, to show
-that listening costs nothing. Results are written after every stage.
+AdamW step), a synchronize, then one pair of CUDA events around each call, and the median; its
+warm-up is confirm's (WARMUP calls and worker.WARM_S), so that the two differ only in the timing
+code. The agreement of a stage is the median over rounds of the two timers' ratio within a
+round (adjacent in time); the median of each timer's rounds is kept beside it. After the stage,
+one more independent round runs outside confirm's capture of compiler events, to show that
+listening costs nothing. Before the models, `hook_overhead_ms` times what --ladder's own timer
+adds to a call, as a timer around it sees it. Results are written after every stage.
 
 Why one process: across two processes on the GPU machine the same model's figures differed by
 up to 50 % (benchmarks/results/gpu/real/README.md); between rounds of one process by far less.
@@ -92,6 +96,32 @@ def own_step(example: Any, training: bool, compiled: Any) -> Callable[[], Any]:
     return infer
 
 
+def hook_overhead_ms(calls: int = 400) -> dict[str, float]:
+    """What --ladder's timer adds to a call that a timer around it sees (the decode loop times
+    its steps around the ladder's): CUDA events around a small kernel, bare and through the
+    hook's wrapper (breaklint.confirm.hook.CallTimes), alternating; medians of each."""
+    from breaklint.confirm.hook import CallTimes
+
+    x = torch.ones(1024, device="cuda")
+    bare = x.add_
+    times = CallTimes()
+    wrapped = times.wrap(bare, "add_")
+    found: dict[str, list[float]] = {"bare": [], "wrapped": []}
+    for index in range(calls):
+        for name, call in (("bare", bare), ("wrapped", wrapped)) if index % 2 == 0 else \
+                (("wrapped", wrapped), ("bare", bare)):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            start.record()
+            call(1.0)
+            end.record()
+            end.synchronize()
+            found[name].append(start.elapsed_time(end))
+    times.summary()
+    medians = {name: statistics.median(values[calls // 4:]) for name, values in found.items()}  # warm-up left out
+    return {**medians, "added": medians["wrapped"] - medians["bare"]}
+
+
 class Interleaved:
     """confirm's timer (worker.median_ms) and the independent one, round after round."""
 
@@ -129,16 +159,22 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--only", nargs="*", default=list(MODELS))
     parser.add_argument("--stages", nargs="*", default=[s.name for s in STAGES])
-    parser.add_argument("--independent-warmup", type=int, default=3, help="the independent timer's warm-up calls a round")
-    parser.add_argument("--independent-warm-s", type=float, default=0.0,
-                        help="... and at least so many seconds of them (confirm's: --warmup calls, 0.5 s)")
+    parser.add_argument("--independent-warmup", type=int, default=None,
+                        help="the independent timer's warm-up calls a round (default: confirm's, --warmup)")
+    parser.add_argument("--independent-warm-s", type=float, default=worker.WARM_S,
+                        help="... and at least so many seconds of them (default: confirm's, worker.WARM_S)")
     parser.add_argument("--models", type=Path, default=HERE / "real_models.py", help="the providers' file")
     options = parser.parse_args()
+    if options.independent_warmup is None:
+        options.independent_warmup = options.warmup
     cuda = torch.cuda.is_available()
     results: dict[str, Any] = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if cuda else "cpu",
                                "rounds": options.rounds, "calls": options.calls,
                                "independent_warmup": options.independent_warmup,
                                "independent_warm_s": options.independent_warm_s, "models": {}}
+    if cuda:
+        results["hook_overhead_ms"] = hook_overhead_ms()
+        print(f"hook overhead: {results['hook_overhead_ms']}", flush=True)
     for name in options.only:
         example = worker.load_example(options.models, name)
         example.probe = False  # the recompile probe would leave a second graph for the round after the stage
@@ -161,8 +197,12 @@ def main() -> None:
                                    "confirm_rounds_ms": timer.confirm, "independent_rounds_ms": timer.other}
             if timer.confirm and timer.other:
                 ours, theirs = statistics.median(timer.confirm), statistics.median(timer.other)
+                # Each round's two timings are adjacent (A B, then B A): their ratio leaves out
+                # how the machine's speed moved between rounds, which the medians of the rounds
+                # keep (a launch-bound stage's round moved by up to 76 % in 5-models).
                 paired = [a / b - 1 for a, b in zip(timer.confirm, timer.other)]
-                row.update(confirm_ms=ours, independent_ms=theirs, difference=ours / theirs - 1,
+                row.update(confirm_ms=ours, independent_ms=theirs, difference=statistics.median(paired),
+                           difference_of_medians=ours / theirs - 1,
                            paired_differences=paired, confirm_spread=spread(timer.confirm),
                            independent_spread=spread(timer.other))
                 outside = own_step(example, usage == "training", seen["compiled"])

@@ -404,6 +404,21 @@ _FUNCTION = re.compile(r"^(?:\[(?P<id>[^\]]*)\] )?(?:Re-recording|Recording|Runn
 _REASON = re.compile(r"\breason=(?P<reason>.*)$", re.S)
 
 
+# ... and, at INFO, each new tree it starts for a compiled graph: one per value of the graph's
+# integer inputs ("[0/1] Recording cudagraph tree for symint key 7"); a value that changes every
+# call (a counter, a length) records every call, in new graphs that each record once.
+_TREE_KEY = re.compile(r"^(?:\[(?P<id>[^\]]*)\] )?Recording cudagraph tree for symint key ")
+SYMINT_KEYS = "trees for new symint keys"
+
+
+def tree_key_graph(message: str) -> str | None:
+    """`trees for new symint keys [0/1]` for a new tree of a graph's integer inputs; else None."""
+    match = _TREE_KEY.match(message)
+    if match is None:
+        return None
+    return f"{SYMINT_KEYS} [{match['id']}]" if match["id"] else SYMINT_KEYS
+
+
 def unreplayed_key(message: str) -> str:
     """`forward [1/0] FORWARD`: the graph of the trees that a record of theirs is about."""
     match = _FUNCTION.match(message)
@@ -431,11 +446,17 @@ def every_call(by_function: dict[str, int], calls: int, at_least: int = 4) -> tu
     return (key, by_function[key]) if by_function[key] >= EVERY_CALL * calls else None
 
 
-def every_call_reason(graph: str, count: int, calls: str, total: int, graphs: int, why: str) -> str:
+def every_call_reason(graph: str, count: int, calls: str, by_function: dict[str, int], why: str) -> str:
     """The event's words: the graph, how often in which `calls`, and the trees' own reason
     where they gave one."""
+    graphs = [n for key, n in by_function.items() if not key.startswith(SYMINT_KEYS)]
+    total = sum(graphs)
+    if graph.startswith(SYMINT_KEYS):
+        return (f"CUDA graph trees recorded a new tree for the compiled graph {graph[len(SYMINT_KEYS):].strip()} "
+                f"{count} times in {calls}, one per value of its integer inputs (an int that changes every "
+                "call: a counter, a length): they record instead of replaying")
     text = (f"CUDA graph trees recorded or ran eagerly the graph `{graph}` {count} times in {calls} "
-            f"instead of replaying ({total} times over its {graphs} graph{'s' if graphs != 1 else ''})")
+            f"instead of replaying ({total} times over its {len(graphs)} graph{'s' if len(graphs) != 1 else ''})")
     return text + (f'; they logged "Re-recording ... reason={why}"' if why else "")
 
 
@@ -508,6 +529,11 @@ class _Sink(logging.Filter):
                     for cap in _ACTIVE:
                         cap.cudagraph_unreplayed += 1
                         cap.cudagraph_unreplayed_by_function[key] = cap.cudagraph_unreplayed_by_function.get(key, 0) + 1
+                    return kind not in _added_artifacts
+                tree = tree_key_graph(message)
+                if tree is not None:
+                    for cap in _ACTIVE:
+                        cap.cudagraph_unreplayed_by_function[tree] = cap.cudagraph_unreplayed_by_function.get(tree, 0) + 1
                     return kind not in _added_artifacts
                 rerecord = rerecord_reason(message)
                 if rerecord is not None:

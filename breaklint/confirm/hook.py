@@ -190,8 +190,7 @@ class CompileHook:
             return None
         label = max(calls, key=lambda name: calls[name])
         filename, lineno = self.places.get(label, ("", 0))
-        reason = every_call_reason(worst[0], worst[1], f"its {total} calls", sum(by_function.values()), len(by_function),
-                                   (reasons or {}).get(worst[0], ""))
+        reason = every_call_reason(worst[0], worst[1], f"its {total} calls", by_function, (reasons or {}).get(worst[0], ""))
         return {"kind": "cudagraph_skip", "stage": self.stage, "effect": "every-call", "filename": filename,
                 "lineno": lineno, "function_level": True, "message": "", "reason": reason}
 

@@ -154,8 +154,8 @@ def rerecorded_every_call(timed: Capture, calls: int) -> CudagraphSkip | None:
     worst = every_call(by_function, calls)
     if worst is None:
         return None
-    reason = every_call_reason(worst[0], worst[1], f"the {calls} calls after the first", timed.cudagraph_unreplayed,
-                               len(by_function), timed.cudagraph_rerecord_reasons.get(worst[0], ""))
+    reason = every_call_reason(worst[0], worst[1], f"the {calls} calls after the first", by_function,
+                               timed.cudagraph_rerecord_reasons.get(worst[0], ""))
     return CudagraphSkip(reason, "", 0, "", effect="every-call")
 
 
