@@ -12,6 +12,7 @@
 #   OUT=DIR bash benchmarks/gpu/run_real.sh grad [K]  # only the BL5xx ground truth (pytest -k K) and the grad loop
 #   OUT=DIR bash benchmarks/gpu/run_real.sh all       # models, then the examples table with what is left of
 #                                                     # DEADLINE seconds (570) as its --budget
+#   OUT=DIR bash benchmarks/gpu/run_real.sh examples [BUDGET]  # only the examples table (--budget BUDGET, 480)
 # TARGETS="FILE::NAME ..." picks the examples table's targets, in that order (default: the 8 of results.md).
 # WHEELS=DIR installs the wheels there first (breaklint's own and libcst: no registry needed).
 # Then: python benchmarks/gpu/summarize_real.py MODELS_DIR GRAD_DIR > benchmarks/results/gpu/real_models.md
@@ -84,6 +85,9 @@ ladder)
 models)
     models
     ;;
+examples)
+    examples "${2:-480}"
+    ;;
 all)
     models
     left=$(( ${DEADLINE:-570} - SECONDS ))
@@ -94,5 +98,5 @@ programs)
     examples
     ;;
 *)
-    echo "usage: run_real.sh models|all|programs|ladder|grad [K]" >&2; exit 2 ;;
+    echo "usage: run_real.sh models|all|examples|programs|ladder|grad [K]" >&2; exit 2 ;;
 esac
