@@ -103,10 +103,13 @@ def executed_lines(call: Callable[[], Any], roots: list[str]) -> dict[str, list[
     return {f: sorted(lines) for f, lines in seen.items()}
 
 
-def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int) -> tuple[float, int]:
+def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int,
+              between: Callable[[], Any] | None = None) -> tuple[float, int]:
     """Median wall time of one call: CUDA events on a GPU, perf_counter on CPU; warm-up excluded.
     On a GPU the warm-up lasts at least WARM_S: an idle GPU's clocks come up slowly, and a few
-    launch-bound calls would be timed at them. Also returns how many calls it made."""
+    launch-bound calls would be timed at them. Also returns how many calls it made. `between`
+    runs after each timed call, outside the timing (benchmarks/gpu/agreement.py times an
+    independent call there, so that the two timers' calls alternate)."""
     started = time.perf_counter()
     done = 0
     while done < warmup or (cuda and time.perf_counter() - started < WARM_S):
@@ -116,28 +119,31 @@ def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int) -> 
     collecting = gc.isenabled()
     gc.disable()  # as timeit does: a collection inside a timed call is not the call's cost
     try:
-        _time_calls(call, cuda, repeat, times)
+        _time_calls(call, cuda, repeat, times, between)
     finally:
         if collecting:
             gc.enable()
     return statistics.median(times), done + repeat
 
 
-def _time_calls(call: Callable[[], Any], cuda: bool, repeat: int, times: list[float]) -> None:
+def _time_calls(call: Callable[[], Any], cuda: bool, repeat: int, times: list[float],
+                between: Callable[[], Any] | None = None) -> None:
     if cuda:
         torch.cuda.synchronize()
-        for _ in range(repeat):
+    for _ in range(repeat):
+        if cuda:
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             call()
             end.record()
             torch.cuda.synchronize()
             times.append(start.elapsed_time(end))
-    else:
-        for _ in range(repeat):
+        else:
             started = time.perf_counter()
             call()
             times.append((time.perf_counter() - started) * 1000)
+        if between is not None:
+            between()
 
 
 def unreplayed_record(timed: Capture) -> dict[str, Any]:
