@@ -216,3 +216,14 @@ def test_ladder_times_the_whole_call_of_a_compiled_module_as_the_program_makes_i
         assert compiled(x).shape == (2, 4)
     (times,) = hook.times.summary().values()
     assert times["calls"] == 3 and times["median_ms"] >= 20
+
+
+def test_the_median_timer_runs_between_after_each_timed_call_outside_its_timing() -> None:
+    import time
+
+    from breaklint.confirm.worker import median_ms
+
+    ran: list[int] = []
+    median, calls = median_ms(lambda: None, False, 5, 2, between=lambda: (ran.append(1), time.sleep(0.02)))
+    assert len(ran) == 5 and calls == 7  # after each of the 5 timed calls, none of the 2 warm-up calls
+    assert median < 10  # the 20 ms of `between` are not in the calls' times
