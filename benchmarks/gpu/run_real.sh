@@ -69,7 +69,7 @@ examples() {  # the examples table of results.md, with the current confirm (infe
     python3 benchmarks/gpu/summarize.py "$OUT/confirm.json" "$OUT/versions.txt" > "$OUT/results.md"
 }
 models() {  # agreement.py (the two timers call by call), then the decode loop
-    timeout 400 python3 benchmarks/gpu/agreement.py "$OUT/agreement.json" --rounds 3 --calls 100 --warmup 20 \
+    timeout 450 python3 benchmarks/gpu/agreement.py "$OUT/agreement.json" --rounds 3 --calls 100 --warmup 20 \
         > "$OUT/agreement.log" 2>&1
     echo "agreement: exit $?"; grep -v Warning "$OUT/agreement.log" | tail -n 22
     decode
