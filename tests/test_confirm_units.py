@@ -136,11 +136,12 @@ def test_every_call_of_a_cuda_graph_stage_recorded_again_is_an_event() -> None:
     hook.places["Decoder (decode.py:5)"] = ("/work/decode.py", 5)
     hook.times.first_s["Decoder (decode.py:5)"] = 3.0
     hook.times.later_ms["Decoder (decode.py:5)"] = [1.0] * 63
-    event = hook.every_call(64)
+    event = hook.every_call({"forward [0/0] INFERENCE": 64})
     assert event is not None and (event["filename"], event["lineno"], event["effect"]) == ("/work/decode.py", 5, "every-call")
     assert "64 times in its 64 calls" in event["reason"]
-    assert hook.every_call(2) is None  # a warm-up and a recording, then replays: the steady state
-    assert CompileHook("inductor").every_call(64) is None
+    # a warm-up and a recording, then replays: the steady state
+    assert hook.every_call({"forward [0/0] INFERENCE": 2}) is None
+    assert CompileHook("inductor").every_call({"forward [0/0] INFERENCE": 64}) is None
 
 
 def test_ladder_forces_each_stage_and_keeps_the_users_other_options() -> None:
@@ -195,3 +196,34 @@ def test_the_program_ladder_plot_draws_the_time_in_compiled_callables(monkeypatc
     assert panels == [("serve.py --batch 1", [("eager", 10.0, " 10.0 ms  1.00x"),
                                               ("dynamo (capture)", 5.0, " 5.0 ms  2.00x  breaks 1")])]
     assert "compiled callables" in xlabel and path == Path("ladder.png")
+
+
+def test_ladder_times_the_whole_call_of_a_compiled_module_as_the_program_makes_it() -> None:
+    # A forward pre-hook runs in nn.Module's dispatch, outside `forward`: the ladder's time of a
+    # call must include it, as the program's own timer around the call does.
+    import time
+
+    import torch
+    from torch._dynamo.eval_frame import OptimizedModule
+
+    hook = CompileHook("eager")
+    hook.original = torch.compile  # not installed: only its compile is used
+    compiled = hook.compile(torch.nn.Linear(4, 4))
+    assert isinstance(compiled, OptimizedModule) and type(compiled).__name__ == "OptimizedModule"
+    compiled.register_forward_pre_hook(lambda module, args: time.sleep(0.02))
+    x = torch.randn(2, 4)
+    for _ in range(3):
+        assert compiled(x).shape == (2, 4)
+    (times,) = hook.times.summary().values()
+    assert times["calls"] == 3 and times["median_ms"] >= 20
+
+
+def test_the_median_timer_runs_between_after_each_timed_call_outside_its_timing() -> None:
+    import time
+
+    from breaklint.confirm.worker import median_ms
+
+    ran: list[int] = []
+    median, calls = median_ms(lambda: None, False, 5, 2, between=lambda: (ran.append(1), time.sleep(0.02)))
+    assert len(ran) == 5 and calls == 7  # after each of the 5 timed calls, none of the 2 warm-up calls
+    assert median < 10  # the 20 ms of `between` are not in the calls' times

@@ -5,14 +5,21 @@ compiled callables, interleaved: the check that the ladder tells the truth.
 
 Per model of real_models.py and stage, confirm's own code builds, compiles and times the stage
 (`worker.run_stage`: the usage wrapper, the first call, the capture of compiler events around
-the timing, `median_ms` with its warm-up). Its timer is given here as one that alternates, in
-ROUNDS rounds, confirm's `median_ms` (CALLS calls, its own warm-up each round) with the
-independent timer below, A B then B A, so that a drift of the machine's speed falls on both.
+the timing, `median_ms` with its warm-up). Its timer is given here as one that runs, in ROUNDS
+rounds, confirm's `median_ms` (CALLS calls, its own warm-up each round) with one call of the
+independent timer below after each of confirm's timed calls (median_ms's `between`, outside
+its timing): the two timers' calls alternate, milliseconds apart, so that a drift of the
+machine's speed falls on both. (--by-rounds: whole rounds of each instead, A B then B A, the
+independent rounds warmed up as confirm's; on the H200 machine adjacent rounds of a launch-bound
+stage moved by up to 50 % (real/8-models), which pairs of rounds cannot cancel.)
 The independent timer is written here on purpose, sharing no code with breaklint: it calls the
 compiled callable itself (its own `torch.no_grad()`, or its own forward, loss, backward and
-AdamW step), a synchronize, then one pair of CUDA events around each call, and the median. After
-the stage, one more independent round runs outside confirm's capture of compiler events, to show
-that listening costs nothing. Results are written after every stage.
+AdamW step), a synchronize, then one pair of CUDA events around each call, and the median.
+The agreement of a stage is the median over rounds of the two timers' ratio within a round;
+the median of each timer's rounds is kept beside it. After the stage,
+one more independent round runs outside confirm's capture of compiler events, to show that
+listening costs nothing. Before the models, `hook_overhead_ms` times what --ladder's own timer
+adds to a call, as a timer around it sees it. Results are written after every stage.
 
 Why one process: across two processes on the GPU machine the same model's figures differed by
 up to 50 % (benchmarks/results/gpu/real/README.md); between rounds of one process by far less.
@@ -39,35 +46,36 @@ MODELS = ("resnet50_bs1", "gpt2_prefill", "llama_8_layers", "gpt2_training_step"
 TOLERANCE = 0.10
 
 
+def independent_once(call: Callable[[], Any]) -> float:
+    """One call alone between two CUDA events after a synchronize, in ms (on a machine without a
+    GPU, for a smoke test only, the clock)."""
+    if not torch.cuda.is_available():
+        started = time.perf_counter()
+        call()
+        return (time.perf_counter() - started) * 1000
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    start.record()
+    call()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
 def independent_ms(call: Callable[[], Any], calls: int, warmup: int, warm_s: float = 0.0) -> float:
-    """The median of CALLS calls, each alone between two CUDA events after a synchronize (on a
-    machine without a GPU, for a smoke test only, the clock); first WARMUP calls, and more until
-    WARM_S seconds have passed."""
+    """The median of CALLS calls timed one by one (independent_once); first WARMUP calls, and
+    more until WARM_S seconds have passed."""
     started, done = time.perf_counter(), 0
     while done < warmup or time.perf_counter() - started < warm_s:
         call()
         done += 1
     collecting = gc.isenabled()
     gc.disable()
-    each = []
     try:
-        for _ in range(calls):
-            if not torch.cuda.is_available():
-                started = time.perf_counter()
-                call()
-                each.append((time.perf_counter() - started) * 1000)
-                continue
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            torch.cuda.synchronize()
-            start.record()
-            call()
-            end.record()
-            end.synchronize()
-            each.append(start.elapsed_time(end))
+        return statistics.median(independent_once(call) for _ in range(calls))
     finally:
         if collecting:
             gc.enable()
-    return statistics.median(each)
 
 
 def own_step(example: Any, training: bool, compiled: Any) -> Callable[[], Any]:
@@ -92,11 +100,41 @@ def own_step(example: Any, training: bool, compiled: Any) -> Callable[[], Any]:
     return infer
 
 
-class Interleaved:
-    """confirm's timer (worker.median_ms) and the independent one, round after round."""
+def hook_overhead_ms(calls: int = 400) -> dict[str, float]:
+    """What --ladder's timer adds to a call that a timer around it sees (the decode loop times
+    its steps around the ladder's): CUDA events around a small kernel, bare and through the
+    hook's wrapper (breaklint.confirm.hook.CallTimes), alternating; medians of each."""
+    from breaklint.confirm.hook import CallTimes
 
-    def __init__(self, rounds: int, independent: Callable[[], Callable[[], Any]], warmup: int, warm_s: float) -> None:
-        self.rounds, self.warmup, self.warm_s = rounds, warmup, warm_s
+    x = torch.ones(1024, device="cuda")
+    bare = x.add_
+    times = CallTimes()
+    wrapped = times.wrap(bare, "add_")
+    found: dict[str, list[float]] = {"bare": [], "wrapped": []}
+    for index in range(calls):
+        for name, call in (("bare", bare), ("wrapped", wrapped)) if index % 2 == 0 else \
+                (("wrapped", wrapped), ("bare", bare)):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            start.record()
+            call(1.0)
+            end.record()
+            end.synchronize()
+            found[name].append(start.elapsed_time(end))
+    times.summary()
+    medians = {name: statistics.median(values[calls // 4:]) for name, values in found.items()}  # warm-up left out
+    return {**medians, "added": medians["wrapped"] - medians["bare"]}
+
+
+class Interleaved:
+    """confirm's timer (worker.median_ms) and the independent one, round after round: in
+    `by_call` mode an independent call after each of confirm's timed calls (median_ms's
+    `between`), so that the two timers' calls alternate within milliseconds; else whole rounds
+    of each, A B then B A."""
+
+    def __init__(self, rounds: int, independent: Callable[[], Callable[[], Any]], warmup: int, warm_s: float,
+                 by_call: bool = True) -> None:
+        self.rounds, self.warmup, self.warm_s, self.by_call = rounds, warmup, warm_s, by_call
         self.independent = independent  # made once the stage has compiled
         self.confirm: list[float] = []
         self.other: list[float] = []
@@ -105,6 +143,16 @@ class Interleaved:
         theirs = self.independent()
         made = 0
         for index in range(self.rounds):
+            if self.by_call:
+                for _ in range(self.warmup):
+                    theirs()
+                each: list[float] = []
+                median, calls = worker.median_ms(call, cuda, repeat, warmup, between=lambda: each.append(
+                    independent_once(theirs)))
+                self.confirm.append(median)
+                self.other.append(statistics.median(each))
+                made += calls
+                continue
             order = ("confirm", "other") if index % 2 == 0 else ("other", "confirm")
             for who in order:
                 if who == "confirm":
@@ -129,16 +177,25 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--only", nargs="*", default=list(MODELS))
     parser.add_argument("--stages", nargs="*", default=[s.name for s in STAGES])
-    parser.add_argument("--independent-warmup", type=int, default=3, help="the independent timer's warm-up calls a round")
-    parser.add_argument("--independent-warm-s", type=float, default=0.0,
-                        help="... and at least so many seconds of them (confirm's: --warmup calls, 0.5 s)")
+    parser.add_argument("--independent-warmup", type=int, default=None,
+                        help="the independent timer's warm-up calls a round (default: confirm's, --warmup)")
+    parser.add_argument("--independent-warm-s", type=float, default=worker.WARM_S,
+                        help="... and at least so many seconds of them (default: confirm's, worker.WARM_S)")
     parser.add_argument("--models", type=Path, default=HERE / "real_models.py", help="the providers' file")
+    parser.add_argument("--by-rounds", action="store_true",
+                        help="whole rounds of each timer, A B then B A (real/8-models), not call by call")
     options = parser.parse_args()
+    if options.independent_warmup is None:
+        options.independent_warmup = options.warmup
     cuda = torch.cuda.is_available()
     results: dict[str, Any] = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if cuda else "cpu",
                                "rounds": options.rounds, "calls": options.calls,
                                "independent_warmup": options.independent_warmup,
-                               "independent_warm_s": options.independent_warm_s, "models": {}}
+                               "independent_warm_s": options.independent_warm_s,
+                               "interleaved": "by rounds" if options.by_rounds else "by call", "models": {}}
+    if cuda:
+        results["hook_overhead_ms"] = hook_overhead_ms()
+        print(f"hook overhead: {results['hook_overhead_ms']}", flush=True)
     for name in options.only:
         example = worker.load_example(options.models, name)
         example.probe = False  # the recompile probe would leave a second graph for the round after the stage
@@ -153,7 +210,7 @@ def main() -> None:
                 return confirm_steps(compiled)
 
             timer = Interleaved(options.rounds, lambda: own_step(example, usage == "training", seen["compiled"]),
-                                options.independent_warmup, options.independent_warm_s)
+                                options.independent_warmup, options.independent_warm_s, not options.by_rounds)
             started = time.perf_counter()
             record, _ = worker.run_stage(stage, example, steps, cuda, options.calls, options.warmup,
                                          lambda stage, phase: None, timer)
@@ -161,8 +218,12 @@ def main() -> None:
                                    "confirm_rounds_ms": timer.confirm, "independent_rounds_ms": timer.other}
             if timer.confirm and timer.other:
                 ours, theirs = statistics.median(timer.confirm), statistics.median(timer.other)
+                # Each round's two timings are adjacent (A B, then B A): their ratio leaves out
+                # how the machine's speed moved between rounds, which the medians of the rounds
+                # keep (a launch-bound stage's round moved by up to 76 % in 5-models).
                 paired = [a / b - 1 for a, b in zip(timer.confirm, timer.other)]
-                row.update(confirm_ms=ours, independent_ms=theirs, difference=ours / theirs - 1,
+                row.update(confirm_ms=ours, independent_ms=theirs, difference=statistics.median(paired),
+                           difference_of_medians=ours / theirs - 1,
                            paired_differences=paired, confirm_spread=spread(timer.confirm),
                            independent_spread=spread(timer.other))
                 outside = own_step(example, usage == "training", seen["compiled"])

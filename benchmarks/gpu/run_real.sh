@@ -10,6 +10,10 @@
 #   OUT=DIR bash benchmarks/gpu/run_real.sh ladder    # the BL5xx ground truth on the GPU (BL506 too);
 #                                                     # the decode loop under --ladder, with and without grad
 #   OUT=DIR bash benchmarks/gpu/run_real.sh grad [K]  # only the BL5xx ground truth (pytest -k K) and the grad loop
+#   OUT=DIR bash benchmarks/gpu/run_real.sh all       # models, then the examples table with what is left of
+#                                                     # DEADLINE seconds (570) as its --budget
+#   OUT=DIR bash benchmarks/gpu/run_real.sh examples [BUDGET]  # only the examples table (--budget BUDGET, 480)
+# TARGETS="FILE::NAME ..." picks the examples table's targets, in that order (default: the 8 of results.md).
 # WHEELS=DIR installs the wheels there first (breaklint's own and libcst: no registry needed).
 # Then: python benchmarks/gpu/summarize_real.py MODELS_DIR GRAD_DIR > benchmarks/results/gpu/real_models.md
 set -uo pipefail
@@ -50,14 +54,25 @@ observed() {  # observe mode on a real model: its findings, and the program's ou
     sort "$OUT/serve_observed.err" > /tmp/observed.sorted
     diff /tmp/plain.sorted /tmp/observed.sorted > "$OUT/serve_output.diff"; echo "output diff: exit $? ($(wc -l < "$OUT/serve_output.diff") lines)"
 }
-examples() {  # the examples table of results.md, with the current confirm (inference under no_grad)
-    breaklint confirm examples/tinygpt examples/clean testdata/confirm_targets \
+# The quick targets first (mask_assignment, last before, never got a turn within the budget), then
+# tinygpt's two (about 135 s each on the H200 machine, most of it Inductor's C++ kernel for a CPU op).
+T=testdata/confirm_targets/breaklint_examples.py G=examples/tinygpt/breaklint_examples.py
+TARGETS=${TARGETS:-"$T::mask_assignment examples/clean $T::mutated_input $T::static_shapes $T::cpu_copy $T::cond_branch
+    $G::tiny_gpt_training_loss $G::tiny_gpt_inference"}
+examples() {  # the examples table of results.md, with the current confirm (inference under no_grad); $1: --budget
+    breaklint confirm $TARGETS \
         --check examples --check testdata/rules/BL501 --check testdata/rules/BL502 --check testdata/rules/BL503 \
         --check testdata/rules/BL504 --check testdata/rules/BL210 \
-        --repeat 30 --warmup 5 --timeout 200 --budget 330 --format json -o "$OUT/confirm.json" --plot "$OUT/ladder.png" \
-        2> "$OUT/confirm.stderr"
+        --repeat 30 --warmup 5 --timeout 200 --budget "${1:-480}" --format json -o "$OUT/confirm.json" \
+        --plot "$OUT/ladder.png" 2> "$OUT/confirm.stderr"
     echo "confirm examples: exit $?"; tail -n 12 "$OUT/confirm.stderr"
     python3 benchmarks/gpu/summarize.py "$OUT/confirm.json" "$OUT/versions.txt" > "$OUT/results.md"
+}
+models() {  # agreement.py (the two timers call by call), then the decode loop
+    timeout 450 python3 benchmarks/gpu/agreement.py "$OUT/agreement.json" --rounds 3 --calls 100 --warmup 20 \
+        > "$OUT/agreement.log" 2>&1
+    echo "agreement: exit $?"; grep -v Warning "$OUT/agreement.log" | tail -n 22
+    decode
 }
 case "${1:-}" in
 grad)
@@ -68,15 +83,20 @@ ladder)
     decode
     ;;
 models)
-    timeout 400 python3 benchmarks/gpu/agreement.py "$OUT/agreement.json" --rounds 4 --calls 100 --warmup 20 \
-        > "$OUT/agreement.log" 2>&1
-    echo "agreement: exit $?"; cat "$OUT/agreement.log" | grep -v Warning | tail -n 20
-    decode
+    models
+    ;;
+examples)
+    examples "${2:-480}"
+    ;;
+all)
+    models
+    left=$(( ${DEADLINE:-570} - SECONDS ))
+    [ "$left" -gt 30 ] && examples "$left"
     ;;
 programs)
     observed
     examples
     ;;
 *)
-    echo "usage: run_real.sh models|programs|ladder|grad [K]" >&2; exit 2 ;;
+    echo "usage: run_real.sh models|all|examples|programs|ladder|grad [K]" >&2; exit 2 ;;
 esac

@@ -3,8 +3,10 @@
     python benchmarks/gpu/summarize.py confirm.json [more.json ...] versions.txt > results.md
 
 Several reports (one run's targets continued in another, after its --budget ran out) are
-joined: their targets in order, each static finding with the strongest status any run gave it
-(confirmed, then not reproduced, then not reached), the runtime-only findings of all.
+joined, the newest first: their targets in order (a target that several ran, from the first
+report that has it), each static finding with the strongest status any run gave it (confirmed,
+then not reproduced, then not reached), and the runtime-only findings, a place and rule from
+the first report that has it (an older run's words for the same finding are left out).
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ STRENGTH = ("confirmed", "not reproduced", "not reached")
 def joined(reports: list[dict]) -> dict:
     """One report of several runs: the targets that ran (a target another run measured is kept
     from that run), each finding at its strongest status, every runtime-only finding once."""
-    ran = [t for r in reports for t in r["targets"] if not (t["failure"] or "").startswith(("not run", "timed out"))]
+    ran: list[dict] = []
+    for t in (t for r in reports for t in r["targets"]):
+        if not (t["failure"] or "").startswith(("not run", "timed out")) and t["target"] not in {r["target"] for r in ran}:
+            ran.append(t)
     findings: dict[tuple, dict] = {}
     for report in reports:
         for f in report["findings"]:
@@ -29,8 +34,14 @@ def joined(reports: list[dict]) -> dict:
             if key not in findings or STRENGTH.index(f["status"]) < STRENGTH.index(findings[key]["status"]):
                 findings[key] = f
     measured = {t["target"] for t in ran}
-    runtime = {(f["path"], f["start_line"], f["code"], f["message"]): f for r in reports for f in r["runtime_only"]
-               if not (f["code"] == "BL006" and any(f"target {name} failed" in f["message"] for name in measured))}
+    runtime: dict[tuple, dict] = {}
+    first: dict[tuple, int] = {}  # (path, line, code) -> the report it first came from
+    for index, r in enumerate(reports):
+        for f in r["runtime_only"]:
+            if f["code"] == "BL006" and any(f"target {name} failed" in f["message"] for name in measured):
+                continue
+            if first.setdefault((f["path"], f["start_line"], f["code"]), index) == index:
+                runtime.setdefault((f["path"], f["start_line"], f["code"], f["message"]), f)
     statuses = Counter(f["status"] for f in findings.values())
     summary = (f"{statuses['confirmed']} confirmed, {statuses['not reproduced']} not reproduced, "
                f"{statuses['not reached']} not reached, {len(runtime)} runtime-only; {len(ran)} targets")
@@ -43,7 +54,7 @@ def main(*paths: str) -> None:
     report = joined([json.loads(Path(p).read_text(encoding="utf-8")) for p in report_paths])
     print("# breaklint confirm on a GPU\n")
     print(f"Versions: {Path(versions_path).read_text(encoding='utf-8').strip()}\n")
-    print("Command: `OUT=DIR bash benchmarks/gpu/run_real.sh programs` (its `examples` step; also in "
+    print("Command: `OUT=DIR bash benchmarks/gpu/run_real.sh examples` (also the last step of `programs` and `all`, and in "
           "`run_gpu.sh`), then `benchmarks/gpu/summarize.py`" +
           (f" joining {len(report_paths)} runs" if len(report_paths) > 1 else "") + "; the raw JSON: " +
           ", ".join(f"`{p}`" for p in report_paths) + "\n")

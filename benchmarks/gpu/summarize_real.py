@@ -1,11 +1,11 @@
 """The committed tables of `breaklint confirm` on real models, from what run_real.sh wrote:
 
-    python benchmarks/gpu/summarize_real.py MODELS_DIR RERUN_DIR GRAD_DIR > benchmarks/results/gpu/real_models.md
+    python benchmarks/gpu/summarize_real.py MODELS_DIR GRAD_DIR > benchmarks/results/gpu/real_models.md
 
 MODELS_DIR holds agreement.json (agreement.py: confirm's ladder and the independent timer in one
 process) and the decode loop's decode_ladder.json (--ladder) and decode_timing.jsonl (the
-program's own CUDA events) of one call; RERUN_DIR agreement.py's rerun_*.json of the rows outside
-the tolerance, run again; GRAD_DIR the same loop without torch.no_grad() (decode_grad_ladder.json).
+program's own CUDA events) of one call; GRAD_DIR the same loop without torch.no_grad()
+(decode_grad_ladder.json).
 """
 
 from __future__ import annotations
@@ -25,6 +25,14 @@ def agreement(ours: float | None, theirs: float | None) -> tuple[str, bool | Non
     return f"{difference * 100:+.1f} %", abs(difference) <= TOLERANCE
 
 
+def paired(row: dict[str, Any]) -> tuple[str, bool | None]:
+    """agreement.py's figure: the median over rounds of the two timers' ratio within a round."""
+    difference = row.get("difference")
+    if difference is None:
+        return "-", None
+    return f"{difference * 100:+.1f} %", abs(difference) <= TOLERANCE
+
+
 def mark(ok: bool | None) -> str:
     return "" if ok is None else " ✓" if ok else " ✗"
 
@@ -41,38 +49,30 @@ def spread(values: list[float]) -> str:
 
 def models_table(models: Path) -> tuple[list[str], int, int]:
     lines = ["| model | usage | stage | confirm ms | vs eager | independent ms | confirm − independent "
-             "| spread of rounds: confirm, independent | independent outside the capture ms |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| each round | spread of rounds: confirm, independent | independent outside the capture ms |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     agreed = compared = 0
     rows = rows_of(models / "agreement.json")
     eager = {name: row.get("confirm_ms") for name, _, stage, row in rows if stage == "eager"}
     for name, usage, stage, row in rows:
         ours, theirs = row.get("confirm_ms"), row.get("independent_ms")
-        text, ok = agreement(ours, theirs)
+        text, ok = paired(row) if "difference_of_medians" in row else agreement(ours, theirs)
         compared += ok is not None
         agreed += bool(ok)
         speedup = f"{eager[name] / ours:.2f}x" if eager.get(name) and ours else "-"
+        rounds = ", ".join(f"{d * 100:+.0f}" for d in row.get("paired_differences", []))
         cells = [name, usage, stage, f"{ours:.3f}" if ours else "-", speedup, f"{theirs:.3f}" if theirs else "-",
-                 text + mark(ok),
+                 text + mark(ok), f"{rounds} %" if rounds else "-",
                  f"{spread(row['confirm_rounds_ms'])}, {spread(row['independent_rounds_ms'])}" if ours else "-",
                  f"{row['independent_outside_capture_ms']:.3f}" if ours else "-"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines, agreed, compared
 
 
-def rerun_table(rerun: Path) -> tuple[list[str], int, int]:
-    lines = ["| model | stage | confirm ms | independent ms | confirm − independent | rounds, confirm | rounds, independent |",
-             "|---|---|---|---|---|---|---|"]
-    agreed = compared = 0
-    for path in sorted(rerun.glob("rerun_*.json")):
-        for name, _, stage, row in rows_of(path):
-            text, ok = agreement(row.get("confirm_ms"), row.get("independent_ms"))
-            compared += ok is not None
-            agreed += bool(ok)
-            lines.append(f"| {name} | {stage} | {row['confirm_ms']:.3f} | {row['independent_ms']:.3f} | {text}{mark(ok)} | "
-                         f"{', '.join(f'{v:.2f}' for v in row['confirm_rounds_ms'])} | "
-                         f"{', '.join(f'{v:.2f}' for v in row['independent_rounds_ms'])} |")
-    return lines, agreed, compared
+def missing_rows(models: Path, wanted: tuple[str, ...], stages: tuple[str, ...]) -> list[str]:
+    """The model stages agreement.py did not reach (its process ran out of time)."""
+    done = {(name, stage) for name, _, stage, _ in rows_of(models / "agreement.json")}
+    return [f"{name} {stage}" for name in wanted for stage in stages if (name, stage) not in done]
 
 
 def kernels_table(models: Path) -> list[str]:
@@ -120,43 +120,52 @@ def grad_lines(grad: Path) -> list[str]:
     return lines
 
 
-def main(models: str, rerun: str, grad: str) -> None:
-    versions = (Path(models) / "versions.txt").read_text(encoding="utf-8").strip()
-    run = json.loads((Path(models) / "agreement.json").read_text(encoding="utf-8"))
-    run.setdefault("independent_warmup", 3)  # real/5-models predates the option: 3 calls then
-    again = json.loads(next(Path(rerun).glob("rerun_*.json")).read_text(encoding="utf-8"))
-    table, agreed, compared = models_table(Path(models))
-    rerun_lines, rerun_agreed, rerun_compared = rerun_table(Path(rerun))
-    decode, decode_agreed, decode_compared = ladder_table(Path(models))
+MODELS = ("resnet50_bs1", "gpt2_prefill", "llama_8_layers", "gpt2_training_step")
+STAGES = ("eager", "dynamo", "aot_eager", "inductor", "cudagraphs")
+
+
+def main(models: str, grad: str) -> None:
+    here = Path(models)
+    versions = (here / "versions.txt").read_text(encoding="utf-8").strip()
+    run = json.loads((here / "agreement.json").read_text(encoding="utf-8"))
+    table, agreed, compared = models_table(here)
+    decode, decode_agreed, decode_compared = ladder_table(here)
+    missing = missing_rows(here, MODELS, STAGES)
+    overhead = run.get("hook_overhead_ms")
+    way = ("alternating call by call (an independent call after each of confirm's timed calls)"
+           if run.get("interleaved") == "by call" else
+           f"alternating round by round, A B then B A, the independent rounds warmed up as confirm's "
+           f"({run['independent_warmup']} calls and at least {run['independent_warm_s']:g} s)")
     out = ["# breaklint confirm on real models (GPU)", "",
            f"Versions: {versions}. Random weights, nothing downloaded. Made by "
-           "`benchmarks/gpu/run_real.sh` and `benchmarks/gpu/summarize_real.py`; the raw JSON is beside this file "
-           "(`real/`, README there).", "",
+           f"`benchmarks/gpu/run_real.sh` and `benchmarks/gpu/summarize_real.py` from `real/{here.name}` "
+           f"(the raw JSON; `real/README.md` says what each run was).", "",
            "## The ladder of four models, beside an independent timer (`benchmarks/gpu/agreement.py`)", "",
-           "One process per call of the GPU machine. Per model and stage, confirm's own code compiles and times "
+           "One process, one call of the GPU machine. Per model and stage, confirm's own code compiles and times "
            "the stage (`worker.run_stage`: the usage wrapper, the first call, the capture of compiler events, "
            f"`median_ms`: at least 20 calls and 0.5 s of warm-up, then {run['calls']} calls, each between CUDA "
-           "events with a synchronize after it, the median). Its timer alternates with an independent one written "
-           "in agreement.py (the same compiled callable called by its own `no_grad` or training step, "
-           f"{run['independent_warmup']} warm-up calls, then {run['calls']} calls each alone between CUDA events, "
-           f"the median) for {run['rounds']} rounds, A B then B A; each figure is the median of its timer's "
-           "rounds. The spread is the largest round over the smallest: how much the machine's speed moved "
-           "during the stage. The last column is one more independent round after the stage, outside confirm's "
-           "capture of compiler events.", "", *table, "",
-           f"Within {TOLERANCE:.0%}: {agreed} of {compared} rows.", "",
-           f"The {compared - agreed} rows outside it, run again in a later call of the machine "
-           f"({again['rounds']} rounds, the independent timer warmed up as confirm's: "
-           f"{again['independent_warmup']} calls and {again['independent_warm_s']:g} s):", "",
-           *rerun_lines, "", f"Within {TOLERANCE:.0%}: {rerun_agreed} of {rerun_compared} rows.", "",
-           "## What Inductor made", "", *kernels_table(Path(models)), "",
-           "## Greedy decoding with a static KV cache (`breaklint confirm --ladder -- python decode_static_cache.py`)",
-           "", "The program unchanged, once per stage; each of its 128 decode steps is one call of the compiled "
-           "step. The ladder's timing of those calls beside the program's own CUDA events around the same calls "
-           "(`--plot` drew `real/5-models/decode_ladder.png`):",
-           "", *decode, "", f"Within {TOLERANCE:.0%}: {decode_agreed} of {decode_compared} rows.", "",
-           "## The same loop without `torch.no_grad()` (`--with-grad`)", "", *grad_lines(Path(grad)), ""]
+           "events with a synchronize after it, the median) beside an independent timer written in agreement.py "
+           "(the same compiled callable called by its own `no_grad` or training step, each call alone between "
+           f"CUDA events), {way}, in {run['rounds']} rounds. confirm − independent is the median over the rounds "
+           "of the two timers' ratio within a round; each round's ratio is beside it. The spread is the largest "
+           "round over the smallest: how much the machine's speed moved during the stage. The last column is one "
+           "more independent round after the stage, outside confirm's capture of compiler events.", "",
+           *table, "", f"Within {TOLERANCE:.0%}: {agreed} of {compared} rows" +
+           (f"; not reached before agreement.py's time-out (400 s): {', '.join(missing)}." if missing else "."), ""]
+    if overhead:
+        out += [f"What --ladder's own timer adds to a call, as a timer around it sees it (`hook_overhead_ms`: CUDA "
+                f"events around a small kernel, bare {overhead['bare']:.4f} ms and through the hook's wrapper "
+                f"{overhead['wrapped']:.4f} ms): {overhead['added'] * 1000:.0f} µs.", ""]
+    out += ["## What Inductor made", "", *kernels_table(here), "",
+            "## Greedy decoding with a static KV cache (`breaklint confirm --ladder -- python decode_static_cache.py`)",
+            "", "The program unchanged, once per stage; each of its 128 decode steps is one call of the compiled "
+            "step. The ladder's timing of those calls (the whole call of the compiled module) beside the program's "
+            f"own CUDA events around the same calls (`--plot` drew `real/{here.name}/decode_ladder.png`):",
+            "", *decode, "", f"Within {TOLERANCE:.0%}: {decode_agreed} of {decode_compared} rows.", "",
+            f"## The same loop without `torch.no_grad()` (`--with-grad`, `real/{Path(grad).name}`)", "",
+            *grad_lines(Path(grad)), ""]
     print("\n".join(out))
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:3])

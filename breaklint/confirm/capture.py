@@ -100,8 +100,12 @@ class Capture:
     # The scheduler logs a non-cudagraphable op's stack one frame a record, after the op.
     open_partition: bool = False
     # Calls that CUDA graph trees recorded or ran eagerly (warm-up) instead of replaying (their
-    # `cudagraphs` log, DEBUG): two at the start, then none; a pitfall, one per call.
+    # `cudagraphs` log, DEBUG), in all and per function of the trees (unreplayed_key): a graph
+    # records twice at the start (a warm-up, a recording), then replays; a pitfall, once a call.
     cudagraph_unreplayed: int = 0
+    cudagraph_unreplayed_by_function: dict[str, int] = field(default_factory=dict)
+    # The first reason the trees logged for re-recording each function ("Re-recording function=").
+    cudagraph_rerecord_reasons: dict[str, str] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- registry
@@ -392,6 +396,70 @@ def is_unreplayed(message: str) -> bool:
     return bool(_RECORDING.match(message))
 
 
+# The function a record names, with its compile id ("[1/0]") and mode (FORWARD, BACKWARD,
+# INFERENCE): one graph of the trees. 2.13 names the function by its model's __name__, older
+# torch by its number; the compile id and mode tell apart graphs of one name.
+_FUNCTION = re.compile(r"^(?:\[(?P<id>[^\]]*)\] )?(?:Re-recording|Recording|Running warmup|Running eager)(?: of)? "
+                       r"function[= ](?P<function>[^,\s]+)(?:.*?\bmode=(?P<mode>\w+))?")
+_REASON = re.compile(r"\breason=(?P<reason>.*)$", re.S)
+
+
+# ... and, at INFO, each new tree it starts for a compiled graph: one per value of the graph's
+# integer inputs ("[0/1] Recording cudagraph tree for symint key 7"); a value that changes every
+# call (a counter, a length) records every call, in new graphs that each record once.
+_TREE_KEY = re.compile(r"^(?:\[(?P<id>[^\]]*)\] )?Recording cudagraph tree for symint key ")
+SYMINT_KEYS = "trees for new symint keys"
+
+
+def tree_key_graph(message: str) -> str | None:
+    """`trees for new symint keys [0/1]` for a new tree of a graph's integer inputs; else None."""
+    match = _TREE_KEY.match(message)
+    if match is None:
+        return None
+    return f"{SYMINT_KEYS} [{match['id']}]" if match["id"] else SYMINT_KEYS
+
+
+def unreplayed_key(message: str) -> str:
+    """`forward [1/0] FORWARD`: the graph of the trees that a record of theirs is about."""
+    match = _FUNCTION.match(message)
+    if match is None:
+        return "?"
+    return " ".join(p for p in (match["function"], f"[{match['id']}]" if match["id"] else "", match["mode"] or "") if p)
+
+
+def rerecord_reason(message: str) -> tuple[str, str] | None:
+    """(graph, reason) of a "Re-recording function=..., reason=..." record; None for others."""
+    if not message.lstrip("[0123456789/] ").startswith("Re-recording"):
+        return None
+    reason = _REASON.search(message)
+    words = " ".join(reason["reason"].split())[:300] if reason else ""
+    return unreplayed_key(message), words
+
+
+def every_call(by_function: dict[str, int], calls: int, at_least: int = 4) -> tuple[str, int] | None:
+    """The graph of the trees that recorded or ran eagerly in EVERY_CALL of `calls` or more,
+    else None. Counted per graph, not in all: a target of many graphs (graph breaks, a
+    backward) records each of them once at the start, which in all can outnumber its calls."""
+    if calls < at_least or not by_function:
+        return None
+    key = max(by_function, key=lambda k: by_function[k])
+    return (key, by_function[key]) if by_function[key] >= EVERY_CALL * calls else None
+
+
+def every_call_reason(graph: str, count: int, calls: str, by_function: dict[str, int], why: str) -> str:
+    """The event's words: the graph, how often in which `calls`, and the trees' own reason
+    where they gave one."""
+    graphs = [n for key, n in by_function.items() if not key.startswith(SYMINT_KEYS)]
+    total = sum(graphs)
+    if graph.startswith(SYMINT_KEYS):
+        return (f"CUDA graph trees recorded a new tree for the compiled graph {graph[len(SYMINT_KEYS):].strip()} "
+                f"{count} times in {calls}, one per value of its integer inputs (an int that changes every "
+                "call: a counter, a length): they record instead of replaying")
+    text = (f"CUDA graph trees recorded or ran eagerly the graph `{graph}` {count} times in {calls} "
+            f"instead of replaying ({total} times over its {len(graphs)} graph{'s' if len(graphs) != 1 else ''})")
+    return text + (f'; they logged "Re-recording ... reason={why}"' if why else "")
+
+
 def parse_fast_path_warning(message: str, stack: list[tuple[str, int]]) -> CudagraphSkip | None:
     """The fast-path warning, at the call of the compiled callable: the last user frame before
     the stack (outermost first) enters Dynamo's wrapper (eval_frame.py; inside it run the
@@ -457,8 +525,20 @@ class _Sink(logging.Filter):
                 events = parse_graph_break(message, exc)
             elif kind in _CUDAGRAPHS:
                 if is_unreplayed(message):
+                    key = unreplayed_key(message)
                     for cap in _ACTIVE:
                         cap.cudagraph_unreplayed += 1
+                        cap.cudagraph_unreplayed_by_function[key] = cap.cudagraph_unreplayed_by_function.get(key, 0) + 1
+                    return kind not in _added_artifacts
+                tree = tree_key_graph(message)
+                if tree is not None:
+                    for cap in _ACTIVE:
+                        cap.cudagraph_unreplayed_by_function[tree] = cap.cudagraph_unreplayed_by_function.get(tree, 0) + 1
+                    return kind not in _added_artifacts
+                rerecord = rerecord_reason(message)
+                if rerecord is not None:
+                    for cap in _ACTIVE:
+                        cap.cudagraph_rerecord_reasons.setdefault(*rerecord)
                     return kind not in _added_artifacts
                 skip = parse_cudagraph_skip(message) or parse_partition_op(message) or parse_rerecord_warning(message)
             else:

@@ -31,6 +31,10 @@ def ladder_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             "recompiles": stage.get("recompiles") if compiled else None,
             "cudagraph_skips": stage.get("cudagraph_skips") if stage["stage"] == "cudagraphs" else None,
             "cudagraph_unreplayed": stage.get("cudagraph_unreplayed") if stage["stage"] == "cudagraphs" else None,
+            # ... per graph of the trees (BL591 counts per graph) and the trees' reasons to re-record
+            "cudagraph_unreplayed_by_function": stage.get("cudagraph_unreplayed_by_function")
+            if stage["stage"] == "cudagraphs" else None,
+            "cudagraph_rerecord_reasons": stage.get("cudagraph_rerecord_reasons") if stage["stage"] == "cudagraphs" else None,
             "median_ms": median,
             "speedup": (eager / median) if eager and median else None,
             "first_call_s": stage.get("first_call_s"),

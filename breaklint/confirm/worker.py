@@ -23,7 +23,7 @@ from typing import Any, Callable
 import torch
 
 from ..example import Example
-from .capture import EVERY_CALL, Capture, CudagraphSkip, capture_dynamo
+from .capture import Capture, CudagraphSkip, capture_dynamo, every_call, every_call_reason
 from .kernels import count_kernels
 from .places import Link, charge, wrapper_chain
 from .stages import STAGES, CompilerStage
@@ -34,6 +34,7 @@ Progress = Callable[[str, str], None]  # (stage, phase)
 # benchmarks/gpu/agreement.py passes one that also runs an independent timer between its rounds.
 Timer = Callable[[Callable[[], Any], bool, int, int], tuple[float, int]]
 WARM_S = 0.5
+TOP_FUNCTIONS = 8  # graphs of the CUDA graph trees kept in a record, the most unreplayed first
 
 
 def load_example(path: Path, name: str) -> Example:
@@ -102,10 +103,13 @@ def executed_lines(call: Callable[[], Any], roots: list[str]) -> dict[str, list[
     return {f: sorted(lines) for f, lines in seen.items()}
 
 
-def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int) -> tuple[float, int]:
+def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int,
+              between: Callable[[], Any] | None = None) -> tuple[float, int]:
     """Median wall time of one call: CUDA events on a GPU, perf_counter on CPU; warm-up excluded.
     On a GPU the warm-up lasts at least WARM_S: an idle GPU's clocks come up slowly, and a few
-    launch-bound calls would be timed at them. Also returns how many calls it made."""
+    launch-bound calls would be timed at them. Also returns how many calls it made. `between`
+    runs after each timed call, outside the timing (benchmarks/gpu/agreement.py times an
+    independent call there, so that the two timers' calls alternate)."""
     started = time.perf_counter()
     done = 0
     while done < warmup or (cuda and time.perf_counter() - started < WARM_S):
@@ -115,28 +119,50 @@ def median_ms(call: Callable[[], Any], cuda: bool, repeat: int, warmup: int) -> 
     collecting = gc.isenabled()
     gc.disable()  # as timeit does: a collection inside a timed call is not the call's cost
     try:
-        _time_calls(call, cuda, repeat, times)
+        _time_calls(call, cuda, repeat, times, between)
     finally:
         if collecting:
             gc.enable()
     return statistics.median(times), done + repeat
 
 
-def _time_calls(call: Callable[[], Any], cuda: bool, repeat: int, times: list[float]) -> None:
+def _time_calls(call: Callable[[], Any], cuda: bool, repeat: int, times: list[float],
+                between: Callable[[], Any] | None = None) -> None:
     if cuda:
         torch.cuda.synchronize()
-        for _ in range(repeat):
+    for _ in range(repeat):
+        if cuda:
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             call()
             end.record()
             torch.cuda.synchronize()
             times.append(start.elapsed_time(end))
-    else:
-        for _ in range(repeat):
+        else:
             started = time.perf_counter()
             call()
             times.append((time.perf_counter() - started) * 1000)
+        if between is not None:
+            between()
+
+
+def unreplayed_record(timed: Capture) -> dict[str, Any]:
+    """What CUDA graph trees did not replay while a stage was timed: in all, and the graphs
+    that did so most, with the trees' reasons for re-recording."""
+    worst = sorted(timed.cudagraph_unreplayed_by_function.items(), key=lambda item: -item[1])[:TOP_FUNCTIONS]
+    return {"cudagraph_unreplayed": timed.cudagraph_unreplayed, "cudagraph_unreplayed_by_function": dict(worst),
+            "cudagraph_rerecord_reasons": dict(list(timed.cudagraph_rerecord_reasons.items())[:TOP_FUNCTIONS])}
+
+
+def rerecorded_every_call(timed: Capture, calls: int) -> CudagraphSkip | None:
+    """The every-call event (BL591) when one graph of the trees recorded on (nearly) every timed call."""
+    by_function = timed.cudagraph_unreplayed_by_function
+    worst = every_call(by_function, calls)
+    if worst is None:
+        return None
+    reason = every_call_reason(worst[0], worst[1], f"the {calls} calls after the first", by_function,
+                               timed.cudagraph_rerecord_reasons.get(worst[0], ""))
+    return CudagraphSkip(reason, "", 0, "", effect="every-call")
 
 
 def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[..., Any]], Step], cuda: bool,
@@ -174,11 +200,10 @@ def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[
             progress(stage.name, "timing")
             with capture_dynamo() as timed:
                 record["median_ms"], calls = timer(lambda: step(args, kwargs), cuda, repeat, warmup)
-            record["cudagraph_unreplayed"] = timed.cudagraph_unreplayed
-            if stage.name == "cudagraphs" and calls >= 4 and timed.cudagraph_unreplayed >= EVERY_CALL * calls:
-                capture.cudagraph_skips.append(CudagraphSkip(
-                    f"CUDA graph trees recorded or ran eagerly {timed.cudagraph_unreplayed} times in its {calls} calls "
-                    "after the first instead of replaying", "", 0, "", effect="every-call"))
+            record.update(unreplayed_record(timed))
+            rerecorded = rerecorded_every_call(timed, calls) if stage.name == "cudagraphs" else None
+            if rerecorded is not None:
+                capture.cudagraph_skips.append(rerecorded)
         except Exception as error:  # a compiler crash is a finding of this stage, not the end of the run
             record["error"] = {"type": type(error).__name__, "message": str(error)[:4000],
                                "traceback": traceback.format_exc()[-8000:]}
