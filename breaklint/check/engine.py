@@ -685,7 +685,9 @@ class _Run:
                     results[index] = findings
         todo = sorted((i for i in indices if i not in results), key=lambda i: -self.facts[i].size)
         if todo:
-            gc.freeze()  # the index built so far lives to the end: keep the collector off it
+            self.release_index()  # what the regions built: the workers start without it
+            gc.collect()
+            gc.freeze()  # what is left lives to the end: keep the collector off it
             jobs = min(self.engine.jobs, len(todo))
             worker.SERVED[:] = [self]  # forked workers inherit it; one job runs it right here
             try:
@@ -705,6 +707,18 @@ class _Run:
         message = f"internal error while checking this file: the worker process died ({why})"
         finding = self.rules.meta("BL005").make_finding(self.sources[index].display, Span(1, 1, 1, 1), message)
         return _Checked((finding,), (), cacheable=False)
+
+    def release_index(self, above: int | None = None) -> None:
+        """Drop the modules built from the summaries (and the expressions and defs parsed for
+        them) once more than `above` are built: the next lookups build them again. Called between
+        files only (a file's rules match what they read by identity), so that a process's memory
+        stays bounded however many modules its files read."""
+        limit = _KEPT_MODULES if above is None else above
+        if self._project is None or self._project.by_name.built() <= limit:
+            return
+        self._project = None
+        self.fragments = Fragments(self.fragments)
+        self._trees.clear()
 
     def check_file(self, index: int) -> _Checked:
         """libcst, the index from the tree, and the rules, for one file (in a worker or here).
@@ -861,6 +875,9 @@ class _Unparsable(Exception):
 
 _NO_REGIONS = _FileRegions((), False)
 _KEPT_TREES = 8
+# Modules built from summaries that a process keeps between files (see _Run.release_index): about
+# 150 KB each with what was parsed for them; the whole of transformers is 3,000.
+_KEPT_MODULES = 400
 _DEEP = "@"  # in a checked file's dependencies: another file's tree was read (not a module name)
 _READ = "#"  # ... a part of another module's index was read
 

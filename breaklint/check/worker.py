@@ -52,6 +52,7 @@ def check_task(index: int) -> _Checked:
     (a re-check of one file after an edit spent half its time there), and the process ends."""
     run = SERVED[0]
     if run.checked_here:
+        run.release_index()  # bounded memory: a worker's files may read most of the project
         gc.collect()
         gc.freeze()
     run.checked_here += 1

@@ -351,6 +351,10 @@ class ModulesByName(Mapping[str, list[ModuleIndex]]):
         self._asked.add(name)
         return [slot.get() for slot in self._slots[name]]
 
+    def built(self) -> int:
+        """How many modules lookups have built so far."""
+        return sum(1 for slots in self._slots.values() for slot in slots if slot.module is not None)
+
     def get(self, name: str, default: object = None) -> list[ModuleIndex]:  # type: ignore[override]
         self._asked.add(name)
         slots = self._slots.get(name)

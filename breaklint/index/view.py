@@ -77,9 +77,10 @@ class Fragments:
     """One Fragment per distinct source text (equal text, equal tree), shared by all the
     modules of a run: model files repeat each other, so most texts are parsed once."""
 
-    def __init__(self) -> None:
+    def __init__(self, earlier: Fragments | None = None) -> None:
         self.by_text: dict[str, Fragment] = {}
-        self.alone_chars = 0  # of defs and classes parsed on their own (content views)
+        self.alone_chars = earlier.alone_chars if earlier else 0  # of defs and classes parsed on their own
+        self._parsed_before = earlier.parsed() if earlier else 0  # by the Fragments this one replaced
 
     def __call__(self, text: str) -> Fragment:
         found = self.by_text.get(text)
@@ -89,7 +90,7 @@ class Fragments:
 
     def parsed(self) -> int:
         """How many of the texts libcst has parsed (the work-count test reads it)."""
-        return sum(1 for fragment in self.by_text.values() if fragment.parsed)
+        return self._parsed_before + sum(1 for fragment in self.by_text.values() if fragment.parsed)
 
     def bindings(self, frozen: Bindings) -> dict[str, list[Assigned]]:
         return {name: [Assigned(self(text), iterated) for text, iterated in values] for name, values in frozen}
