@@ -23,6 +23,13 @@ from testdata import HANG_GUARD_S, ROOT, expected_markers, markers, project_dirs
 from breaklint.check.registry import find_rule
 from breaklint.rule import LIMIT, count_phrase
 
+def breaks_graph(code: str) -> bool:
+    """Whether a marker of `code` must be a graph break: BL1xx and BL3xx, and the BL6xx rules
+    that quote a GB id (BL601's marker states a subgraph count instead)."""
+    rule = find_rule(code)
+    return code[2] in "13" or (code[2] == "6" and rule is not None and bool(rule.gb_ids()))
+
+
 RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit's default
 
 pytestmark = pytest.mark.dynamo  # runs the real compiler (deselect with -m 'not dynamo')
@@ -109,14 +116,14 @@ def check_positives(path: Path, cases: dict[str, Any]) -> None:
     # one in a bad file is called so that its branch runs); false alarms must stay false.
     marked = expected_markers(path) | markers(path, "miss") | markers(path, "possible")
     for line, code in sorted(markers(path, "false-alarm")):
-        if code[2] in "13":
+        if breaks_graph(code):
             assert not [b for b in every_break if b["lineno"] == line], f"{path.name}:{line} {code} breaks: not a false alarm"
         elif code.startswith("BL2"):
             assert line not in recompiled, f"{path.name}:{line} {code} recompiles: not a false alarm"
     for line, code in sorted(marked):
         rule = find_rule(code)
         assert rule is not None
-        if code[2] in "13":
+        if breaks_graph(code):
             here = [b for b in every_break if b["lineno"] == line]
             assert here, f"{path.name}:{line} {code}: Dynamo did not break here; it broke at {[b['lineno'] for b in every_break]}"
             ids = {b["gb_id"] for b in here}
@@ -126,7 +133,7 @@ def check_positives(path: Path, cases: dict[str, Any]) -> None:
         elif code.startswith("BL4"):
             ops = [f["op"] for f in fallbacks if f["lineno"] == line]
             assert ops, f"{path.name}:{line} {code}: Inductor fell back at {[f['lineno'] for f in fallbacks]}, not here"
-    marked_break_lines = {line for line, code in marked if code[2] in "13"}
+    marked_break_lines = {line for line, code in marked if breaks_graph(code)}
     unmarked = [(b["lineno"], b["gb_type"]) for b in breaks if b["lineno"] not in marked_break_lines]
     assert not unmarked, f"graph breaks the linter did not flag: {unmarked}"
     marked_fallback_lines = {line for line, code in marked if code.startswith("BL4")}
@@ -213,7 +220,7 @@ def check_escalations(path: Path, cases: dict[str, Any], findings: list[Any]) ->
     behind_a_skip = {b["lineno"] for case in cases.values()
                      if any(e["gb_id"] == "GB7000" for e in case["graph_breaks"])
                      for b in case["graph_breaks"] if Path(b["filename"]) == path}
-    breaking = [f for f in findings if f.code[2] in "13" and f.gb_ids]
+    breaking = [f for f in findings if breaks_graph(f.code) and f.gb_ids]
     escalated = {f.span.start_line for f in breaking if f.severity.value == "error"}
     assert escalated <= skipped | behind_a_skip, \
         f"{path.name}: escalated at {sorted(escalated - skipped - behind_a_skip)}, Dynamo did not skip a frame there"

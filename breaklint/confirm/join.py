@@ -23,6 +23,7 @@ EVENT_KINDS = {
     Stage.CUDAGRAPHS: ("cudagraph_skip",),
     Stage.AOT_AUTOGRAD: ("compile_error",),
     Stage.INDUCTOR: ("compile_error", "inductor_fallback"),
+    Stage.DISTRIBUTED: ("graph_break",),  # a collective Dynamo cannot trace (BL602)
 }
 OBSERVED_CODE = {
     ("graph_break", None): "BL190",
