@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testdata import HANG_GUARD_S, ROOT, expected_markers, markers, project_dirs, project_files, recompile_markers, rule_files
+from testdata import HANG_GUARD_S, ROOT, expected_markers, markers, project_dirs, project_files, recompile_markers, rule_files, subgraph_markers
 
 from breaklint.check.registry import find_rule
 from breaklint.rule import LIMIT, count_phrase
@@ -165,6 +165,49 @@ def check_recompile_counts(path: Path, cases: dict[str, Any], findings: list[Any
             f"{path.name}:{line}: the finding says {here[0].message!r}; Dynamo did {phrase!r} on {guard!r}"
 
 
+def check_subgraph_counts(path: Path, cases: dict[str, Any], findings: list[Any]) -> None:
+    """Each `subgraphs=N` marker: the scenario around it handed the backend exactly N graphs
+    (DDPOptimizer's split), and the finding at the line predicts N."""
+    for line, (code, count) in sorted(subgraph_markers(path).items()):
+        case = next((c for c in cases.values() if c.get("scenario_lines")
+                     and c["scenario_lines"][0] <= line <= c["scenario_lines"][1]), None)
+        assert case is not None, f"{path.name}:{line}: a subgraph count is only checked in a scenario_* function"
+        assert case["subgraphs"] == count, f"{path.name}:{line}: the backend got {case['subgraphs']} graphs, marker says {count}"
+        here = [f for f in findings if f.code == code and f.span.start_line == line]
+        assert here and f" {count} subgraphs" in here[0].message, \
+            f"{path.name}:{line}: the finding says {[f.message for f in here]}; the compiler made {count} graphs"
+
+
+@pytest.mark.parametrize("path", [p for p in rule_files() if p.name == "bad.py" and subgraph_markers(p)],
+                         ids=lambda p: p.parent.name)
+def test_graphs_split_as_predicted(path: Path, dynamo_results, check) -> None:
+    check_subgraph_counts(path, dynamo_results[str(path)], check([path]).findings)
+
+
+def test_subgraph_count_check_can_fail(tmp_path: Path, check) -> None:
+    """On recorded results: a wrong count and a finding that predicts another count fail."""
+    path = tmp_path / "bad.py"
+    path.write_text(
+        "import torch\nfrom torch import nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n"
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.a = nn.Linear(1024, 1024)\n        self.b = nn.Linear(1024, 1024)\n\n"
+        "    def forward(self, x):\n        return self.b(self.a(x))\n\n"
+        "def scenario_wrap():\n    model = DDP(torch.compile(Net()))  # expect: BL601 subgraphs=2\n",
+        encoding="utf-8",
+    )
+    findings = check([path], root=tmp_path).findings
+
+    def cases(subgraphs: int) -> dict[str, Any]:
+        return {"scenario_wrap": {"subgraphs": subgraphs, "graph_breaks": [], "recompiles": [], "fallbacks": [],
+                                  "errors": [], "scenario_lines": [14, 15]}}
+
+    check_subgraph_counts(path, cases(2), findings)
+    with pytest.raises(AssertionError, match="backend got 3 graphs"):
+        check_subgraph_counts(path, cases(3), findings)
+    with pytest.raises(AssertionError, match="the finding says"):
+        check_subgraph_counts(path, cases(2), [])
+
+
 @pytest.mark.parametrize("path", [p for p in rule_files() if p.name == "bad.py" and recompile_markers(p)],
                          ids=lambda p: p.parent.name)
 def test_recompiles_as_often_as_predicted(path: Path, dynamo_results, check) -> None:
@@ -207,6 +250,7 @@ def test_negatives_neither_break_nor_recompile(path: Path, dynamo_results) -> No
     assert not any(Path(r["filename"]) == path for case in cases.values() for r in case["recompiles"])
     assert fallbacks_in(cases, path) == []
     assert not any(case["errors"] for case in cases.values())
+    assert all((case.get("subgraphs") or 0) <= 1 for case in cases.values()), "a negative's graph was split"
 
 
 def check_escalations(path: Path, cases: dict[str, Any], findings: list[Any]) -> None:
