@@ -24,6 +24,7 @@ import torch
 
 from ..example import Example
 from .capture import EVERY_CALL, Capture, CudagraphSkip, capture_dynamo
+from .distributed import compile_target, init_from_environment, time_phases
 from .kernels import count_kernels
 from .places import Link, charge, wrapper_chain
 from .stages import STAGES, CompilerStage
@@ -153,7 +154,7 @@ def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[
         clear()  # so that compile_times() is this stage's own
     target = example.target
     options = {**example.compile_options, **stage.options} if stage.options is not None else None
-    compiled = torch.compile(target, **options) if options is not None else target
+    compiled = compile_target(target, options)  # a DDP target: its module, DDP kept outside
     step = steps(compiled)
     args, kwargs = example.args, example.kwargs
     with capture_dynamo() as capture:
@@ -274,6 +275,7 @@ def run(request: dict[str, Any], checkpoint: Callable[[dict[str, Any]], None] = 
                               "complete": False}  # True only in the worker's last write
     progress("example", "building")
     try:
+        result["distributed"] = init_from_environment()  # --nproc: before the example builds DDP
         example = load_example(Path(request["path"]), request["name"])
         usage = usage_of(example)
         steps, result["usage"] = make_step(example, usage)
@@ -305,6 +307,10 @@ def run(request: dict[str, Any], checkpoint: Callable[[dict[str, Any]], None] = 
         if stage.name not in wanted:
             continue
         record, capture = run_stage(stage, example, steps, cuda, request["repeat"], request["warmup"], progress)
+        if result["distributed"] and result.get("usage", "").startswith("training") and not record["error"] \
+                and not record["skipped"]:
+            record["phases_ms"] = time_phases(example, compile_target(example.target, _options(stage, example)),
+                                              cuda, request["repeat"])
         result["stages"].append(record)
         events = events_of(stage.name, capture, record.get("recompiles"))
         for op in (record.get("kernels") or {}).get("aten_fallbacks", []):
@@ -322,6 +328,10 @@ def run(request: dict[str, Any], checkpoint: Callable[[dict[str, Any]], None] = 
                                      "lineno": place[1], **record["error"]})
         checkpoint(result)
     return result
+
+
+def _options(stage: CompilerStage, example: Example) -> dict[str, Any] | None:
+    return {**example.compile_options, **stage.options} if stage.options is not None else None
 
 
 def write_json(path: Path, data: Any) -> None:
