@@ -124,7 +124,10 @@ def render_json(report: ConfirmReport) -> str:
         "targets": [
             {"target": run.target.label, "path": str(run.target.path), "device": run.result.get("device"),
              "torch": run.result.get("torch"), "triton": run.result.get("triton"),
-             "usage": run.result.get("usage"), "ladder": ladder_rows(run.result), "failure": run.failure}
+             "usage": run.result.get("usage"), "ladder": ladder_rows(run.result), "failure": run.failure,
+             # --nproc: the launch, and per rank each stage's counts and training-step phases
+             **({"distributed": run.result["distributed"], "ranks": run.result.get("ranks_summary", [])}
+                if run.result.get("distributed") else {})}
             for run in report.runs
         ],
         "findings": [{**finding_record(j.finding), "status": j.status, "evidence": j.evidence}
