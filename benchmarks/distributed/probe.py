@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import logging
 import os
+import re
 import sys
 
 import torch
@@ -69,12 +70,15 @@ def run(name: str, make, calls, rank: int) -> None:
     reasons = sorted({line.splitlines()[0][:160] for line in handler.lines
                       if "Graph break" in line or "Recompiling" in line or "GB" in line})
     extra = [line.splitlines()[0][:200] for line in handler.lines if "DDPOptimizer" in line]
-    if rank == 0 or True:
-        print(f"[rank {rank}] {name}: graphs={len(graphs)} breaks={breaks} error={error!r}", flush=True)
-        for line in reasons + extra:
-            print(f"[rank {rank}]     {line}", flush=True)
-        for key, value in counters["graph_break"].items():
-            print(f"[rank {rank}]     counter: {key[:200]!r} x{value}", flush=True)
+    # Every rank prints: where ranks differ is a finding of its own.
+    ids = sorted({m.upper() for line in handler.lines for m in re.findall(r"gb/(gb\d{4})\.html", line)})
+    recompiles = sum(1 for line in handler.lines if line.startswith("Recompiling"))
+    print(f"[rank {rank}] {name}: graphs={len(graphs)} breaks={breaks} recompiles={recompiles} "
+          f"gb_ids={','.join(ids) or '-'} error={error!r}", flush=True)
+    for line in reasons + extra:
+        print(f"[rank {rank}]     {line}", flush=True)
+    for key, value in counters["graph_break"].items():
+        print(f"[rank {rank}]     counter: {key.splitlines()[0][:120]!r} / {key.splitlines()[2].strip()[:160] if len(key.splitlines()) > 2 else ''!r} x{value}", flush=True)
 
 
 def cases(rank: int, world: int) -> None:
@@ -88,9 +92,6 @@ def cases(rank: int, world: int) -> None:
             lambda b, cap=cap: torch.compile(DDP(Stack(1024, 4), bucket_cap_mb=cap), backend=b), [fwd_bwd], rank)
         run(f"DDP(compile(4 x Linear(1024,1024)), bucket_cap_mb={cap})",
             lambda b, cap=cap: DDP(torch.compile(Stack(1024, 4), backend=b), bucket_cap_mb=cap), [fwd_bwd], rank)
-    run("compile(DDP(...)) with optimize_ddp=False",
-        lambda b: torch.compile(DDP(Stack(1024, 4), bucket_cap_mb=1), backend=b), [fwd_bwd], rank) \
-        if False else None
     with torch._dynamo.config.patch(optimize_ddp=False):
         run("compile(DDP(4 x Linear(1024,1024), bucket_cap_mb=1)) optimize_ddp=False",
             lambda b: torch.compile(DDP(Stack(1024, 4), bucket_cap_mb=1), backend=b), [fwd_bwd], rank)
@@ -140,10 +141,49 @@ def cases(rank: int, world: int) -> None:
         dist.broadcast(z, 0)
         return z + 1
 
+    def reduce(y):
+        z = y.clone()
+        dist.reduce(z, 0)
+        return z + 1
+
+    def gather_list(y):
+        out = [torch.empty_like(y) for _ in range(world)]
+        dist.all_gather(out, y)
+        return torch.cat(out) + 1
+
+    def reduce_scatter(y):
+        out = torch.empty(y.shape[0] // world, y.shape[1])
+        dist.reduce_scatter_tensor(out, y)
+        return out + 1
+
+    def all_to_all(y):
+        out = torch.empty_like(y)
+        dist.all_to_all_single(out, y)
+        return out + 1
+
+    def async_op(y):
+        z = y * 2
+        work = dist.all_reduce(z, async_op=True)
+        work.wait()
+        return z + 1
+
+    def gather(y):
+        out = [torch.empty_like(y) for _ in range(world)] if rank == 0 else None
+        dist.gather(y, out, dst=0)
+        return y + 1
+
+    def gather_object(y):
+        objects = [None] * world
+        dist.all_gather_object(objects, 1)
+        return y + 1
+
     for name, f in (("dist.all_reduce", all_reduce), ("dist.all_gather_into_tensor", all_gather),
-                    ("dist.barrier", barrier), ("funcol.all_reduce", functional), ("dist.broadcast", broadcast)):
+                    ("dist.barrier", barrier), ("funcol.all_reduce", functional), ("dist.broadcast", broadcast),
+                    ("dist.reduce", reduce), ("dist.all_gather (list)", gather_list),
+                    ("dist.reduce_scatter_tensor", reduce_scatter), ("dist.all_to_all_single", all_to_all),
+                    ("dist.all_reduce(async_op=True) + wait()", async_op), ("dist.gather", gather),
+                    ("dist.all_gather_object", gather_object)):
         run(f"{name} in region", lambda b, f=f: torch.compile(f, backend=b), [lambda fn: fn(x)], rank)
-        run(f"{name} in region (aot_eager)", lambda b, f=f: torch.compile(f, backend="aot_eager"), [lambda fn: fn(x)], rank)
 
     # (d) no_sync toggled between calls of a compiled DDP model
     def no_sync_calls(fn):
@@ -176,8 +216,39 @@ def cases(rank: int, world: int) -> None:
         return torch.compile(m, backend=b)
 
     y = torch.randn(4, 64)
-    run("compile(fully_shard(m))", fsdp, [lambda fn: fn(y).sum().backward()], rank)
-    run("compile(fully_shard(m)) aot_eager", lambda b: fsdp("aot_eager"), [lambda fn: fn(y).sum().backward()], rank)
+    run("compile(fully_shard(m)), sharded layers called in a loop", fsdp, [lambda fn: fn(y).sum().backward()], rank)
+
+    class Two(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a = nn.Linear(64, 64)
+            self.b = nn.Linear(64, 64)
+
+        def forward(self, v: torch.Tensor) -> torch.Tensor:
+            return self.b(torch.relu(self.a(v)))
+
+    def fsdp_two(b, inner: bool):
+        m = Two()
+        if inner:
+            fully_shard(m.a)
+            fully_shard(m.b)
+        fully_shard(m)
+        return torch.compile(m, backend=b)
+
+    step = [lambda fn: fn(y).sum().backward(), lambda fn: fn(y).sum().backward()]
+    run("compile(fully_shard(m)), sharded layers called in sequence", lambda b: fsdp_two(b, True), step, rank)
+    run("compile(fully_shard(m)), only the root sharded", lambda b: fsdp_two(b, False), step, rank)
+
+    def shard_compiled_layers(b):
+        m = Two()
+        m.a = torch.compile(m.a, backend=b)
+        m.b = torch.compile(m.b, backend=b)
+        fully_shard(m.a)
+        fully_shard(m.b)
+        fully_shard(m)
+        return m
+
+    run("fully_shard(torch.compile(layer)) per layer", shard_compiled_layers, step[:1], rank)
 
 
 def main(rank: int, world: int) -> None:
