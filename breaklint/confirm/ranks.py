@@ -68,6 +68,22 @@ def merge_ranks(results: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
+def ranked_events(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Observe mode: the events of every process of a command, those of a torchrun-style
+    launch (processes that say their RANK, WORLD_SIZE above 1) kept once with their ranks."""
+    ranked = [p for p in processes if p.get("rank") is not None and int(p.get("world_size") or 1) > 1]
+    others = [e for p in processes if not any(p is r for r in ranked) for e in p["events"]]
+    if not ranked:
+        return others
+    world_size = max(int(p["world_size"]) for p in ranked)
+    by_rank: list[dict[str, Any]] = [{"events": []} for _ in range(world_size)]
+    for process in ranked:
+        rank = int(process["rank"])
+        if 0 <= rank < world_size:
+            by_rank[rank]["events"].extend(process["events"])
+    return merge_ranks(by_rank)["events"] + others
+
+
 def on_ranks(event: dict[str, Any]) -> str:
     """" (rank 1 only)", " (ranks 0, 2 of 4)": where an event was not seen on every rank; ""
     when it was, or when the run had one process."""
