@@ -68,7 +68,7 @@ def test_confirm_two_gloo_ranks_end_to_end() -> None:
     pytest.importorskip("torch")
     completed = subprocess.run(
         [sys.executable, "-m", "breaklint", "confirm", "--format", "json", "--nproc", "2", "--stages", "eager,dynamo",
-         "--repeat", "3", "--warmup", "1", "examples/distributed"],
+         "--repeat", "3", "--warmup", "1", "testdata/distributed_targets"],
         cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD_S,
     )
     data = json.loads(completed.stdout)

@@ -1,4 +1,4 @@
-"""A DDP training step for `breaklint confirm --nproc 2 examples/distributed` (gloo on CPU,
+"""A DDP training step for `breaklint confirm --nproc 2 testdata/distributed_targets` (gloo on CPU,
 NCCL with a GPU per rank): confirm starts the process group before this provider runs.
 
 The model's forward syncs with a barrier (BL602: Dynamo breaks there), and rank 0 alone
