@@ -22,6 +22,7 @@ from .exception_escapes_region import ExceptionEscapesRegion
 from .explicit_graph_break import ExplicitGraphBreak
 from .fake_kernel_raises import FakeKernelRaises
 from .file_io import FileIo
+from .fsdp_sharded_call import FsdpShardedCall
 from .inference_mode_query import InferenceModeQuery
 from .forced_static_shapes import ForcedStaticShapes
 from .grad_mode_flip import GradModeFlip
@@ -108,4 +109,5 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DdpGraphSplit,  # BL601
     UntraceableCollective,  # BL602
     CompiledDdpWrapper,  # BL603
+    FsdpShardedCall,  # BL604
 )

@@ -250,6 +250,16 @@ def cases(rank: int, world: int) -> None:
 
     run("fully_shard(torch.compile(layer)) per layer", shard_compiled_layers, step[:1], rank)
 
+    def compile_method_then_shard(b):
+        m = Two()
+        for layer in (m.a, m.b):
+            layer.compile(backend=b)
+            fully_shard(layer)
+        fully_shard(m)
+        return m
+
+    run("layer.compile() then fully_shard(layer), root not compiled", compile_method_then_shard, step, rank)
+
 
 def main(rank: int, world: int) -> None:
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
