@@ -33,7 +33,7 @@ def test_bucket_count_small_model_is_one_graph() -> None:
 def test_rank_environment_is_torchrun_s() -> None:
     env = rank_environment(1, 2, 29500)
     assert env == {"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2",
-                   "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500"}
+                   "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500", "BREAKLINT_RANKS": "1"}
 
 
 def _result(graphs: int, events: list[dict]) -> dict:

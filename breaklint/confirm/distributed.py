@@ -10,15 +10,17 @@ from typing import Any, Callable
 
 import torch
 
+from .ranks import LAUNCHED
 from .usage import TrainingStep
 
 
 def init_from_environment() -> dict[str, Any] | None:
-    """Start the process group from torchrun's variables (None when WORLD_SIZE is not above 1):
-    NCCL when this host has a CUDA device per rank (this rank on device LOCAL_RANK), else gloo."""
-    world_size = int(os.environ.get("WORLD_SIZE", "1"))
-    if world_size < 2:
+    """Start the process group from torchrun's variables in a rank confirm launched (None in any
+    other worker): NCCL when this host has a CUDA device per rank (this rank on device
+    LOCAL_RANK), else gloo."""
+    if os.environ.get(LAUNCHED) != "1":
         return None
+    world_size = int(os.environ["WORLD_SIZE"])
     import torch.distributed as dist
 
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))

@@ -49,7 +49,8 @@ def render_ranks(result: dict[str, Any]) -> list[str]:
     from .ranks import differing_stages
 
     launch = result["distributed"]
-    lines = [f" {launch['world_size']} ranks ({launch['backend']}); the ladder is rank 0's"]
+    ranks = f"{launch['world_size']} ranks" if launch["world_size"] != 1 else "1 rank"
+    lines = [f" {ranks} ({launch['backend']}); the ladder is rank 0's"]
     for stage in result.get("stages", []):
         phases = stage.get("phases_ms")
         if not phases:

@@ -15,6 +15,8 @@ import socket
 from typing import Any
 
 RANK_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
+# Set for the ranks confirm launches: their worker starts the process group (at world size 1 too).
+LAUNCHED = "BREAKLINT_RANKS"
 MASTER_ADDR = "127.0.0.1"
 # What identifies one event across ranks (the same break on every rank is one event).
 _EVENT_KEY = ("kind", "stage", "filename", "lineno", "gb_id", "gb_type", "function", "reason", "op", "probe")
@@ -30,7 +32,7 @@ def free_port() -> int:
 def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
     """The variables torchrun sets for one process of a single-host launch."""
     return {"RANK": str(rank), "WORLD_SIZE": str(world_size), "LOCAL_RANK": str(rank),
-            "LOCAL_WORLD_SIZE": str(world_size), "MASTER_ADDR": MASTER_ADDR, "MASTER_PORT": str(port)}
+            "LOCAL_WORLD_SIZE": str(world_size), "MASTER_ADDR": MASTER_ADDR, "MASTER_PORT": str(port), LAUNCHED: "1"}
 
 
 def _key(event: dict[str, Any]) -> tuple[Any, ...]:

@@ -106,8 +106,8 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 def run_target(target: Target, stages: list[str], roots: list[Path], timeout: float,
-               repeat: int, warmup: int, watch: Watcher | None = None, nproc: int = 1) -> TargetRun:
-    if nproc > 1:
+               repeat: int, warmup: int, watch: Watcher | None = None, nproc: int | None = None) -> TargetRun:
+    if nproc is not None:  # --nproc N (1 too: one rank with a process group)
         return run_ranks(target, stages, roots, timeout, repeat, warmup, watch, nproc)
     with tempfile.TemporaryDirectory(prefix="breaklint-confirm-") as scratch:
         request_path = Path(scratch) / "request.json"

@@ -53,7 +53,7 @@ def report_of(runs: list[TargetRun], static: CheckResult, cwd: Path) -> ConfirmR
 def confirm_targets(targets: list[Target], static: CheckResult, stages: list[str], roots: list[Path],
                     timeout: float, repeat: int, warmup: int, cwd: Path, budget: float | None = None,
                     watch: TargetWatcher | None = None,
-                    on_done: Callable[[ConfirmReport], None] | None = None, nproc: int = 1) -> ConfirmReport:
+                    on_done: Callable[[ConfirmReport], None] | None = None, nproc: int | None = None) -> ConfirmReport:
     """Each target in turn, in its own process; `on_done` gets the report so far after each one
     (so that a time-out of the whole run loses only the target in flight), and no target starts
     once `budget` seconds are spent (each gets at most what is left)."""

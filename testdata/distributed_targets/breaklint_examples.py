@@ -3,6 +3,8 @@ NCCL with a GPU per rank): confirm starts the process group before this provider
 
 The model's forward syncs with a barrier (BL602: Dynamo breaks there), and rank 0 alone
 branches on a Python flag that changes the graph it compiles (seen only on rank 0)."""
+import os
+
 import torch
 import torch.distributed as dist
 from torch import nn
@@ -10,7 +12,8 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 import breaklint
 
-DEVICE = "cuda" if torch.cuda.is_available() and torch.cuda.device_count() >= 2 else "cpu"
+# confirm picks NCCL (and puts this rank on its GPU) when there is a GPU per rank.
+DEVICE = "cuda" if torch.cuda.is_available() and torch.cuda.device_count() >= int(os.environ.get("WORLD_SIZE", "1")) else "cpu"
 
 
 class Tower(nn.Module):
@@ -29,9 +32,9 @@ class Tower(nn.Module):
 
 @breaklint.example
 def ddp_step():
-    rank = dist.get_rank()
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     model = Tower().to(DEVICE)
-    ddp = DDP(model, device_ids=[rank] if DEVICE == "cuda" else None, bucket_cap_mb=1)
+    ddp = DDP(model, device_ids=[local_rank] if DEVICE == "cuda" else None, bucket_cap_mb=1)
     x = torch.randn(32, 512, device=DEVICE)
     return breaklint.Example(ddp, (x,), usage="training",
                              optimizer=lambda params: torch.optim.SGD(params, lr=0.01))
