@@ -79,6 +79,9 @@ def test_confirm_two_gloo_ranks_end_to_end() -> None:
     assert [r["rank"] for r in target["ranks"]] == [0, 1]
     dynamo = [next(s for s in r["stages"] if s["stage"] == "dynamo") for r in target["ranks"]]
     assert dynamo[0]["graphs"] != dynamo[1]["graphs"]  # rank 0's branch compiled a graph of its own
+    # Three Linear(512, 512) layers at bucket_cap_mb=1: what BL601's rule predicts, DDPOptimizer did.
+    linear_512 = (512 * 512 + 512) * 4
+    assert [stage["ddp_subgraphs"][0] for stage in dynamo] == [bucket_count([linear_512] * 3, MIB, MIB)] * 2 == [3, 3]
     for stage in dynamo:
         phases = stage["phases_ms"]
         assert phases["forward"] > 0 and phases["backward"] > 0 and phases["optimizer"] > 0

@@ -3,10 +3,13 @@ target, and a training step timed phase by phase with the communication it does 
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import statistics
 import time
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -114,3 +117,33 @@ class _Nothing:
 
     def __exit__(self, *exc: Any) -> None:
         return None
+
+
+DDP_LOGGER = "torch._dynamo.backends.distributed"
+_BUCKETS = re.compile(r"DDPOptimizer used bucket cap (?P<cap>\d+) and created (?P<count>\d+) buckets")
+
+
+class _Buckets(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.counts: list[int] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        match = _BUCKETS.search(record.getMessage())
+        if match:
+            self.counts.append(int(match["count"]))
+
+
+@contextmanager
+def ddp_buckets() -> Iterator[list[int]]:
+    """The bucket counts DDPOptimizer logs while the block runs (one per graph it split: the
+    number of subgraphs it compiled), from its INFO record, which is otherwise not printed."""
+    logger = logging.getLogger(DDP_LOGGER)
+    handler, level = _Buckets(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield handler.counts
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)

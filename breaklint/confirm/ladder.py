@@ -53,6 +53,9 @@ def render_ranks(result: dict[str, Any]) -> list[str]:
     lines = [f" {ranks} ({launch['backend']}); the ladder is rank 0's"]
     for stage in result.get("stages", []):
         phases = stage.get("phases_ms")
+        if stage.get("ddp_subgraphs"):
+            lines.append(f" {STAGE_TITLES.get(stage['stage'], stage['stage']):<18} DDPOptimizer cut each graph it got at DDP's buckets: "
+                         + " + ".join(map(str, stage["ddp_subgraphs"])) + " subgraphs (recompiles included)")
         if not phases:
             continue
         parts = [f"{name.replace('_', ' ')} {phases[name]:.3f}" for name in ("forward", "backward", "optimizer")

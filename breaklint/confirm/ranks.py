@@ -64,7 +64,7 @@ def merge_ranks(results: list[dict[str, Any]]) -> dict[str, Any]:
     merged["executed"] = {filename: sorted(lines) for filename, lines in executed.items()}
     merged["ranks_summary"] = [
         {"rank": rank, "stages": [{key: stage.get(key) for key in ("stage", "graphs", "graph_breaks", "recompiles",
-                                                                   "median_ms", "phases_ms")}
+                                                                   "median_ms", "phases_ms", "ddp_subgraphs")}
                                   for stage in result.get("stages", [])]}
         for rank, result in enumerate(results)]
     return merged

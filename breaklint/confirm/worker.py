@@ -24,7 +24,7 @@ import torch
 
 from ..example import Example
 from .capture import EVERY_CALL, Capture, CudagraphSkip, capture_dynamo
-from .distributed import compile_target, init_from_environment, time_phases
+from .distributed import compile_target, ddp_buckets, init_from_environment, time_phases
 from .kernels import count_kernels
 from .places import Link, charge, wrapper_chain
 from .stages import STAGES, CompilerStage
@@ -142,7 +142,8 @@ def _time_calls(call: Callable[[], Any], cuda: bool, repeat: int, times: list[fl
 
 def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[..., Any]], Step], cuda: bool,
               repeat: int, warmup: int, progress: Progress,
-              timer: Timer = median_ms) -> tuple[dict[str, Any], Capture]:
+              timer: Timer = median_ms,
+              phases: Callable[[Any], dict[str, Any]] | None = None) -> tuple[dict[str, Any], Capture]:
     record: dict[str, Any] = {"stage": stage.name, "skipped": None, "error": None}
     if stage.needs_cuda and not cuda:
         record["skipped"] = "needs CUDA: the example's inputs are not on a GPU" if torch.cuda.is_available() \
@@ -180,6 +181,9 @@ def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[
                 capture.cudagraph_skips.append(CudagraphSkip(
                     f"CUDA graph trees recorded or ran eagerly {timed.cudagraph_unreplayed} times in its {calls} calls "
                     "after the first instead of replaying", "", 0, "", effect="every-call"))
+            if phases is not None:  # --nproc: the step by phase, with the same compiled callable
+                progress(stage.name, "timing phases")
+                record["phases_ms"] = phases(compiled)
         except Exception as error:  # a compiler crash is a finding of this stage, not the end of the run
             record["error"] = {"type": type(error).__name__, "message": str(error)[:4000],
                                "traceback": traceback.format_exc()[-8000:]}
@@ -306,11 +310,13 @@ def run(request: dict[str, Any], checkpoint: Callable[[dict[str, Any]], None] = 
     for stage in STAGES:
         if stage.name not in wanted:
             continue
-        record, capture = run_stage(stage, example, steps, cuda, request["repeat"], request["warmup"], progress)
-        if result["distributed"] and result.get("usage", "").startswith("training") and not record["error"] \
-                and not record["skipped"]:
-            record["phases_ms"] = time_phases(example, compile_target(example.target, _options(stage, example)),
-                                              cuda, request["repeat"])
+        phases = (lambda compiled: time_phases(example, compiled, cuda, request["repeat"])) \
+            if result["distributed"] and usage == "training" else None
+        with ddp_buckets() as buckets:
+            record, capture = run_stage(stage, example, steps, cuda, request["repeat"], request["warmup"], progress,
+                                        phases=phases)
+        if buckets:
+            record["ddp_subgraphs"] = buckets  # DDPOptimizer's split: graphs per captured frame
         result["stages"].append(record)
         events = events_of(stage.name, capture, record.get("recompiles"))
         for op in (record.get("kernels") or {}).get("aten_fallbacks", []):
@@ -328,10 +334,6 @@ def run(request: dict[str, Any], checkpoint: Callable[[dict[str, Any]], None] = 
                                      "lineno": place[1], **record["error"]})
         checkpoint(result)
     return result
-
-
-def _options(stage: CompilerStage, example: Example) -> dict[str, Any] | None:
-    return {**example.compile_options, **stage.options} if stage.options is not None else None
 
 
 def write_json(path: Path, data: Any) -> None:
