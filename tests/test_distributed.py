@@ -89,3 +89,25 @@ def test_confirm_two_gloo_ranks_end_to_end() -> None:
     confirmed = [f for f in data["findings"] if f["status"] == "confirmed"]
     assert [f["code"] for f in confirmed] == ["BL602"]
     assert "GB0007" in confirmed[0]["evidence"] and "rank" not in confirmed[0]["evidence"]  # on every rank
+
+
+@pytest.mark.dynamo
+def test_a_failing_rank_ends_the_run_with_its_error(tmp_path: Path) -> None:
+    """Rank 1's provider raises; rank 0 would wait for it in DDP's first broadcast: the run ends
+    at once with rank 1's error (BL006, exit 2), well before the timeout."""
+    pytest.importorskip("torch")
+    (tmp_path / "breaklint_examples.py").write_text(
+        "import torch, torch.distributed as dist\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "import breaklint\n\n@breaklint.example\ndef step():\n    if dist.get_rank() == 1:\n"
+        "        raise RuntimeError('no data on this rank')\n"
+        "    return breaklint.Example(DDP(torch.nn.Linear(4, 4)), (torch.randn(2, 4),), usage='training')\n",
+        encoding="utf-8")
+    completed = subprocess.run(
+        [sys.executable, "-m", "breaklint", "confirm", "--format", "json", "--nproc", "2", "--stages", "eager",
+         "--timeout", "120", str(tmp_path)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=HANG_GUARD_S,
+    )
+    data = json.loads(completed.stdout)
+    assert completed.returncode == 2
+    assert data["targets"][0]["failure"] == "rank 1: RuntimeError in example: no data on this rank"
+    assert "timed out" not in completed.stdout

@@ -143,6 +143,27 @@ def run_target(target: Target, stages: list[str], roots: list[Path], timeout: fl
         return TargetRun(target, result or {}, error=describe_exit(process.returncode, text))
 
 
+def _wait_ranks(processes: list[subprocess.Popen[bytes]], results: list[Path], timeout: float,
+                status_path: Path, watch: Watcher | None) -> bool:
+    """Wait for every rank; False when they ran past `timeout`. A rank that dies, or whose target
+    failed, ends the wait: the others would wait for it in their next collective."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if all(p.poll() is not None for p in processes):
+            return True
+        for process, result_path in zip(processes, results):
+            if process.poll() is not None and (process.returncode or (read_json(result_path) or {}).get("error")):
+                return True  # what it says is the run's failure; the rest are stopped
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL_S)
+        status = read_json(status_path) if watch is not None else None
+        if status and watch is not None:
+            partial = read_json(results[0])
+            watch(Status(status["stage"], status["phase"], time.time() - status["since"],
+                         tuple((partial or {}).get("stages", []))))
+
+
 def run_ranks(target: Target, stages: list[str], roots: list[Path], timeout: float,
               repeat: int, warmup: int, watch: Watcher | None, nproc: int) -> TargetRun:
     """The target as `nproc` processes launched as torchrun would (ranks.py), sharing one
@@ -167,17 +188,10 @@ def run_ranks(target: Target, stages: list[str], roots: list[Path], timeout: flo
                 [sys.executable, "-m", "breaklint.confirm.worker", str(request_path), str(results[rank])],
                 cwd=target.path.parent, env=env, stdin=subprocess.DEVNULL, stdout=output,
                 stderr=subprocess.STDOUT, start_new_session=True))
-        deadline = time.monotonic() + timeout
-        finished = wait_watching(processes[0], timeout, Path(scratch) / "status-0.json", results[0], watch)
-        for process in processes[1:]:
-            try:
-                process.wait(timeout=max(0.0, deadline - time.monotonic())) if finished else None
-            except subprocess.TimeoutExpired:
-                finished = False
-        if not finished or any(p.returncode for p in processes):
-            for process in processes:
-                if process.poll() is None:
-                    kill_group(process)
+        finished = _wait_ranks(processes, results, timeout, Path(scratch) / "status-0.json", watch)
+        for process in processes:
+            if process.poll() is None:
+                kill_group(process)
         texts = []
         for output in outputs:
             output.seek(0)
@@ -187,6 +201,10 @@ def run_ranks(target: Target, stages: list[str], roots: list[Path], timeout: flo
         merged = merge_ranks(per_rank)
         if not finished:
             return TargetRun(target, merged, error=f"timed out after {timeout:.3g} s (one of {nproc} ranks did not finish)")
+        for rank, (process, result) in enumerate(zip(processes, per_rank)):
+            failed = result.get("error")
+            if failed:
+                return TargetRun(target, merged, error=f"rank {rank}: {failed['type']} in {failed['stage']}: {failed['message']}")
         for rank, (process, result) in enumerate(zip(processes, per_rank)):
             if not result.get("complete", False):
                 return TargetRun(target, merged, error=f"rank {rank}: {describe_exit(process.returncode, texts[rank])}")
