@@ -63,6 +63,18 @@ class Bindings:
         return expr
 
 
+def without_moves(expr: cst.BaseExpression, ctx: FileContext) -> cst.BaseExpression:
+    """`Net().cuda()`, `Net().to(device)`, `Net().to("cuda")` as `Net()`: a move keeps the
+    parameter sizes (a `.to(...)` given a torch dtype does not, and is kept)."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ("cuda", "to"):
+        if expr.func.attr.value == "to" and any(
+                isinstance(a.value, (cst.Name, cst.Attribute)) and (ctx.resolve(a.value) or "").startswith("torch.")
+                or a.keyword is not None and a.keyword.value == "dtype" for a in expr.args):
+            break
+        expr = expr.func.value
+    return expr
+
+
 def ddp_module(call: cst.Call) -> cst.BaseExpression | None:
     """What a `DistributedDataParallel(...)` call wraps (its `module`)."""
     for arg in call.args:

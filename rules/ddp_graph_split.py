@@ -7,7 +7,7 @@ import libcst as cst
 from breaklint.finding import Confidence, Severity, Stage
 from breaklint.rule import FileContext, Rule, dotted
 
-from ._ddp import DDP_NAMES, Bindings, bucket_count, class_bytes, ddp_module, keyword, number
+from ._ddp import DDP_NAMES, Bindings, bucket_count, class_bytes, ddp_module, keyword, number, without_moves
 from ._support import is_compile_call
 
 DEFAULT_BUCKET_CAP_MB = 25  # DistributedDataParallel's bucket_cap_mb default
@@ -101,11 +101,12 @@ class DdpGraphSplit(Rule):
             wrapped = ddp_module(call)
             if wrapped is None:
                 continue
-            inner = self.bindings.value(wrapped)
+            inner = without_moves(self.bindings.value(without_moves(wrapped, self.ctx)), self.ctx)
             compiled = (id(call) in self.bindings.compiled_calls or bound_to in self.bindings.compiled
                         or dotted(wrapped) in self.bindings.compiled)
             if is_compile_call(inner, self.ctx.resolve) and isinstance(inner, cst.Call) and inner.args:
-                compiled, inner = True, self.bindings.value(inner.args[0].value)
+                compiled = True
+                inner = without_moves(self.bindings.value(without_moves(inner.args[0].value, self.ctx)), self.ctx)
             if not compiled or not isinstance(inner, cst.Call) or dotted(inner.func) not in self.ctx.module.classes:
                 continue
             cap = number(keyword(call, "bucket_cap_mb")) if keyword(call, "bucket_cap_mb") is not None else DEFAULT_BUCKET_CAP_MB

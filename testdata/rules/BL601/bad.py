@@ -56,3 +56,9 @@ def scenario_bound_first():
     compiled = torch.compile(Tower())
     model = DDP(compiled, bucket_cap_mb=2, find_unused_parameters=False)  # expect: BL601 subgraphs=3
     model(X).sum().backward()
+
+
+def scenario_moved_first():
+    net = Stack().to("cpu")
+    model = DDP(torch.compile(net), bucket_cap_mb=4)  # expect: BL601 subgraphs=4
+    model(X).sum().backward()

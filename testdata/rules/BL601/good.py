@@ -38,3 +38,9 @@ def scenario_one_bucket():
 def scenario_not_compiled():
     model = DDP(Wide())
     model(X).sum().backward()
+
+
+def scenario_half_precision_not_sized():
+    """A dtype change makes the sizes other than float32's: not predicted (one graph anyway)."""
+    model = DDP(torch.compile(Small().to(torch.float64)))
+    model(X.double()).sum().backward()
