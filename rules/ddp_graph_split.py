@@ -17,11 +17,11 @@ MIB = 1024 * 1024
 
 class DdpGraphSplit(Rule):
     """## What it does
-    Finds a compiled module wrapped in `DistributedDataParallel` (`DDP(torch.compile(model))`,
-    `torch.compile(DDP(model))`, or a module compiled in place with `model.compile()`), whose
-    parameter sizes are known from its `__init__` (literal `nn.Linear`, `nn.Embedding`,
-    `nn.LayerNorm` layers, also in `nn.Sequential`/`nn.ModuleList`), and says into how many
-    graphs Dynamo's DDPOptimizer will split it.
+    Says into how many graphs Dynamo's DDPOptimizer will cut a compiled module wrapped in
+    `DistributedDataParallel`. It finds `DDP(torch.compile(model))`, `torch.compile(DDP(model))`
+    and a module compiled in place with `model.compile()`, whose parameter sizes are known from
+    its `__init__` (literal `nn.Linear`, `nn.Embedding`, `nn.LayerNorm` layers, also in
+    `nn.Sequential`/`nn.ModuleList`).
 
     ## Why is this bad?
     DDP all-reduces gradients bucket by bucket (`bucket_cap_mb`, 25 MiB by default; the first
