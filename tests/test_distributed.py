@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from testdata import HANG_GUARD_S, ROOT
 
-from breaklint.confirm.ranks import differing_stages, merge_ranks, on_ranks, rank_environment
+from breaklint.confirm.ranks import differing_stages, merge_ranks, on_ranks, rank_environment, ranked_events
 from breaklint.rules._ddp import bucket_count
 
 MIB = 1024 * 1024
@@ -52,6 +52,19 @@ def test_merge_keeps_each_event_once_with_its_ranks() -> None:
     assert differing_stages(merged) == [" dynamo: ranks differ — rank 0: 2 graphs, 1 breaks, 0 recompiles;"
                                         " rank 1: 1 graphs, 1 breaks, 0 recompiles"]
     assert differing_stages(merge_ranks([_result(1, []), _result(1, [])])) == []
+
+
+def test_observed_processes_are_joined_by_rank() -> None:
+    """Observe mode: torchrun's launcher (no RANK) and two ranks; the break both ranks saw is one
+    event, the recompile only rank 1 saw says so."""
+    brk = {"kind": "graph_break", "stage": "observed", "filename": "t.py", "lineno": 7, "gb_id": "GB0007"}
+    rec = {"kind": "recompile", "stage": "observed", "filename": "t.py", "lineno": 5, "function": "step",
+           "reasons": ["G['STEP'][0] == 0"]}
+    events = ranked_events([{"rank": None, "world_size": None, "events": []},
+                            {"rank": "1", "world_size": "2", "events": [brk, rec]},
+                            {"rank": "0", "world_size": "2", "events": [brk]}])
+    assert sorted((e["lineno"], e["ranks"]) for e in events) == [(5, [1]), (7, [0, 1])]
+    assert ranked_events([{"rank": None, "world_size": None, "events": [brk]}]) == [brk]
 
 
 def test_nproc_with_a_command_is_a_usage_error() -> None:
