@@ -264,6 +264,8 @@ class _ConfirmCommand(click.Command):
               help="Seconds per target (or for the observed command, per stage with --ladder).")
 @click.option("--budget", type=float, default=None,
               help="Seconds for the whole run: no target (or --ladder stage) starts after them, each gets what is left.")
+@click.option("--nproc", type=click.IntRange(min=1), default=None,
+              help="Run each target as N processes with a process group, launched as torchrun does (gloo on CPU, NCCL with a GPU per rank).")
 @click.option("--ladder", is_flag=True,
               help="With a command after `--`: run it once per stage, every torch.compile forced to that stage.")
 @click.option("--repeat", default=20, show_default=True, help="Timed calls per stage (the median is reported).")
@@ -276,7 +278,7 @@ class _ConfirmCommand(click.Command):
 @click.pass_context
 def confirm_command(
     ctx: click.Context, targets: tuple[str, ...], check_paths: tuple[Path, ...], stages: str, timeout: float,
-    budget: float | None, ladder: bool, repeat: int, warmup: int, output_format: str, output_file: Path | None,
+    budget: float | None, nproc: int | None, ladder: bool, repeat: int, warmup: int, output_format: str, output_file: Path | None,
     plot: Path | None, config_path: Path | None,
 ) -> None:
     """Run TARGETS (FILE.py, FILE.py::provider, or a folder of example providers) through the real
@@ -297,6 +299,8 @@ def confirm_command(
         raise _fail("give targets (FILE.py[::provider] or a folder) or a command after `--`")
     if ladder and not observed:
         raise _fail("--ladder runs a command: give it after `--` (`breaklint confirm --ladder -- python train.py`)")
+    if nproc is not None and observed:
+        raise _fail("--nproc runs example targets; launch a command with torchrun yourself: breaklint confirm -- torchrun ...")
     if budget is not None and budget <= 0:
         raise _fail("--budget must be a positive number of seconds")
     try:
@@ -341,7 +345,7 @@ def confirm_command(
                 write(partial)
 
         report = confirm_targets(found, static, wanted, [r.resolve() for r in roots], timeout, repeat, warmup,
-                                 cwd, budget, display.target, done)
+                                 cwd, budget, display.target, done, nproc)
         if streaming:
             from .confirm.session import render_findings
 

@@ -16,6 +16,7 @@ class Stage(str, enum.Enum):
     AOT_AUTOGRAD = "aot_autograd"
     INDUCTOR = "inductor"
     CUDAGRAPHS = "cudagraphs"
+    DISTRIBUTED = "distributed"  # DDP/FSDP and collectives around a compiled model (BL6xx)
 
 
 class Severity(str, enum.Enum):

@@ -490,7 +490,7 @@ class Rule:
         gate = self.ctx.arm_gate(node) if region is not None and not region.gate else ""
         if gate:
             region = replace(region, gate=gate)  # type: ignore[arg-type]
-        if self.stage is Stage.DYNAMO and says:
+        if self.stage in (Stage.DYNAMO, Stage.DISTRIBUTED) and says:  # BL6xx: a collective breaks too
             # Escalate: Dynamo does not resume after a break in a loop, it runs the frame eagerly;
             # also when the loop is in a caller that inlined this function.
             gb_id, gb_type = GB_IN_LOOP

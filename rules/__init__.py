@@ -7,12 +7,14 @@ from breaklint.rule import Rule
 from .autograd_call_in_region import AutogradCallInRegion
 from .boolean_mask_assignment import BooleanMaskAssignment
 from .c_extension_call import CExtensionCall
+from .compiled_ddp_wrapper import CompiledDdpWrapper
 from .compiled_module_state_change import CompiledModuleStateChange
 from .complex_tensor import ComplexTensor
 from .cond_in_cudagraph_region import CondInCudagraphRegion
 from .cpu_tensor_in_region import CpuTensorInRegion
 from .cudagraph_call_with_grad import CudagraphCallWithGrad
 from .data_dependent_branch import DataDependentBranch
+from .ddp_graph_split import DdpGraphSplit
 from .decode_error import DecodeError
 from .deepcopy_in_region import DeepcopyInRegion
 from .dynamic_shape_op import DynamicShapeOp
@@ -20,6 +22,7 @@ from .exception_escapes_region import ExceptionEscapesRegion
 from .explicit_graph_break import ExplicitGraphBreak
 from .fake_kernel_raises import FakeKernelRaises
 from .file_io import FileIo
+from .fsdp_sharded_call import FsdpShardedCall
 from .inference_mode_query import InferenceModeQuery
 from .forced_static_shapes import ForcedStaticShapes
 from .grad_mode_flip import GradModeFlip
@@ -47,6 +50,7 @@ from .tensor_id import TensorId
 from .tensor_to_scalar import TensorToScalar
 from .unreadable_file import UnreadableFile
 from .unsupported_builtin import UnsupportedBuiltin
+from .untraceable_collective import UntraceableCollective
 from .untraceable_numpy_call import UntraceableNumpyCall
 from .untraceable_stdlib_call import UntraceableStdlibCall
 from .untraceable_tensor_method import UntraceableTensorMethod
@@ -102,4 +106,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     BooleanMaskAssignment,  # BL504
     GrowingCudagraphInput,  # BL505
     CudagraphCallWithGrad,  # BL506
+    DdpGraphSplit,  # BL601
+    UntraceableCollective,  # BL602
+    CompiledDdpWrapper,  # BL603
+    FsdpShardedCall,  # BL604
 )

@@ -14,6 +14,12 @@ Module-level functions named `scenario_*` are run too, each on a fresh Dynamo ca
 call-site patterns (a compiled model called under `torch.no_grad()` and then with grad) whose
 recompiles belong to the scenario's lines rather than to the compiled function.
 
+A module that runs collectives or wraps a model in DDP declares `PROCESS_GROUP = "gloo"`: the
+runner starts a world-size-1 gloo group (in this process, a FileStore in a temporary directory)
+before importing it, keeps `torch.compile` forced to its backend for its scenarios too, and
+records how many graphs the backend was handed per case (`subgraphs`: DDPOptimizer's split at
+DDP's bucket boundaries hands it one graph per bucket).
+
 A directory is a multi-file project (see `run_project`): its `train.py` runs its own `main()`.
 
     python tests/ground_truth_runner.py OUT.json FILE.py|PROJECT_DIR [...]
@@ -32,7 +38,8 @@ import logging
 import os
 import re
 import sys
-from contextlib import contextmanager
+import tempfile
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -44,25 +51,53 @@ from breaklint.confirm.capture import capture_dynamo
 
 DEFAULT_CALLS = 3
 BACKENDS = ("eager", "aot_eager", "inductor")
+PROCESS_GROUPS = ("gloo",)
 _FALLBACK = re.compile(r"Using FallbackKernel: (?P<op>\S+)")
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 
 
-def declared_backend(path: Path) -> str:
-    """The module's top-level `BACKEND = "..."`, read without running it (it picks how to import)."""
+def _declared(path: Path, name: str, allowed: tuple[str, ...], default: str | None) -> str | None:
+    """The module's top-level `NAME = "..."`, read without running it (it decides how to import)."""
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BACKEND" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             value = ast.literal_eval(node.value)
-            if value not in BACKENDS:
-                raise ValueError(f"{path}: BACKEND must be one of {BACKENDS}, not {value!r}")
+            if value not in allowed:
+                raise ValueError(f"{path}: {name} must be one of {allowed}, not {value!r}")
             return value
-    return "eager"
+    return default
+
+
+def declared_backend(path: Path) -> str:
+    return _declared(path, "BACKEND", BACKENDS, "eager") or "eager"
+
+
+def ensure_process_group(kind: str) -> None:
+    """A world-size-1 process group of `kind` for the rest of this process (started once)."""
+    import torch.distributed as dist
+
+    if not dist.is_initialized():
+        store = dist.FileStore(os.path.join(tempfile.mkdtemp(prefix="breaklint-pg-"), "store"), 1)
+        dist.init_process_group(kind, store=store, rank=0, world_size=1)
+
+
+def counting(backend: str, graphs: list[int]) -> Any:
+    """`backend`, noting each graph it is handed (its node count) in `graphs`."""
+    from torch._dynamo import lookup_backend
+
+    compile_graph = lookup_backend(backend)
+
+    def counted(gm: Any, example_inputs: Any, **kwargs: Any) -> Any:
+        graphs.append(len(gm.graph.nodes))
+        return compile_graph(gm, example_inputs, **kwargs)
+
+    return counted
 
 
 @contextmanager
-def compile_forced_to(backend: str) -> Iterator[list[Any]]:
-    """Within the block, torch.compile ignores `mode` and uses `backend`; yields what it compiled."""
+def compile_forced_to(backend: Any) -> Iterator[list[Any]]:
+    """Within the block, torch.compile ignores `mode` and uses `backend` (a name or a compiler
+    function); yields what it compiled."""
     real_compile = torch.compile
     compiled: list[Any] = []
 
@@ -146,9 +181,11 @@ def capture_inductor_fallbacks() -> Iterator[_FallbackSink]:
             _internal.log_state.artifact_names.discard("perf_hints")
 
 
-def observe(calls: list[Any], backend: str) -> dict[str, Any]:
-    """Run the thunks on a fresh Dynamo cache and record what the compiler did."""
+def observe(calls: list[Any], backend: str, graphs: list[int] | None = None) -> dict[str, Any]:
+    """Run the thunks on a fresh Dynamo cache and record what the compiler did (and, given the
+    counting backend's list, how many graphs it was handed meanwhile)."""
     torch._dynamo.reset()
+    before = len(graphs) if graphs is not None else 0
     errors: list[str] = []
     with capture_dynamo() as capture, capture_inductor_fallbacks() as fallbacks:
         for call in calls:
@@ -161,6 +198,7 @@ def observe(calls: list[Any], backend: str) -> dict[str, Any]:
                 errors.append(f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}")
     return {
         "backend": backend,
+        "subgraphs": len(graphs) - before if graphs is not None else None,
         "graph_breaks": [dataclasses.asdict(b) for b in capture.graph_breaks],
         "recompiles": [dataclasses.asdict(r) for r in capture.recompiles],
         "fallbacks": fallbacks.events,
@@ -180,7 +218,19 @@ def _wraps(value: Any, compiled: Any) -> bool:
 
 
 def run_file(path: Path) -> dict[str, Any]:
-    backend = declared_backend(path)
+    group = _declared(path, "PROCESS_GROUP", PROCESS_GROUPS, None)
+    if group is None:
+        return _run_file(path, declared_backend(path), None)
+    ensure_process_group(group)
+    graphs: list[int] = []
+    with ExitStack() as stack:
+        # Held for the whole file (its scenarios compile too); load_compiled's own forcing then
+        # calls this one, whose counting backend has the last word.
+        stack.enter_context(compile_forced_to(counting(declared_backend(path), graphs)))  # type: ignore[arg-type]
+        return _run_file(path, declared_backend(path), graphs)
+
+
+def _run_file(path: Path, backend: str, graphs: list[int] | None) -> dict[str, Any]:
     module, compiled = load_compiled(path, backend)
     argument_lists: dict[str, list[tuple[Any, ...]]] = getattr(module, "CALLS", {})
     cases: dict[str, Any] = {}
@@ -190,12 +240,12 @@ def run_file(path: Path) -> dict[str, Any]:
         name, exposed = next(((n, v) for n, v in list(vars(module).items()) if _wraps(v, obj)), (repr(obj), obj))
         # An empty list: not called on its own (its scenario_* functions call it).
         arguments = argument_lists[name] if name in argument_lists else [(torch.randn(8, 8),) for _ in range(DEFAULT_CALLS)]
-        cases[name] = observe([lambda fn=exposed, args=args: fn(*args) for args in arguments], backend)
+        cases[name] = observe([lambda fn=exposed, args=args: fn(*args) for args in arguments], backend, graphs)
     for name, fn in list(vars(module).items()):
         if name.startswith("scenario_") and callable(fn) and getattr(fn, "__module__", None) == module.__name__:
             code = fn.__code__
             last = max((line for _, _, line in code.co_lines() if line is not None), default=code.co_firstlineno)
-            case = observe([fn], backend)
+            case = observe([fn], backend, graphs)
             case["scenario_lines"] = [code.co_firstlineno, last]
             cases[name] = case
     return cases

@@ -18,10 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testdata import HANG_GUARD_S, ROOT, expected_markers, markers, project_dirs, project_files, recompile_markers, rule_files
+from testdata import HANG_GUARD_S, ROOT, expected_markers, markers, project_dirs, project_files, recompile_markers, rule_files, subgraph_markers
 
 from breaklint.check.registry import find_rule
 from breaklint.rule import LIMIT, count_phrase
+
+def breaks_graph(code: str) -> bool:
+    """Whether a marker of `code` must be a graph break: BL1xx and BL3xx, and the BL6xx rules
+    that quote a GB id (BL601's marker states a subgraph count instead)."""
+    rule = find_rule(code)
+    return code[2] in "13" or (code[2] == "6" and rule is not None and bool(rule.gb_ids()))
+
 
 RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit's default
 
@@ -109,14 +116,14 @@ def check_positives(path: Path, cases: dict[str, Any]) -> None:
     # one in a bad file is called so that its branch runs); false alarms must stay false.
     marked = expected_markers(path) | markers(path, "miss") | markers(path, "possible")
     for line, code in sorted(markers(path, "false-alarm")):
-        if code[2] in "13":
+        if breaks_graph(code):
             assert not [b for b in every_break if b["lineno"] == line], f"{path.name}:{line} {code} breaks: not a false alarm"
         elif code.startswith("BL2"):
             assert line not in recompiled, f"{path.name}:{line} {code} recompiles: not a false alarm"
     for line, code in sorted(marked):
         rule = find_rule(code)
         assert rule is not None
-        if code[2] in "13":
+        if breaks_graph(code):
             here = [b for b in every_break if b["lineno"] == line]
             assert here, f"{path.name}:{line} {code}: Dynamo did not break here; it broke at {[b['lineno'] for b in every_break]}"
             ids = {b["gb_id"] for b in here}
@@ -126,7 +133,7 @@ def check_positives(path: Path, cases: dict[str, Any]) -> None:
         elif code.startswith("BL4"):
             ops = [f["op"] for f in fallbacks if f["lineno"] == line]
             assert ops, f"{path.name}:{line} {code}: Inductor fell back at {[f['lineno'] for f in fallbacks]}, not here"
-    marked_break_lines = {line for line, code in marked if code[2] in "13"}
+    marked_break_lines = {line for line, code in marked if breaks_graph(code)}
     unmarked = [(b["lineno"], b["gb_type"]) for b in breaks if b["lineno"] not in marked_break_lines]
     assert not unmarked, f"graph breaks the linter did not flag: {unmarked}"
     marked_fallback_lines = {line for line, code in marked if code.startswith("BL4")}
@@ -156,6 +163,49 @@ def check_recompile_counts(path: Path, cases: dict[str, Any], findings: list[Any
         phrase = count_phrase(LIMIT if count is None else count)
         assert phrase in here[0].message and guard in here[0].message, \
             f"{path.name}:{line}: the finding says {here[0].message!r}; Dynamo did {phrase!r} on {guard!r}"
+
+
+def check_subgraph_counts(path: Path, cases: dict[str, Any], findings: list[Any]) -> None:
+    """Each `subgraphs=N` marker: the scenario around it handed the backend exactly N graphs
+    (DDPOptimizer's split), and the finding at the line predicts N."""
+    for line, (code, count) in sorted(subgraph_markers(path).items()):
+        case = next((c for c in cases.values() if c.get("scenario_lines")
+                     and c["scenario_lines"][0] <= line <= c["scenario_lines"][1]), None)
+        assert case is not None, f"{path.name}:{line}: a subgraph count is only checked in a scenario_* function"
+        assert case["subgraphs"] == count, f"{path.name}:{line}: the backend got {case['subgraphs']} graphs, marker says {count}"
+        here = [f for f in findings if f.code == code and f.span.start_line == line]
+        assert here and f" {count} subgraphs" in here[0].message, \
+            f"{path.name}:{line}: the finding says {[f.message for f in here]}; the compiler made {count} graphs"
+
+
+@pytest.mark.parametrize("path", [p for p in rule_files() if p.name == "bad.py" and subgraph_markers(p)],
+                         ids=lambda p: p.parent.name)
+def test_graphs_split_as_predicted(path: Path, dynamo_results, check) -> None:
+    check_subgraph_counts(path, dynamo_results[str(path)], check([path]).findings)
+
+
+def test_subgraph_count_check_can_fail(tmp_path: Path, check) -> None:
+    """On recorded results: a wrong count and a finding that predicts another count fail."""
+    path = tmp_path / "bad.py"
+    path.write_text(
+        "import torch\nfrom torch import nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n"
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.a = nn.Linear(1024, 1024)\n        self.b = nn.Linear(1024, 1024)\n\n"
+        "    def forward(self, x):\n        return self.b(self.a(x))\n\n"
+        "def scenario_wrap():\n    model = DDP(torch.compile(Net()))  # expect: BL601 subgraphs=2\n",
+        encoding="utf-8",
+    )
+    findings = check([path], root=tmp_path).findings
+
+    def cases(subgraphs: int) -> dict[str, Any]:
+        return {"scenario_wrap": {"subgraphs": subgraphs, "graph_breaks": [], "recompiles": [], "fallbacks": [],
+                                  "errors": [], "scenario_lines": [14, 15]}}
+
+    check_subgraph_counts(path, cases(2), findings)
+    with pytest.raises(AssertionError, match="backend got 3 graphs"):
+        check_subgraph_counts(path, cases(3), findings)
+    with pytest.raises(AssertionError, match="the finding says"):
+        check_subgraph_counts(path, cases(2), [])
 
 
 @pytest.mark.parametrize("path", [p for p in rule_files() if p.name == "bad.py" and recompile_markers(p)],
@@ -200,6 +250,7 @@ def test_negatives_neither_break_nor_recompile(path: Path, dynamo_results) -> No
     assert not any(Path(r["filename"]) == path for case in cases.values() for r in case["recompiles"])
     assert fallbacks_in(cases, path) == []
     assert not any(case["errors"] for case in cases.values())
+    assert all((case.get("subgraphs") or 0) <= 1 for case in cases.values()), "a negative's graph was split"
 
 
 def check_escalations(path: Path, cases: dict[str, Any], findings: list[Any]) -> None:
@@ -213,7 +264,7 @@ def check_escalations(path: Path, cases: dict[str, Any], findings: list[Any]) ->
     behind_a_skip = {b["lineno"] for case in cases.values()
                      if any(e["gb_id"] == "GB7000" for e in case["graph_breaks"])
                      for b in case["graph_breaks"] if Path(b["filename"]) == path}
-    breaking = [f for f in findings if f.code[2] in "13" and f.gb_ids]
+    breaking = [f for f in findings if breaks_graph(f.code) and f.gb_ids]
     escalated = {f.span.start_line for f in breaking if f.severity.value == "error"}
     assert escalated <= skipped | behind_a_skip, \
         f"{path.name}: escalated at {sorted(escalated - skipped - behind_a_skip)}, Dynamo did not skip a frame there"

@@ -15,7 +15,7 @@ from breaklint.rule import DOC_SECTIONS
 
 RULES = all_rules()
 STAGE_OF_DIGIT = {"0": Stage.META, "1": Stage.DYNAMO, "2": Stage.GUARDS, "3": Stage.AOT_AUTOGRAD,
-                  "4": Stage.INDUCTOR, "5": Stage.CUDAGRAPHS}
+                  "4": Stage.INDUCTOR, "5": Stage.CUDAGRAPHS, "6": Stage.DISTRIBUTED}
 
 
 def test_codes_sorted_unique_and_well_formed() -> None:

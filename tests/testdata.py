@@ -39,6 +39,19 @@ _CONDITION = re.compile(r"^torch\s*(?P<versions><=\s*\d+\.\d+|\d+\.\d+\+|\d+\.\d
 RECOMPILE_MARKER = re.compile(r'#\s*expect:\s*(?P<code>BL2\d\d)\s+recompiles=(?P<count>\d+|limit)(?:\s+guard="(?P<guard>[^"]*)")?')
 
 
+SUBGRAPH_MARKER = re.compile(r"#\s*expect:\s*(?P<code>BL6\d\d)\s+subgraphs=(?P<count>\d+)")
+
+
+def subgraph_markers(path: Path) -> dict[int, tuple[str, int]]:
+    """line -> (code, the number of graphs the backend is handed in the scenario around it)."""
+    found: dict[int, tuple[str, int]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        match = SUBGRAPH_MARKER.search(line)
+        if match:
+            found[number] = (match["code"], int(match["count"]))
+    return found
+
+
 def recompile_markers(path: Path) -> dict[int, tuple[str, int | None, str]]:
     """line -> (code, recompiles (None: until the limit), guard text ("" when not given))."""
     found: dict[int, tuple[str, int | None, str]] = {}

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-STAGES = {"0": "META", "1": "DYNAMO", "2": "GUARDS", "3": "AOT_AUTOGRAD", "4": "INDUCTOR", "5": "CUDAGRAPHS"}
+STAGES = {"0": "META", "1": "DYNAMO", "2": "GUARDS", "3": "AOT_AUTOGRAD", "4": "INDUCTOR", "5": "CUDAGRAPHS", "6": "DISTRIBUTED"}
 
 RULE = '''"""{code} {name}: <one line: the pattern found>."""
 

@@ -291,7 +291,9 @@ def start() -> None:
                 "callables": hook.times.summary() if stage else {},
                 "graphs": capture.graphs_compiled, "cudagraph_unreplayed": capture.cudagraph_unreplayed,
                 "cudagraph_unreplayed_by_function": capture.cudagraph_unreplayed_by_function,
-                "cuda": torch.cuda.is_available(), "seconds": time.perf_counter() - started}
+                "cuda": torch.cuda.is_available(), "seconds": time.perf_counter() - started,
+                # under torchrun (or `confirm --nproc`): which rank this process was
+                "rank": os.environ.get("RANK"), "world_size": os.environ.get("WORLD_SIZE")}
         path = os.path.join(out_dir, f"events-{os.getpid()}.json")
         with open(path, "w", encoding="utf-8") as handle:
             json.dump(data, handle)

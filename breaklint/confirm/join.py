@@ -14,6 +14,7 @@ from ..finding import Confidence, Finding, Severity, Span, Stage
 from breaklint.check.registry import find_rule
 
 from .places import display_path
+from .ranks import on_ranks
 
 CONFIRMED, NOT_REPRODUCED, NOT_REACHED = "confirmed", "not reproduced", "not reached"
 # Which runtime events can confirm a finding of each stage.
@@ -23,6 +24,7 @@ EVENT_KINDS = {
     Stage.CUDAGRAPHS: ("cudagraph_skip",),
     Stage.AOT_AUTOGRAD: ("compile_error",),
     Stage.INDUCTOR: ("compile_error", "inductor_fallback"),
+    Stage.DISTRIBUTED: ("graph_break",),  # a collective Dynamo cannot trace (BL602)
 }
 OBSERVED_CODE = {
     ("graph_break", None): "BL190",
@@ -139,7 +141,7 @@ def join(findings: Iterable[Finding], events: list[dict[str, Any]], executed: di
         hits = [i for i, event in enumerate(events) if _matches(finding, finding_file, event)]
         if hits:
             used.update(hits)
-            judged.append(Judged(finding, CONFIRMED, describe(events[hits[0]])))
+            judged.append(Judged(finding, CONFIRMED, describe(events[hits[0]]) + on_ranks(events[hits[0]])))
             continue
         ran = executed_real.get(finding_file, set())
         reached = any(line in ran for line in range(finding.span.start_line, finding.span.end_line + 1))
@@ -169,7 +171,7 @@ def _runtime_only(events: list[dict[str, Any]], cwd: Path) -> list[Finding]:
         filename = event.get("filename") or ""
         line = int(event.get("lineno") or 1)
         path = display_path(filename, cwd)
-        finding = rule.make_finding(path, Span(line, 1, line, 1), describe(event), Confidence.CERTAIN)
+        finding = rule.make_finding(path, Span(line, 1, line, 1), describe(event) + on_ranks(event), Confidence.CERTAIN)
         gb = event.get("gb_id")
         if gb:
             finding = replace(finding, gb_ids=(gb,))

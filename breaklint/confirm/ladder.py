@@ -47,6 +47,30 @@ def ladder_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def render_ranks(result: dict[str, Any]) -> list[str]:
+    """Under `--nproc`: the launch, each stage's training step by phase (rank 0), and the stages
+    whose graphs, breaks or recompiles differ between ranks."""
+    from .ranks import differing_stages
+
+    launch = result["distributed"]
+    ranks = f"{launch['world_size']} ranks" if launch["world_size"] != 1 else "1 rank"
+    lines = [f" {ranks} ({launch['backend']}); the ladder is rank 0's"]
+    for stage in result.get("stages", []):
+        phases = stage.get("phases_ms")
+        if stage.get("ddp_subgraphs"):
+            lines.append(f" {STAGE_TITLES.get(stage['stage'], stage['stage']):<18} DDPOptimizer cut each graph it got at DDP's buckets: "
+                         + " + ".join(map(str, stage["ddp_subgraphs"])) + " subgraphs (recompiles included)")
+        if not phases:
+            continue
+        parts = [f"{name.replace('_', ' ')} {phases[name]:.3f}" for name in ("forward", "backward", "optimizer")
+                 if phases.get(name) is not None]
+        if phases.get("exposed_communication") is not None:
+            parts.append(f"all-reduce not hidden by the backward {phases['exposed_communication']:.3f}"
+                         f" (backward without it {phases['backward_no_sync']:.3f})")
+        lines.append(f" {STAGE_TITLES.get(stage['stage'], stage['stage']):<18} step ms: " + ", ".join(parts))
+    return lines + differing_stages(result)
+
+
 def render_ladder(result: dict[str, Any]) -> str:
     lines = [HEADER]
     for row in ladder_rows(result):

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .hook import OUT_VARIABLE, STAGE_VARIABLE
+from .ranks import ranked_events
 from .runner import child_environment
 
 SITECUSTOMIZE = '''
@@ -73,5 +74,5 @@ def observe(command: list[str], timeout: float | None = None, stage: str | None 
             tail = "\n".join(sink.read().decode("utf-8", "replace").strip().splitlines()[-5:])
             sink.close()
         processes = [json.loads(dump.read_text(encoding="utf-8")) for dump in sorted(out_dir.glob("events-*.json"))]
-        return Observation(returncode, [e for p in processes for e in p["events"]],
+        return Observation(returncode, ranked_events(processes),
                            [f for p in processes for f in p["frames"]], processes, seconds, tail)

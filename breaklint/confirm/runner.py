@@ -106,7 +106,9 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 def run_target(target: Target, stages: list[str], roots: list[Path], timeout: float,
-               repeat: int, warmup: int, watch: Watcher | None = None) -> TargetRun:
+               repeat: int, warmup: int, watch: Watcher | None = None, nproc: int | None = None) -> TargetRun:
+    if nproc is not None:  # --nproc N (1 too: one rank with a process group)
+        return run_ranks(target, stages, roots, timeout, repeat, warmup, watch, nproc)
     with tempfile.TemporaryDirectory(prefix="breaklint-confirm-") as scratch:
         request_path = Path(scratch) / "request.json"
         result_path = Path(scratch) / "result.json"
@@ -139,3 +141,71 @@ def run_target(target: Target, stages: list[str], roots: list[Path], timeout: fl
         if result is not None and result.get("complete", True):
             return TargetRun(target, result)
         return TargetRun(target, result or {}, error=describe_exit(process.returncode, text))
+
+
+def _wait_ranks(processes: list[subprocess.Popen[bytes]], results: list[Path], timeout: float,
+                status_path: Path, watch: Watcher | None) -> bool:
+    """Wait for every rank; False when they ran past `timeout`. A rank that dies, or whose target
+    failed, ends the wait: the others would wait for it in their next collective."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if all(p.poll() is not None for p in processes):
+            return True
+        for process, result_path in zip(processes, results):
+            if process.poll() is not None and (process.returncode or (read_json(result_path) or {}).get("error")):
+                return True  # what it says is the run's failure; the rest are stopped
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL_S)
+        status = read_json(status_path) if watch is not None else None
+        if status and watch is not None:
+            partial = read_json(results[0])
+            watch(Status(status["stage"], status["phase"], time.time() - status["since"],
+                         tuple((partial or {}).get("stages", []))))
+
+
+def run_ranks(target: Target, stages: list[str], roots: list[Path], timeout: float,
+              repeat: int, warmup: int, watch: Watcher | None, nproc: int) -> TargetRun:
+    """The target as `nproc` processes launched as torchrun would (ranks.py), sharing one
+    timeout: one rank that hangs or dies ends them all (the others would wait for it in their
+    next collective). The display follows rank 0."""
+    from .ranks import free_port, merge_ranks, rank_environment
+
+    with tempfile.TemporaryDirectory(prefix="breaklint-confirm-") as scratch:
+        port = free_port()
+        processes, outputs, results = [], [], []
+        for rank in range(nproc):
+            request_path = Path(scratch) / f"request-{rank}.json"
+            results.append(Path(scratch) / f"result-{rank}.json")
+            request = {"path": str(target.path), "name": target.name, "line": target.line, "stages": stages,
+                       "roots": [str(r) for r in roots], "repeat": repeat, "warmup": warmup,
+                       "progress": str(Path(scratch) / f"status-{rank}.json")}
+            request_path.write_text(json.dumps(request), encoding="utf-8")
+            env = {**child_environment([str(target.path.parent)]), **rank_environment(rank, nproc, port)}
+            output = open(Path(scratch) / f"output-{rank}.txt", "w+b")
+            outputs.append(output)
+            processes.append(subprocess.Popen(
+                [sys.executable, "-m", "breaklint.confirm.worker", str(request_path), str(results[rank])],
+                cwd=target.path.parent, env=env, stdin=subprocess.DEVNULL, stdout=output,
+                stderr=subprocess.STDOUT, start_new_session=True))
+        finished = _wait_ranks(processes, results, timeout, Path(scratch) / "status-0.json", watch)
+        for process in processes:
+            if process.poll() is None:
+                kill_group(process)
+        texts = []
+        for output in outputs:
+            output.seek(0)
+            texts.append(output.read().decode("utf-8", "replace"))
+            output.close()
+        per_rank = [read_json(path) or {} for path in results]
+        merged = merge_ranks(per_rank)
+        if not finished:
+            return TargetRun(target, merged, error=f"timed out after {timeout:.3g} s (one of {nproc} ranks did not finish)")
+        for rank, (process, result) in enumerate(zip(processes, per_rank)):
+            failed = result.get("error")
+            if failed:
+                return TargetRun(target, merged, error=f"rank {rank}: {failed['type']} in {failed['stage']}: {failed['message']}")
+        for rank, (process, result) in enumerate(zip(processes, per_rank)):
+            if not result.get("complete", False):
+                return TargetRun(target, merged, error=f"rank {rank}: {describe_exit(process.returncode, texts[rank])}")
+        return TargetRun(target, merged)

@@ -13,7 +13,7 @@ from ..finding import Finding
 from ..report.json import finding_record
 from ..report.printable import printable
 from .join import CONFIRMED, NOT_REACHED, NOT_REPRODUCED, JoinResult, failure_finding, join
-from .ladder import ladder_rows, render_ladder, render_program_ladder
+from .ladder import ladder_rows, render_ladder, render_program_ladder, render_ranks
 from .runner import Status, TargetRun, run_target
 from .targets import Target
 
@@ -53,7 +53,7 @@ def report_of(runs: list[TargetRun], static: CheckResult, cwd: Path) -> ConfirmR
 def confirm_targets(targets: list[Target], static: CheckResult, stages: list[str], roots: list[Path],
                     timeout: float, repeat: int, warmup: int, cwd: Path, budget: float | None = None,
                     watch: TargetWatcher | None = None,
-                    on_done: Callable[[ConfirmReport], None] | None = None) -> ConfirmReport:
+                    on_done: Callable[[ConfirmReport], None] | None = None, nproc: int | None = None) -> ConfirmReport:
     """Each target in turn, in its own process; `on_done` gets the report so far after each one
     (so that a time-out of the whole run loses only the target in flight), and no target starts
     once `budget` seconds are spent (each gets at most what is left)."""
@@ -66,7 +66,7 @@ def confirm_targets(targets: list[Target], static: CheckResult, stages: list[str
         else:
             limit = timeout if left is None else min(timeout, left)
             watcher = (lambda status, index=index, target=target: watch(index, target, status)) if watch else None
-            run = run_target(target, stages, roots, limit, repeat, warmup, watcher)
+            run = run_target(target, stages, roots, limit, repeat, warmup, watcher, nproc)
             if run.error and run.error.startswith("timed out") and limit < timeout:
                 run.error += " (what was left of the --budget)"
         runs.append(run)
@@ -86,6 +86,8 @@ def render_target(run: TargetRun) -> str:
         lines.append(printable(f" failed: {run.failure}"))  # may quote the target's own output
     if result.get("stages"):
         lines.append(render_ladder(result))
+    if result.get("distributed"):
+        lines.extend(render_ranks(result))
     return "\n".join(lines) + "\n"
 
 
@@ -122,7 +124,10 @@ def render_json(report: ConfirmReport) -> str:
         "targets": [
             {"target": run.target.label, "path": str(run.target.path), "device": run.result.get("device"),
              "torch": run.result.get("torch"), "triton": run.result.get("triton"),
-             "usage": run.result.get("usage"), "ladder": ladder_rows(run.result), "failure": run.failure}
+             "usage": run.result.get("usage"), "ladder": ladder_rows(run.result), "failure": run.failure,
+             # --nproc: the launch, and per rank each stage's counts and training-step phases
+             **({"distributed": run.result["distributed"], "ranks": run.result.get("ranks_summary", [])}
+                if run.result.get("distributed") else {})}
             for run in report.runs
         ],
         "findings": [{**finding_record(j.finding), "status": j.status, "evidence": j.evidence}

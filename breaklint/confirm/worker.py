@@ -24,6 +24,7 @@ import torch
 
 from ..example import Example
 from .capture import Capture, CudagraphSkip, capture_dynamo, every_call, every_call_reason
+from .distributed import compile_target, ddp_buckets, init_from_environment, time_phases
 from .kernels import count_kernels
 from .places import Link, charge, wrapper_chain
 from .stages import STAGES, CompilerStage
@@ -167,7 +168,8 @@ def rerecorded_every_call(timed: Capture, calls: int) -> CudagraphSkip | None:
 
 def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[..., Any]], Step], cuda: bool,
               repeat: int, warmup: int, progress: Progress,
-              timer: Timer = median_ms) -> tuple[dict[str, Any], Capture]:
+              timer: Timer = median_ms,
+              phases: Callable[[Any], dict[str, Any]] | None = None) -> tuple[dict[str, Any], Capture]:
     record: dict[str, Any] = {"stage": stage.name, "skipped": None, "error": None}
     if stage.needs_cuda and not cuda:
         record["skipped"] = "needs CUDA: the example's inputs are not on a GPU" if torch.cuda.is_available() \
@@ -179,7 +181,7 @@ def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[
         clear()  # so that compile_times() is this stage's own
     target = example.target
     options = {**example.compile_options, **stage.options} if stage.options is not None else None
-    compiled = torch.compile(target, **options) if options is not None else target
+    compiled = compile_target(target, options)  # a DDP target: its module, DDP kept outside
     step = steps(compiled)
     args, kwargs = example.args, example.kwargs
     with capture_dynamo() as capture:
@@ -204,6 +206,9 @@ def run_stage(stage: CompilerStage, example: Example, steps: Callable[[Callable[
             rerecorded = rerecorded_every_call(timed, calls) if stage.name == "cudagraphs" else None
             if rerecorded is not None:
                 capture.cudagraph_skips.append(rerecorded)
+            if phases is not None:  # --nproc: the step by phase, with the same compiled callable
+                progress(stage.name, "timing phases")
+                record["phases_ms"] = phases(compiled)
         except Exception as error:  # a compiler crash is a finding of this stage, not the end of the run
             record["error"] = {"type": type(error).__name__, "message": str(error)[:4000],
                                "traceback": traceback.format_exc()[-8000:]}
@@ -299,6 +304,7 @@ def run(request: dict[str, Any], checkpoint: Callable[[dict[str, Any]], None] = 
                               "complete": False}  # True only in the worker's last write
     progress("example", "building")
     try:
+        result["distributed"] = init_from_environment()  # --nproc: before the example builds DDP
         example = load_example(Path(request["path"]), request["name"])
         usage = usage_of(example)
         steps, result["usage"] = make_step(example, usage)
@@ -329,7 +335,13 @@ def run(request: dict[str, Any], checkpoint: Callable[[dict[str, Any]], None] = 
     for stage in STAGES:
         if stage.name not in wanted:
             continue
-        record, capture = run_stage(stage, example, steps, cuda, request["repeat"], request["warmup"], progress)
+        phases = (lambda compiled: time_phases(example, compiled, cuda, request["repeat"])) \
+            if result["distributed"] and usage == "training" else None
+        with ddp_buckets() as buckets:
+            record, capture = run_stage(stage, example, steps, cuda, request["repeat"], request["warmup"], progress,
+                                        phases=phases)
+        if buckets:
+            record["ddp_subgraphs"] = buckets  # DDPOptimizer's split: graphs per captured frame
         result["stages"].append(record)
         events = events_of(stage.name, capture, record.get("recompiles"))
         for op in (record.get("kernels") or {}).get("aten_fallbacks", []):
