@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The NCCL path of `breaklint confirm --nproc` on a CUDA machine, from the repo root:
-#   OUT=benchmarks/distributed/results/gpu NPROC=1 bash benchmarks/distributed/run_gpu.sh
+#   OUT=benchmarks/distributed/results/gpu-nproc1 NPROC=1 bash benchmarks/distributed/run_gpu.sh
 # NPROC=2 (or more) on a host with a GPU per rank. libcst is installed from a carried wheel
 # when the machine has none (.devcarry/whl/, never committed).
 set -uo pipefail
-OUT=${OUT:-benchmarks/distributed/results/gpu}
+OUT=${OUT:-benchmarks/distributed/results/gpu-nproc1}
 NPROC=${NPROC:-1}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
