@@ -500,7 +500,8 @@ class GuardModel:
         if call.place.scope < 0:
             return None
         values = self.module.defined[call.place.scope].assigns.get(name, [])
-        return _text(values[0].expr) if len(values) == 1 and not values[0].iterated else None
+        texts = {_text(v.expr) for v in values}  # an appended-to list is bound twice to the same display
+        return texts.pop() if len(texts) == 1 and not any(v.iterated for v in values) else None
 
     def _growing(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
         """A call in a loop whose tensor argument's size follows the loop variable (`x[:, :t]`,

@@ -4,7 +4,7 @@ import torch
 X = torch.randn(8, 8)
 USE_GELU = False
 UNUSED = 1
-CALLS = {name: [] for name in ("act",)}
+CALLS = {name: [] for name in ("act", "fast_apply")}
 
 
 @torch.compile
@@ -18,3 +18,26 @@ def scenario_set_before_the_first_call():
     act(X)
     UNUSED = 2
     act(X)
+
+
+def _make_scaler():
+    scale = 2
+
+    def apply(x):
+        return x * scale
+
+    def set_scale(value):
+        nonlocal scale
+        scale = value
+
+    return apply, set_scale
+
+
+apply, set_scale = _make_scaler()
+fast_apply = torch.compile(apply)
+
+
+def scenario_closure_cell_set_before_the_calls():
+    set_scale(3)
+    fast_apply(X)
+    fast_apply(X)
