@@ -630,7 +630,9 @@ class _Walker:
                     fn.refs.append(self.text(value))
             self._self_registration(fn, node, args)
         self._compile_call(node, fn, args)
-        if isinstance(node.func, ast.Name) and node.args and node.func.id in self.from_names:
+        # Not a class (`Config(...)`): a compiled callable is bound to a lowercase name.
+        if isinstance(node.func, ast.Name) and node.args and node.func.id in self.from_names \
+                and not node.func.id[:1].isupper():
             self.imported_calls.append(CompiledCall(
                 node.func.id, self.place(node), tuple((keyword, self.text(value)) for keyword, value in _arg_items(node)),
                 tuple(self.loops), self.grad_off > 0))
@@ -692,8 +694,11 @@ class _Walker:
     def _compile_call(self, node: ast.Call, fn: _Function | None, args: list[tuple[Optional[str], ast.expr]]) -> None:
         func = node.func
         scope = self.function_stack[-1] if fn is not None else -1
-        if isinstance(func, ast.Attribute) and func.attr == "compile" and not args:
-            self.sites.append(SiteSummary(node.lineno, self.text(func.value), -1, scope, True, self.text(node)))
+        if isinstance(func, ast.Attribute) and func.attr == "compile" and not node.args \
+                and (not args or self.resolve(func) not in COMPILE_NAMES):
+            # `net.compile()`; with options (`net.compile(mode=...)`) it is a compiled name too.
+            if not args:
+                self.sites.append(SiteSummary(node.lineno, self.text(func.value), -1, scope, True, self.text(node)))
             name = _dotted(func.value)
             if name is not None:
                 self.compiled_names.append(CompiledName(name, name, self.text(node), self.place(node)))
