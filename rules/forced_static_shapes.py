@@ -18,8 +18,11 @@ def _dynamic_false(call: cst.Call) -> bool:
 class ForcedStaticShapes(Rule):
     """## What it does
     Finds `torch.compile(..., dynamic=False)` in every spelling: as a decorator of a compiled
-    function, as a call anywhere (`opt = torch.compile(f, dynamic=False)`, `model =
-    torch.compile(net, dynamic=False)`), or as a call inside compiled code.
+    function, as a call inside compiled code, or as a call anywhere (`opt = torch.compile(f,
+    dynamic=False)`, `model = torch.compile(net, dynamic=False)`) where a call of it shows the
+    shapes changing: in a loop with a size that follows the loop, or once per parameter of a
+    loop over parameters (`for p in group["params"]`: an optimizer's step, as in timm's Kron).
+    Without such a call the file does not show any shape changing, and the call form is silent.
 
     ## Why is this bad?
     By default Dynamo compiles for the first shapes it sees and, when a size changes, compiles

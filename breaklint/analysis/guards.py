@@ -831,7 +831,9 @@ def _argument_prediction(callee: str, param: str, shown: str, seen: list[_Seen])
     if nones and others and len(nones) + len(others) == len(seen):
         where = next(s for s in seen[1:] if (s in nones) != (first in nones))
         guard = f"{param} is None"
-        return Prediction("BL211", where.call.place, callee, f"`{shown}` is None at some calls and `{others[0].base}` at others",
+        left_out = any(all(text != "None" for _, text in s.call.args) for s in nones)  # None from the default
+        none = "None (left out: its default)" if left_out else "None"
+        return Prediction("BL211", where.call.place, callee, f"`{shown}` is {none} at some calls and `{others[0].base}` at others",
                           guard, 1, False, "pass a tensor every time (e.g. zeros), or compile one callable for each case")
     # dtype: a cast of the same tensor at one call, another dtype (or none) at another.
     casts = [s for s in seen if s.dtype]
