@@ -9,9 +9,9 @@ class GuardedGlobalWrite(PredictedRecompile):
     """## What it does
     Finds a global that compiled code reads (`USE_GELU`, `CFG["scale"]`) and that other code
     reassigns between the compiled callable's calls (`global USE_GELU; USE_GELU = True`,
-    `CFG["scale"] = 3`), and a closure cell the compiled function reads that a setter from the
-    same factory rebinds through `nonlocal` (`apply, set_scale = make(); fast =
-    torch.compile(apply); fast(x); set_scale(3); fast(x)`).
+    `CFG["scale"] = 3`), or a closure cell it reads that a setter rebinds between the calls. The
+    setter comes from the same factory and writes the cell through `nonlocal` (`apply, set_scale
+    = make(); fast = torch.compile(apply); fast(x); set_scale(3); fast(x)`).
 
     ## Why is this bad?
     Dynamo reads a global's value while tracing, bakes it into the graph and guards on it
