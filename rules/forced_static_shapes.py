@@ -28,7 +28,11 @@ class ForcedStaticShapes(Rule):
     By default Dynamo compiles for the first shapes it sees and, when a size changes, compiles
     once more with that dimension symbolic (automatic dynamic shapes). `dynamic=False` turns that
     off: every new batch size or sequence length fails a size guard and compiles again, and after
-    `recompile_limit` (8) distinct shapes the function runs eagerly for good.
+    `recompile_limit` (8) distinct shapes the function runs eagerly for good (with
+    `fullgraph=True` the next new shape raises `FailOnRecompileLimitHit` instead: measured on
+    torch 2.13 with a function called once per parameter of a 9-layer MLP; timm's Kron, whose
+    calls pass per-parameter lists and strings too, recompiled 17 times for 18 shapes and did not
+    raise). An optimizer step over parameters of many shapes compiles once per shape.
 
     ## How to fix
     Drop `dynamic=False` (let automatic dynamic shapes work), pass `dynamic=True`, or mark the
