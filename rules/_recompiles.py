@@ -20,7 +20,8 @@ class PredictedRecompile(Rule):
     file_scope = True  # the calls and writes that change guards live outside compiled regions
 
     def file_hooks(self) -> bool:
-        return bool(self.ctx.module.guard_facts.names)
+        facts = self.ctx.module.guard_facts
+        return bool(facts.names or facts.imported_calls)  # imported: another module's compiled callables
 
     def end_file(self) -> None:
         for prediction in self.ctx.recompile_predictions(self.code):

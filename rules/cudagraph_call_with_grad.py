@@ -7,8 +7,7 @@ import libcst as cst
 from breaklint.finding import Confidence, Span, Stage
 from breaklint.rule import NO_GRAD, SET_GRAD, FileContext, Rule
 
-from ._cudagraphs import dotted, records_cudagraphs
-from ._support import is_compile_call
+from ._cudagraphs import cudagraph_names, dotted
 BACKWARD = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
 STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put"})
 MODES = ("reduce-overhead", "max-autotune")  # cheap text test before any walk
@@ -141,8 +140,7 @@ class CudagraphCallWithGrad(Rule):
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
-        self.compiled: set[str] = set()  # names bound to modules compiled with CUDA graphs
-        self.functions: set[str] = set()  # names of this file's defs (compiling one is not a module)
+        self.compiled: set[str] = set()  # names bound to modules compiled with CUDA graphs (end_file)
         self.frozen = False  # the file turns requires_grad off: the forward may be an inference graph
         self.scopes: list[_Scope] = [_Scope()]
         self.done: dict[str, _Scope] = {}  # by def name
@@ -171,14 +169,6 @@ class CudagraphCallWithGrad(Rule):
     # --- what is compiled with CUDA graphs, and where values go -----------------------------
     def file_visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        if is_compile_call(value, self._resolve) and records_cudagraphs(value):
-            if isinstance(value.func, cst.Call):  # torch.compile(mode=...)(m)
-                target = value.args[0].value if value.args else None
-            else:
-                target = next((a.value for a in value.args if a.keyword is None or a.keyword.value == "model"), None)
-            function_like = isinstance(target, cst.Lambda) or (isinstance(target, cst.Name) and target.value in self.functions)
-            if target is not None and not function_like:  # a def has no parameters to require grad
-                self.compiled.update(n for t in node.targets if (n := dotted(t.target)) is not None)
         for target in node.targets:
             if isinstance(target.target, cst.Attribute) and target.target.attr.value == "requires_grad":
                 self.frozen |= isinstance(value, cst.Name) and value.value == "False"
@@ -201,7 +191,6 @@ class CudagraphCallWithGrad(Rule):
             self._flow(node.value, escapes=True)
 
     def file_visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.functions.add(node.name.value)
         off = any(self._switches_off(d.decorator) for d in node.decorators)
         self.pushed.append(off)
         self.disabled += off
@@ -231,11 +220,6 @@ class CudagraphCallWithGrad(Rule):
             elif attr == "requires_grad_" and node.args and isinstance(node.args[0].value, cst.Name) \
                     and node.args[0].value.value == "False":
                 self.frozen = True
-            elif attr == "compile" and not is_compile_call(node, self._resolve) \
-                    and records_cudagraphs(node):
-                name = dotted(func.value)  # model.compile(mode=...) compiles in place
-                if name is not None:
-                    self.compiled.add(name)
             elif attr in STORES and node.args:  # outputs.append(y): y goes where outputs goes
                 receiver = dotted(func.value)
                 if receiver is not None:
@@ -266,6 +250,8 @@ class CudagraphCallWithGrad(Rule):
         return False
 
     def end_file(self) -> None:
+        # What is compiled with CUDA graphs: the index's compiled names (one fact, _cudagraphs.py).
+        self.compiled = cudagraph_names(self.ctx, modules_only=True)
         if self.frozen or not self.compiled:
             return
         for scope in [*self.all, self.scopes[0]]:

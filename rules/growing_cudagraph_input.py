@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from breaklint.finding import Confidence, Span, Stage
-from breaklint.rule import compile_mode, CUDAGRAPH_MODES, dotted, FileContext, Rule
+from breaklint.rule import dotted, FileContext, Rule
 
-from ._support import is_compile_call, is_compile_decorator
+from ._cudagraphs import cudagraph_names
 
 # Calls that make a tensor longer when it is one of their inputs: `x = torch.cat([x, y])`.
 CONCATS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack",
@@ -92,7 +92,7 @@ class GrowingCudagraphInput(Rule):
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
-        self.compiled: set[str] = set()  # names bound to callables compiled with CUDA graphs
+        self.compiled: set[str] = set()  # names bound to callables compiled with CUDA graphs (end_file)
         self.loops: list[_Loop] = []
         self.calls: list[_Call] = []
 
@@ -106,8 +106,6 @@ class GrowingCudagraphInput(Rule):
     # --- what is compiled with CUDA graphs -----------------------------------------------
     def file_visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        if is_compile_call(value, self._resolve) and compile_mode(value) in CUDAGRAPH_MODES:
-            self.compiled.update(name for t in node.targets if (name := dotted(t.target)) is not None)
         if self.loops and isinstance(value, cst.Call) and self._resolve(value.func) in CONCATS and value.args:
             parts = value.args[0].value
             elements = parts.elements if isinstance(parts, (cst.List, cst.Tuple)) else ()
@@ -116,12 +114,6 @@ class GrowingCudagraphInput(Rule):
                 name = dotted(target.target)
                 if name is not None and name in inputs:
                     self.loops[-1].grown.add(name)
-
-    def file_visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        for decorator in node.decorators:
-            call = decorator.decorator
-            if is_compile_decorator(call, self._resolve) and compile_mode(call) in CUDAGRAPH_MODES:
-                self.compiled.add(node.name.value)
 
     # --- loops and the calls in them -----------------------------------------------------
     def file_visit_For(self, node: cst.For) -> None:
@@ -143,6 +135,7 @@ class GrowingCudagraphInput(Rule):
             self.calls.append(_Call(callee, args, tuple(self.loops), self.ctx.file.span(node)))
 
     def end_file(self) -> None:
+        self.compiled = cudagraph_names(self.ctx, modules_only=False)  # the index's fact (_cudagraphs.py)
         for call in self.calls:
             if call.callee not in self.compiled:
                 continue

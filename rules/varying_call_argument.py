@@ -11,13 +11,21 @@ class VaryingCallArgument(PredictedRecompile):
     `model = torch.compile(net)`) that pass different Python values in one parameter: constants
     that differ between calls (`f(x, 2)` then `f(x, 3)`, `mode="sum"` then `mode="mean"`), a
     loop variable (`for flag in (True, False): f(x, flag)`), None at one call and a tensor at
-    another, a tensor cast to another dtype (`f(x)` then `f(x.half())`), tuples of sizes.
+    another, a tensor cast to another dtype (`f(x)` then `f(x.half())`), tuples of sizes; a
+    tensor passed as itself and as a transposed or strided view (`f(x)` then `f(x.t())`,
+    `f(x[:, ::2])`); dicts with other keys (`f({"a": x})` then `f({"a": x, "b": y})`); a list
+    or dict passed in and changed between calls (`xs.append(t)`, `batch["mask"] = m`); a Python
+    number read from a tensor's data (`n = int(mask.sum()); f(x, n)`, `f(x, loss.item())`) in a
+    loop or at two call sites. Calls in other files count: `from .ops import fast_fn` then
+    `fast_fn(x, 2)`, `fast_fn(x, 3)` is reported where the calls are.
 
     ## Why is this bad?
     Dynamo guards on what it specialised: a `bool`, a `str` and None-ness are constants of the
     graph, so each new value fails a guard and compiles the function again (after
     `recompile_limit` (8) values it runs eagerly). An `int` or a `float` compiles once more and
     is then dynamic (torch 2.13, automatic dynamic shapes); a new dtype compiles once per dtype.
+    Strides are guarded too (one compile per distinct layout), a list's length and a dict's
+    length and keys (one compile per distinct structure: lists and dicts never turn dynamic).
 
     ## How to fix
     Keep the value constant, compile one callable per mode, or pass a tensor instead of a Python
@@ -28,7 +36,8 @@ class VaryingCallArgument(PredictedRecompile):
 
     ## Dynamo says
     `Recompiling function f in file.py:5 triggered by the following guard failure(s): - 0/0:
-    flag == True` (or `n == 2`, `mode == 'sum'`, `b is None`, `tensor 'x' dtype mismatch`).
+    flag == True` (or `n == 2`, `mode == 'sum'`, `b is None`, `tensor 'x' dtype mismatch`,
+    `tensor 'w' stride mismatch at index 0`, `len(states) == 1`, `len(batch) != 1`).
     """
 
     code = "BL211"

@@ -265,6 +265,12 @@ def run_project(directory: Path) -> dict[str, Any]:
         with compile_forced_to(backend):
             module = importlib.import_module(PROJECT_ENTRY)
             case = observe([module.main], backend)
+            # main() is the project's scenario: a recompile anywhere in the project belongs to its
+            # lines (the call, `.eval()` or write that changes a guard sits in train.py).
+            code = module.main.__code__
+            case["scenario_lines"] = [code.co_firstlineno, max(
+                (line for _, _, line in code.co_lines() if line is not None), default=code.co_firstlineno)]
+            case["scenario_file"] = str(Path(code.co_filename).resolve())
     finally:
         sys.path.remove(str(directory))
         for name in set(sys.modules) - before:

@@ -94,7 +94,9 @@ def recompiled_lines(cases: dict[str, Any], path: Path) -> set[int]:
     lines: set[int] = set()
     for case in cases.values():
         scenario = case.get("scenario_lines")
-        if scenario and any(Path(r["filename"]) == path for r in case["recompiles"]):
+        # A project's main() (scenario_file) owns every recompile of the project's modules.
+        owns = case.get("scenario_file") == str(path) and bool(case["recompiles"])
+        if scenario and (owns or "scenario_file" not in case and any(Path(r["filename"]) == path for r in case["recompiles"])):
             lines.update(range(scenario[0], scenario[1] + 1))
             for first, last in called_functions(path, *scenario):
                 lines.update(range(first, last + 1))

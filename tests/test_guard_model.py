@@ -133,3 +133,99 @@ def test_module_state_needs_calls_on_both_sides(check, tmp_path: Path) -> None:
     looped = MODULE.replace("    model(x)\n", "    for _ in range(3):\n        model(x)\n")
     assert _findings(check, tmp_path, looped + "    net.eval()\n") == []  # no call after it
     assert [code for code, _, _ in _findings(check, tmp_path, looped + "    net.eval()\n    model(x)\n")] == ["BL212"]
+
+
+def test_the_indexer_records_container_writes_closure_cells_and_imported_calls() -> None:
+    source = ("import torch\nfrom .ops import fast_fn, Config\nfrom os import path\n\n"
+              "def make():\n    scale = 2\n\n    def apply(x):\n        return x * scale\n\n"
+              "    def set_scale(value):\n        nonlocal scale\n        scale = value\n\n    return apply, set_scale\n\n"
+              "apply, set_scale = make()\nfast = torch.compile(apply)\n\n"
+              "def run(x):\n    xs = [x]\n    d = {'a': x}\n    other = {}\n    for _ in range(3):\n        fast(xs)\n"
+              "        xs.append(x)\n    fast(d)\n    d['b'] = x\n    other['c'] = x\n    fast(d)\n    set_scale(3)\n"
+              "    fast_fn(x, 2)\n    Config(2)\n    path.join('a')\n")
+    summary = summarize(source, "pkg.m", False)
+    writes = {(w.subject, w.action, w.name, w.value, w.place.line, len(w.loops)) for w in summary.state_writes}
+    assert writes == {("scale", "nonlocal", "scale", "value", 13, 0), ("xs", "method", "append", "x", 26, 1),
+                      ("d", "local-item", "'b'", "x", 28, 0), ("set_scale", "call", "set_scale", "3", 31, 0)}
+    # `other` is not passed to a compiled call; a class and the standard library are not recorded.
+    assert [(c.callee, c.place.line, c.args) for c in summary.imported_calls] == [
+        ("fast_fn", 32, ((None, "x"), (None, "2")))]
+
+
+@pytest.mark.parametrize(("calls", "count", "guard"), [
+    ("    f(x)\n    f(x.t())\n", 1, "tensor 'x'"),
+    ("    f(x)\n    f(x.t())\n    f(x[:, ::2])\n", 2, "tensor 'x'"),
+    ("    f(x)\n    f(x.t().contiguous())\n", None, None),
+    ("    f({'a': x})\n    f({'a': x, 'b': x})\n", 1, "len(x) != 1"),
+    ("    f({'a': x})\n    f({'a': y})\n", None, None),
+    ("    for t in ts:\n        f(x, int(t.sum()))\n", 1, "v == "),
+    ("    f(x, t.item())\n", None, None),  # one call: nothing to recompile
+    ("    f(x, int(n))\n    f(x, 2)\n", None, None),  # int(n): not a tensor's data
+])
+def test_layout_structure_and_data_predictions(check, tmp_path: Path, calls: str, count: int | None,
+                                               guard: str | None) -> None:
+    found = _findings(check, tmp_path, ARGS + calls)
+    if count is None:
+        assert found == []
+        return
+    assert len(found) == 1 and found[0][0] == "BL211"
+    assert count_phrase(count) in found[0][2] and guard in found[0][2], found[0][2]
+
+
+def test_container_writes_between_calls(check, tmp_path: Path) -> None:
+    head = "import torch\n\n@torch.compile\ndef f(xs):\n    return xs\n\ndef run(x):\n"
+    grows = head + "    xs = [x]\n    for _ in range(4):\n        f(xs)\n        xs.append(x)\n"
+    assert [(c, line) for c, line, _ in _findings(check, tmp_path, grows)] == [("BL211", 11)]
+    assert count_phrase(3) in _findings(check, tmp_path, grows)[0][2]
+    unbounded = grows.replace("range(4)", "batches")
+    assert count_phrase(LIMIT) in _findings(check, tmp_path, unbounded)[0][2]
+    replaced = head + "    xs = [x, x]\n    for _ in range(4):\n        f(xs)\n        xs[0] = x\n"
+    assert _findings(check, tmp_path, replaced) == []  # an index: the length stays
+    existing = head + "    d = {'a': x}\n    f(d)\n    d['a'] = x\n    f(d)\n"
+    assert _findings(check, tmp_path, existing) == []  # a key it already has
+    after = head + "    xs = [x]\n    f(xs)\n    xs.append(x)\n"
+    assert _findings(check, tmp_path, after) == []  # no call after the write
+
+
+CLOSURE = ("import torch\n\ndef make():\n    on = {first}\n\n    def apply(x):\n        return x * 2 if on else x\n\n"
+           "    def set_on(value):\n        nonlocal on\n        on = value\n\n    return apply, set_on\n\n"
+           "apply, set_on = make()\nfast = torch.compile(apply)\n\ndef run(x):\n{body}")
+
+
+@pytest.mark.parametrize(("first", "body", "count"), [
+    ("False", "    fast(x)\n    set_on(True)\n    fast(x)\n", 1),
+    ("2", "    fast(x)\n    set_on(3)\n    fast(x)\n    set_on(4)\n    fast(x)\n", 1),  # an int: then dynamic
+    ("False", "    set_on(True)\n    fast(x)\n    fast(x)\n", None),  # set before the calls
+    ("False", "    fast(x)\n    set_on(False)\n    fast(x)\n", None),  # the same value
+])
+def test_closure_cell_predictions(check, tmp_path: Path, first: str, body: str, count: int | None) -> None:
+    found = _findings(check, tmp_path, CLOSURE.format(first=first, body=body))
+    if count is None:
+        assert found == []
+        return
+    assert [(code, line) for code, line, _ in found] == [("BL213", 20)] and count_phrase(count) in found[0][2]
+
+
+def test_calls_of_another_modules_compiled_callable(check, tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "ops.py").write_text(
+        "import torch\n\ndef _scale(x, k: int):\n    return x * k\n\nfast_scale = torch.compile(_scale)\n", encoding="utf-8")
+    (tmp_path / "pkg" / "run.py").write_text(
+        "from .ops import fast_scale\n\ndef main(x):\n    fast_scale(x, 2)\n    fast_scale(x, k=3)\n", encoding="utf-8")
+    (tmp_path / "pkg" / "same.py").write_text(
+        "from .ops import fast_scale\n\ndef main(x):\n    fast_scale(x, 2)\n    fast_scale(x, 2)\n", encoding="utf-8")
+    found = [(Path(f.path).name, f.code, f.span.start_line) for f in check([tmp_path], root=tmp_path).findings]
+    assert found == [("run.py", "BL211", 5)]
+
+
+def test_dynamic_false_call_form_needs_evidence(check, tmp_path: Path) -> None:
+    head = "import torch\n\ndef g(p, lr):\n    return p * lr\n\nfast = torch.compile(g, dynamic=False)\n\n"
+    per_parameter = head + "def step(model):\n    for p in model.parameters():\n        fast(p, 0.1)\n"
+    silent = head + "def step(x):\n    for _ in range(3):\n        fast(x, 0.1)\n"
+    path = tmp_path / "m.py"
+    path.write_text(per_parameter, encoding="utf-8")
+    found = [(f.code, f.span.start_line, f.confidence.value) for f in check([path], root=tmp_path).findings]
+    assert found == [("BL210", 6, "likely")]
+    path.write_text(silent, encoding="utf-8")
+    assert [f.code for f in check([path], root=tmp_path).findings] == []

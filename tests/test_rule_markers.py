@@ -42,7 +42,9 @@ def test_project_findings_match_markers(project: Path, check) -> None:
 
 def test_projects_hold_positives_in_other_files_than_their_compile_call() -> None:
     for project in project_dirs():
-        flagged = [p for p in project_files(project) if expected_markers(p)]
+        # The graph breaks: a recompile's cause (`.eval()`, a grad-mode switch) sits where the
+        # compiled model is called, in train.py, and may be marked there.
+        flagged = [p for p in project_files(project) if any(code[2] in "13" for _, code in expected_markers(p))]
         assert flagged and all(p.name != "train.py" for p in flagged), project.name
         assert "torch.compile" in (project / "train.py").read_text(encoding="utf-8"), project.name
 

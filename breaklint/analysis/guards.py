@@ -19,6 +19,7 @@ values the frame runs eagerly for good (`LIMIT`).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
@@ -27,7 +28,7 @@ import libcst as cst
 
 from breaklint.index.project import ClassInfo, FunctionInfo, ModuleIndex, ProjectIndex
 from breaklint.infra.lazy import parse_fragment
-from breaklint.index.summary import CompiledCall, CompiledName, Place, StateWrite
+from breaklint.index.summary import CompiledCall, CompiledName, Loop, Place, StateWrite
 
 RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit's default
 LIMIT = -1  # recompiles on every new value until the limit, then runs eagerly
@@ -107,6 +108,8 @@ class _Seen:
     dtype: str = ""  # a tensor cast at the end of the expression (`x.half()` -> "Half")
     base: str = ""  # the expression under the cast (`x`), or the expression itself
     unbounded: bool = False  # a loop over a range whose length is not known (ints only)
+    computed: str = ""  # a Python number read from a tensor's data (`int(x.sum())`, `t.item()`)
+    layout: str = ""  # a view whose strides differ from its base's (`x.t()`, `x[:, ::2]`); "" contiguous
 
 
 def _loop_values(text: str, call: CompiledCall) -> _Seen | None:
@@ -128,7 +131,16 @@ def _loop_values(text: str, call: CompiledCall) -> _Seen | None:
     return None
 
 
-def _seen(text: str, call: CompiledCall) -> _Seen:
+def _seen(text: str, call: CompiledCall, binding: Callable[[str, CompiledCall], str | None] | None = None) -> _Seen:
+    """What `text` passes; `binding` gives the one value a plain name is bound to in the call's
+    function (`n = int(x.sum())` before `f(x, n)`)."""
+    bound = binding(text, call) if binding is not None and re.fullmatch(r"\w+", text) else None
+    computed = _from_tensor_data(bound if bound is not None else text)
+    if computed:
+        return _Seen(call, base=bound if bound is not None else text, computed=computed)
+    layout = _layout(text)
+    if layout is not None:
+        return _Seen(call, base=layout[0], layout=layout[1])
     ok, value = _literal(text)
     if ok:
         return _Seen(call, (value,), True, _kind(value), base=text)
@@ -147,14 +159,74 @@ def _seen(text: str, call: CompiledCall) -> _Seen:
     return _Seen(call, base=text)
 
 
-def _shape_of(text: str) -> tuple[str, int] | None:
-    """("list", length) for a list display, ("rank", n) for `torch.randn(4, 8)` with literal sizes."""
+_REDUCTIONS = ("sum", "max", "min", "mean", "amax", "amin", "argmax", "argmin", "norm", "prod", "std", "var",
+               "count_nonzero", "median", "any", "all")
+
+
+def _from_tensor_data(text: str) -> str:
+    """`int(x.sum())`, `float(loss)`-style reads of a reduction, `t.item()`: a Python number that
+    follows the tensor's data (its kind: "int", "float", "bool", "number"), or ""."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile text: nothing known
+        return ""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item" \
+            and not node.args:
+        return "number"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "float", "bool") \
+            and len(node.args) == 1 and not node.keywords:
+        inner = node.args[0]
+        reads = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                    and (n.func.attr == "item" or n.func.attr in _REDUCTIONS) for n in ast.walk(inner))
+        return node.func.id if reads else ""
+    return ""
+
+
+_TRANSPOSES = ("t", "transpose", "permute", "movedim", "swapaxes", "swapdims", "mT", "T")
+
+
+def _layout(text: str) -> tuple[str, str] | None:
+    """(base, layout) for a view whose strides are not its base's (`x.t()`, `x.transpose(0, 1)`,
+    `x[:, ::2]`; layout the expression itself), or (base, "") for `x.contiguous()`; None for
+    anything else."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile text: no layout known
+        return None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "contiguous" \
+            and not node.args and _plain(node.func.value):
+        return ast.unparse(node.func.value), ""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _TRANSPOSES \
+            and _plain(node.func.value):
+        return ast.unparse(node.func.value), ast.unparse(node)
+    if isinstance(node, ast.Attribute) and node.attr in ("T", "mT") and _plain(node.value):
+        return ast.unparse(node.value), ast.unparse(node)
+    if isinstance(node, ast.Subscript) and _plain(node.value):
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if any(isinstance(part, ast.Slice) and part.step is not None for part in parts):
+            return ast.unparse(node.value), ast.unparse(node)
+    return None
+
+
+def _plain(node: ast.AST) -> bool:
+    """A name or a dotted attribute chain (`x`, `batch.images`)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _shape_of(text: str) -> tuple[str, object] | None:
+    """("list", length) for a list display, ("rank", n) for `torch.randn(4, 8)` with literal sizes,
+    ("dict", keys) for a dict display with string keys."""
     try:
         node = ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile text: no shape known
         return None
     if isinstance(node, ast.List) and not any(isinstance(e, ast.Starred) for e in node.elts):
         return ("list", len(node.elts))
+    if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                                         for k in node.keys):
+        return ("dict", tuple(k.value for k in node.keys))  # type: ignore[union-attr, return-value]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FACTORIES[:5] \
             and _dotted_text(node.func.value) == "torch" and node.args and not node.keywords \
             and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in node.args):
@@ -254,7 +326,10 @@ class GuardModel:
             found.extend(self._arguments(name, calls))
             found.extend(self._growing(name, calls))
             found.extend(self._module_state(name, calls))
+            found.extend(self._containers(name, calls))
         found.extend(self._globals())
+        found.extend(self._closures())
+        found.extend(self._imported())
         cast = {p.callee for p in found if p.code == "BL212" and p.guard == "dtype mismatch"}
         found = [p for p in found if not (p.code == "BL211" and p.guard == "dtype mismatch" and p.callee in cast)]
         return sorted(found, key=lambda p: (p.place.line, p.place.col, p.code))
@@ -266,12 +341,14 @@ class GuardModel:
             counts[name.name] = counts.get(name.name, 0) + 1
         return [name for name in self.facts.names if counts[name.name] == 1]
 
-    def _arguments(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
+    def _arguments(self, name: CompiledName, calls: list[CompiledCall],
+                   binding: Callable[[str, CompiledCall], str | None] | None = None) -> list[Prediction]:
+        """`binding` reads the call sites' own bindings (another module's, for imported calls)."""
         params = self._params(name)
         by_param: dict[str, list[_Seen]] = {}
         for call in calls:
             for param, text in _bound(call, params).items():
-                by_param.setdefault(param, []).append(_seen(text, call))
+                by_param.setdefault(param, []).append(_seen(text, call, binding or self._binding))
         found = []
         for param, seen in by_param.items():
             shown = param if not param.startswith("#") else f"argument {int(param[1:]) + 1}"
@@ -279,6 +356,152 @@ class GuardModel:
             if prediction is not None:
                 found.append(prediction)
         return found
+
+    def _containers(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
+        """A list or dict passed to the compiled callable and changed between its calls (`xs.append`,
+        `batch["mask"] = m`): Dynamo guards a list's length and a dict's length and keys, so each
+        change compiles again (lists and dicts are not made dynamic; measured, torch 2.13)."""
+        params = self._params(name)
+        found = []
+        done: set[str] = set()
+        for write in self.facts.writes:
+            if write.subject in done or not (write.action == "local-item" or
+                                              (write.action == "method" and write.name in _CONTAINER_METHODS)):
+                continue
+            mine = [c for c in calls if c.place.scope == write.place.scope
+                    and any(text == write.subject for _, text in c.args)]
+            if not mine:
+                continue
+            param = next((p for p, text in _bound(mine[0], params).items() if text == write.subject), None)
+            initial = _shape_of(self._binding(write.subject, mine[0]) or "")
+            if write.action == "local-item":
+                ok, key = _literal(write.name)
+                if not ok or not isinstance(key, str) or (initial is not None and initial[0] == "dict"
+                                                          and key in initial[1]):  # type: ignore[operator]
+                    continue  # an index, or a key the dict already has: its length and keys stay
+            if param is None:
+                continue
+            count = self._changes(write, mine)
+            if count == 0:
+                continue
+            done.add(write.subject)
+            shown = param if not param.startswith("#") else f"argument {int(param[1:]) + 1}"
+            is_dict = write.action == "local-item" or write.name in ("update", "setdefault", "popitem") or \
+                (initial is not None and initial[0] == "dict")
+            size = len(initial[1]) if initial is not None and initial[0] == "dict" else \
+                initial[1] if initial is not None and initial[0] == "list" else None  # type: ignore[arg-type]
+            guard = (f"len({param}) != {size}" if is_dict else f"len({param}) == {size}") if size is not None \
+                else f"len({param})"
+            change = f"`{write.subject}[{write.name}] = ...`" if write.action == "local-item" else \
+                f"`{write.subject}.{write.name}(...)`"
+            found.append(Prediction("BL211", write.place, name.name,
+                                    f"{change} changes the {'keys' if is_dict else 'length'} of `{shown}` between calls",
+                                    guard, count, False,
+                                    "pass a container of the same structure every time (preallocate, pad, or stack "
+                                    "into one tensor), or keep the changing part out of the compiled call"))
+        return found
+
+    def _changes(self, write: StateWrite, calls: list[CompiledCall]) -> int:
+        """How many calls see the container changed: every iteration of a loop both are in (its
+        length when known, else until the limit), or each call after a write between calls."""
+        looped = next((c for c in calls if c.loops and c.loops[-1] in write.loops), None)
+        if looped is not None:
+            length = _loop_length(looped.loops[-1])
+            return LIMIT if length is None else _counted(length)
+        ordered = sorted(calls, key=lambda c: (c.place.line, c.place.col))
+        changed = sum(1 for before, after in zip(ordered, ordered[1:])
+                      if before.place.line < write.place.line < after.place.line)
+        return changed if changed < RECOMPILE_LIMIT else LIMIT
+
+    def _closures(self) -> list[Prediction]:
+        """A closure cell the compiled function reads, rebound through `nonlocal` by a setter its
+        factory returns, called between the compiled calls (torch 2.13 guards the cell's value
+        like a global's: an int or float compiles once more and is then dynamic, a bool or str
+        once per value)."""
+        found = []
+        names = {n.target: n for n in self._unique_names()}
+        for write in self.facts.writes:
+            if write.action != "nonlocal" or write.place.scope < 0:
+                continue
+            setter = self.module.defined[write.place.scope]
+            factory = setter.parent
+            if factory is None:
+                continue
+            readers = [fn for fn in factory.nested if fn is not setter and write.name in self.names_read(fn)]
+            name = next((names[fn.name] for fn in readers if fn.name in names), None)
+            if name is None:
+                continue
+            calls = [c for c in self.facts.calls if c.callee == name.name]
+            cell = [v for v in factory.assigns.get(write.name, []) if not v.iterated]
+            ok, first = _literal(_text(cell[0].expr)) if len(cell) == 1 else (False, None)
+            kind = _kind(first) if ok else "other"
+            if kind not in ("int", "float", "bool", "str"):
+                continue
+            setter_calls = [w for w in self.facts.writes if w.action == "call" and w.subject == setter.name
+                            and _between_calls(w.place, calls)]
+            values = [first] + [v for v in (self._cell_value(write, setter, c.value, first) for c in setter_calls)
+                                if v is not None]
+            distinct = list(dict.fromkeys(values))
+            if not setter_calls or len(distinct) < 2 and len(values) == len(setter_calls) + 1:
+                continue
+            count = 1 if kind in ("int", "float") else _counted(max(len(distinct), 2))
+            found.append(Prediction(
+                "BL213", setter_calls[0].place, name.name,
+                f"`{setter.name}(...)` rebinds the closure cell `{write.name}` (`nonlocal`, {first!r} in "
+                f"`{factory.name}`) that the compiled code read", f"{write.name} == {_guard_value(first)}", count,
+                kind in ("int", "float"),
+                "pass the value as an argument (a tensor, or one compiled callable per value) instead of a closure "
+                "cell that changes"))
+        return found
+
+    @staticmethod
+    def _cell_value(write: StateWrite, setter: FunctionInfo, args: str, first: object) -> object | None:
+        """The value a setter call stores: a literal, `not cell`, or the argument passed for the
+        parameter it assigns; None when unknown."""
+        ok, value = _literal(write.value)
+        if ok:
+            return value
+        if re.fullmatch(rf"not\s+{re.escape(write.name)}", write.value.strip()) and isinstance(first, bool):
+            return not first
+        positional = setter.header.positional
+        if write.value in positional:
+            passed = [a.strip() for a in args.split(",")] if args else []
+            index = positional.index(write.value)
+            if index < len(passed):
+                ok, value = _literal(passed[index])
+                return value if ok else None
+        return None
+
+    def _imported(self) -> list[Prediction]:
+        """Calls in this file of a compiled callable another module binds (`from .model import
+        fast_fn`): the guards of that module's compiled name, with this file's call sites."""
+        by_name: dict[str, list[CompiledCall]] = {}
+        for call in self.facts.imported_calls:
+            by_name.setdefault(call.callee, []).append(call)
+        found = []
+        for local, calls in by_name.items():
+            qualified = self.module.imports.resolve_dotted(local)
+            owner_name, _, attr = qualified.rpartition(".")
+            owners = self.project.by_name.get(owner_name) or []
+            owner = owners[0] if owners else None
+            if owner is None or owner is self.module or not owner.guard_facts.names:
+                continue
+            theirs = GuardModel(owner, self.project, (), self.names_read, owner.imports.resolve_dotted)
+            name = next((n for n in theirs._unique_names() if n.name == attr and n.place.scope < 0), None)
+            if name is None:
+                continue
+            renamed = [CompiledCall(name.name, c.place, c.args, c.loops, c.grad_disabled) for c in calls]
+            for prediction in theirs._arguments(name, renamed, self._binding):
+                found.append(dataclasses.replace(prediction, callee=local))
+        return found
+
+    def _binding(self, name: str, call: CompiledCall) -> str | None:
+        """The one expression `name` is bound to in the call's function, if exactly one."""
+        if call.place.scope < 0:
+            return None
+        values = self.module.defined[call.place.scope].assigns.get(name, [])
+        texts = {_text(v.expr) for v in values}  # an appended-to list is bound twice to the same display
+        return texts.pop() if len(texts) == 1 and not any(v.iterated for v in values) else None
 
     def _growing(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
         """A call in a loop whose tensor argument's size follows the loop variable (`x[:, :t]`,
@@ -289,6 +512,14 @@ class GuardModel:
         found = []
         for call in calls:
             targets = {loop.target for loop in call.loops if re.fullmatch(r"\w+", loop.target)}
+            over = _parameter_loop(call)
+            if dynamic is False and over is not None and call.args:
+                # An optimizer's step: each parameter has its own shape, and dynamic=False makes each
+                # distinct shape (or rank) a compile of its own (measured: timm's Kron, torch 2.13).
+                found.append(Prediction("BL210", call.place, name.name, f"it is called once per parameter (`for ... in "
+                                        f"{over}`), and parameters differ in shape", "mismatch", LIMIT, False,
+                                        "drop dynamic=False"))
+                continue
             for index, (_, text) in enumerate(call.args):
                 var = next((t for t in targets if _sized_by(text, t)), None)
                 if dynamic is False and (var is not None or self._grows(text, call)):
@@ -546,12 +777,21 @@ def _argument_prediction(callee: str, param: str, shown: str, seen: list[_Seen])
             return None  # None and a literal: a type change as well; not modelled
         return None
     # A list's length, a tensor's rank: guarded per distinct value.
-    shapes = [s.values[0] for s in seen if s.kind in ("list", "rank") and s.values]
+    shapes = [s.values[0] for s in seen if s.kind in ("list", "rank", "dict") and s.values]
     if shapes and len(shapes) == len(seen) and len({kind for kind, _ in shapes}) == 1:  # type: ignore[misc]
         sizes = list(dict.fromkeys(n for _, n in shapes))  # type: ignore[misc]
         if len(sizes) >= 2:
             kind = shapes[0][0]  # type: ignore[index]
             where = next(s for s in seen[1:] if s.values[0][1] != sizes[0])  # type: ignore[index]
+            if kind == "dict":
+                # Dynamo guards a dict's length, then its keys in order (measured, torch 2.13).
+                changed = where.values[0][1]  # type: ignore[index]
+                guard = f"len({param}) != {len(sizes[0])}" if len(changed) != len(sizes[0]) else f"dict.keys({param})"
+                shown_sizes = ", ".join("{" + ", ".join(map(repr, keys)) + "}" for keys in sizes)  # type: ignore[union-attr]
+                return Prediction("BL211", where.call.place, callee, f"`{shown}` is a dict with keys {shown_sizes} across "
+                                  "calls", guard, _counted(len(sizes)), False,
+                                  "pass the same keys at every call (None-free placeholders for the missing ones), or "
+                                  "compile one callable per key set")
             guard = f"len({param}) == {sizes[0]}" if kind == "list" else "rank mismatch"
             what = "a list of length" if kind == "list" else "a tensor of rank"
             return Prediction("BL211", where.call.place, callee,
@@ -559,13 +799,41 @@ def _argument_prediction(callee: str, param: str, shown: str, seen: list[_Seen])
                               _counted(len(sizes)), False,
                               "keep the structure the same at every call (pad, or stack into one tensor)")
         return None
+    # A Python number read from a tensor's data: it follows the data, so it changes between the
+    # calls of a loop or of two call sites; an int or float then turns dynamic (one recompile),
+    # a bool has two values (one recompile).
+    computed = [s for s in seen if s.computed]
+    if computed and (len(seen) > 1 or computed[0].call.loops):
+        where = computed[0] if computed[0].call.loops else seen[1]
+        kind = computed[0].computed
+        return Prediction("BL211", where.call.place, callee,
+                          f"`{shown}` is `{computed[0].base}`, a Python {'number' if kind == 'number' else kind} read "
+                          "from a tensor's data, which changes between calls", f"{param} == ", 1, kind != "bool",
+                          "pass the tensor itself (a 0-d tensor is not specialised), or mark the value dynamic "
+                          "(torch.compile(dynamic=True)) to skip even the one recompile")
+    # Strides: the same tensor passed as a transposed or strided view at one call and as itself
+    # (or another view) at another: one compile per distinct layout (measured, torch 2.13).
+    viewed = [s for s in seen if s.layout]
+    if viewed and all(s.base == viewed[0].base and not s.known and not s.dtype for s in seen):
+        layouts = list(dict.fromkeys(s.layout for s in seen))
+        if len(layouts) >= 2:
+            where = next(s for s in seen[1:] if s.layout != first.layout)
+            shown_layouts = ", ".join(f"`{layout or first.base}`" for layout in layouts)
+            return Prediction("BL211", where.call.place, callee,
+                              f"`{shown}` is passed as {shown_layouts} across calls (its strides change)",
+                              f"tensor '{param}'", _counted(len(layouts)), False,
+                              "pass one layout every time (`.contiguous()` the views before the call), or "
+                              "torch._dynamo.mark_dynamic the tensor")
+        return None
     # None-ness: None at some calls, an expression (a tensor) at others.
     nones = [s for s in seen if s.known and s.values == (None,)]
     others = [s for s in seen if not s.known and not s.dtype and not s.unbounded]
     if nones and others and len(nones) + len(others) == len(seen):
         where = next(s for s in seen[1:] if (s in nones) != (first in nones))
         guard = f"{param} is None"
-        return Prediction("BL211", where.call.place, callee, f"`{shown}` is None at some calls and `{others[0].base}` at others",
+        left_out = any(all(text != "None" for _, text in s.call.args) for s in nones)  # None from the default
+        none = "None (left out: its default)" if left_out else "None"
+        return Prediction("BL211", where.call.place, callee, f"`{shown}` is {none} at some calls and `{others[0].base}` at others",
                           guard, 1, False, "pass a tensor every time (e.g. zeros), or compile one callable for each case")
     # dtype: a cast of the same tensor at one call, another dtype (or none) at another.
     casts = [s for s in seen if s.dtype]
@@ -592,6 +860,32 @@ def _between_calls(place: Place, calls: list[CompiledCall]) -> bool:
     a call sees)."""
     same = [c for c in calls if c.place.scope == place.scope]
     return any(c.place.line < place.line for c in same) and any(c.place.line > place.line for c in same)
+
+
+_CONTAINER_METHODS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "update", "setdefault",
+                                "popitem"})
+
+
+def _loop_length(loop: Loop) -> int | None:
+    """How many times a for loop runs, when its iterable is a literal sequence or a literal range."""
+    ok, values = _literal(loop.iter)
+    if ok and isinstance(values, (list, tuple)):
+        return len(values)
+    match = re.fullmatch(r"range\((.*)\)", loop.iter)
+    if match:
+        ok, bounds = _literal(f"({match.group(1)},)")
+        if ok and bounds and all(isinstance(b, int) for b in bounds):
+            return len(range(*bounds))
+    return None
+
+
+_PARAMETER_LOOP = re.compile(r"""(\[\s*["']params["']\s*\]|\.(named_)?parameters\(\))\s*$""")
+
+
+def _parameter_loop(call: CompiledCall) -> str | None:
+    """The iterable of a loop around the call that runs over parameters (`group["params"]`,
+    `model.parameters()`), innermost first."""
+    return next((loop.iter for loop in reversed(call.loops) if _PARAMETER_LOOP.search(loop.iter)), None)
 
 
 def _sized_by(text: str, var: str) -> bool:

@@ -275,7 +275,8 @@ class Engine:
         raw: list[Finding] = []
         functions = tree_functions(module)
         has_region = any(fn in regions for fn in functions.values())
-        if not (has_region or (self.config.scope == "all" and functions)):
+        calls_compiled = bool(module.guard_facts.calls or module.guard_facts.imported_calls)  # _calls_compiled's files
+        if not (has_region or calls_compiled or (self.config.scope == "all" and functions)):
             rules: list[Rule] = []
         else:
             ctx = FileContext(
@@ -449,10 +450,12 @@ class _Run:
             findings.extend(self.engine._region_error(self.sources[index].display, error)
                             for error in self.regions[index].errors)
         deep, shallow = [], []
+        guarded = self._calls_compiled(indexed)
         for index in reported:
             if not self.rules.for_file(self.sources[index].display):
                 continue  # every rule ignored for this file: nothing to say about it
-            if self.regions[index].has_region or (config.scope == "all" and self.facts[index].has_functions):
+            if self.regions[index].has_region or index in guarded or \
+                    (config.scope == "all" and self.facts[index].has_functions):
                 deep.append(index)
             elif self.facts[index].maybe_suppressed:
                 shallow.append(index)
@@ -462,6 +465,12 @@ class _Run:
         if self.cache is not None:
             self.cache.save()
         return findings, len(files)
+
+    def _calls_compiled(self, indexed: list[int]) -> set[int]:
+        """The files that call a compiled callable (their own, or one another module binds): the
+        recompile rules read their calls even where they hold no compiled region."""
+        exports = {f"{self.sources[i].module_name}.{name}" for i in indexed for name in self.facts[i].compiled_exports}
+        return {i for i in indexed if self.facts[i].calls_compiled or not exports.isdisjoint(self.facts[i].imported_callees)}
 
     def _with_overlays(self, paths: Sequence[Path], files: list[Path], problems: list[tuple[Path, ReadProblem]],
                        excluder: Excluder | None) -> tuple[list[Path], list[tuple[Path, ReadProblem]]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import sys
 import warnings
 from typing import Callable, Iterable, Iterator, Optional
 
@@ -78,6 +79,7 @@ class _Function:
         self.assigns: dict[str, list[tuple[Expr, bool]]] = {}
         self.nested: list[int] = []
         self.global_names: dict[str, None] = {}
+        self.nonlocal_names: set[str] = set()  # only for the writes to closure cells (not stored)
         self.implicit: list[Expr] = []
 
     def freeze(self) -> FunctionSummary:
@@ -144,18 +146,21 @@ class _Walker:
         self.compiled_names: list[CompiledName] = []
         self.dotted_calls: list[tuple[str, ast.Call, int, tuple[Loop, ...], bool]] = []
         self.writes: list[StateWrite] = []
+        self.imported_calls: list[CompiledCall] = []  # calls of from-imported names, in every file
+        self.from_names: set[str] = set()
 
     def run(self, tree: ast.Module) -> ModuleSummary:
         # Imports first: a decorator may use a name imported below.
         for statement in tree.body:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.imports.add_ast_import(statement)
+        self.from_names = _project_imports(tree)
         self._block(tree.body)
         return ModuleSummary(
             self.module_name, self.is_package, tuple(self.imports.aliases.items()),
             tuple(sorted(self.imports.local_defs)), tuple(f.freeze() for f in self.functions),
             tuple(c.freeze() for c in self.classes), _freeze(self.assigns), tuple(self.sites),
-            tuple(self.disabled), *self._compiled_facts(),
+            tuple(self.disabled), *self._compiled_facts(), tuple(self.imported_calls),
         )
 
     # --- what changes compiled frames' guards (analysis/guards.py reads it) --------------------
@@ -179,22 +184,31 @@ class _Walker:
         compiled = {c.name for c in self.compiled_names}
         watched = compiled | {c.target for c in self.compiled_names}
         calls: list[CompiledCall] = []
-        writes = [w for w in self.writes if w.action in ("global", "item") or _head_in(w.subject, watched)]
-        # Calls of this file's functions that write a global: the write happens at the call.
+        # Locals passed to a compiled call: a container's length and keys are guarded, so an
+        # append or a new key between calls is a write to what the frame guards on.
+        passed = {(scope, self.text(value)) for func, node, scope, _, _ in self.dotted_calls if func in compiled
+                  for _, value in _arg_items(node) if isinstance(value, ast.Name)}
+        writes = [w for w in self.writes if w.action in ("global", "item", "nonlocal") or _head_in(w.subject, watched)
+                  or (w.action == "local-item" and (w.place.scope, w.subject) in passed)]
+        # Calls of this file's functions that write a global: the write happens at the call; of
+        # one that rebinds a closure cell (`nonlocal`), by the name it is defined with.
         writers = {self.functions[w.place.scope].qualname for w in writes
                    if w.action in ("global", "item") and w.place.scope >= 0}
+        setters = {self.functions[w.place.scope].name for w in writes if w.action == "nonlocal" and w.place.scope >= 0}
         for func, node, scope, loops, grad_off in self.dotted_calls:
-            if func in writers:
-                writes.append(StateWrite(func, "call", func, "", self.place(node, scope)))
+            if func in writers or func in setters:
+                writes.append(StateWrite(func, "call", func, _args_text(self, node) if func in setters else "",
+                                         self.place(node, scope)))
             if func in compiled:
                 args = tuple((keyword, self.text(value)) for keyword, value in _arg_items(node))
                 calls.append(CompiledCall(func, self.place(node, scope), args, loops, grad_off))
             elif "." in func:
                 receiver, _, method = func.rpartition(".")
                 if _head_in(receiver, watched):
-                    writes.append(StateWrite(receiver, "method", method, ", ".join(
-                        self.text(value) if keyword is None else f"{keyword}={self.text(value)}"
-                        for keyword, value in _arg_items(node)), self.place(node, scope)))
+                    writes.append(StateWrite(receiver, "method", method, _args_text(self, node), self.place(node, scope)))
+                elif method in _CONTAINER_MUTATORS and (scope, receiver) in passed:
+                    writes.append(StateWrite(receiver, "method", method, _args_text(self, node), self.place(node, scope),
+                                             loops))
         return tuple(self.compiled_names), tuple(calls), tuple(writes)
 
     def _bind_compiled(self, targets: list[ast.expr], value: ast.expr) -> None:
@@ -221,8 +235,13 @@ class _Walker:
             name = target.value.id
             if fn is None or name in fn.global_names or name not in fn.assigns:
                 self.writes.append(StateWrite(name, "item", self.text(target.slice), self.text(value), self.place(node)))
+            else:  # a local container: kept only when it is passed to a compiled call (_compiled_facts)
+                self.writes.append(StateWrite(name, "local-item", self.text(target.slice), self.text(value),
+                                              self.place(node), tuple(self.loops)))
         elif isinstance(target, ast.Name) and fn is not None and target.id in fn.global_names:
             self.writes.append(StateWrite(target.id, "global", target.id, self.text(value), self.place(node)))
+        elif isinstance(target, ast.Name) and fn is not None and target.id in fn.nonlocal_names:
+            self.writes.append(StateWrite(target.id, "nonlocal", target.id, self.text(value), self.place(node)))
 
     def _while(self, node: ast.While) -> None:
         self.loops.append(Loop("", ""))
@@ -428,6 +447,11 @@ class _Walker:
         if fn is not None:
             fn.global_names.update(dict.fromkeys(node.names))
 
+    def _nonlocal(self, node: ast.Nonlocal) -> None:
+        fn = self._current()
+        if fn is not None:
+            fn.nonlocal_names.update(node.names)
+
     def _implicit(self, receiver: ast.expr, method: str) -> None:
         """`receiver.method`, a dunder Python calls for a statement on a plain name (not `self`:
         a class's own __setattr__ on `self.x = v` is the class's business, not a new callee)."""
@@ -615,6 +639,12 @@ class _Walker:
                     fn.refs.append(self.text(value))
             self._self_registration(fn, node, args)
         self._compile_call(node, fn, args)
+        # Not a class (`Config(...)`): a compiled callable is bound to a lowercase name.
+        if isinstance(node.func, ast.Name) and node.args and node.func.id in self.from_names \
+                and not node.func.id[:1].isupper():
+            self.imported_calls.append(CompiledCall(
+                node.func.id, self.place(node), tuple((keyword, self.text(value)) for keyword, value in _arg_items(node)),
+                tuple(self.loops), self.grad_off > 0))
         func = _dotted(node.func) if self.tracks else None
         if func is not None:
             self.dotted_calls.append((func, node, self.function_stack[-1] if fn is not None else -1,
@@ -673,8 +703,11 @@ class _Walker:
     def _compile_call(self, node: ast.Call, fn: _Function | None, args: list[tuple[Optional[str], ast.expr]]) -> None:
         func = node.func
         scope = self.function_stack[-1] if fn is not None else -1
-        if isinstance(func, ast.Attribute) and func.attr == "compile" and not args:
-            self.sites.append(SiteSummary(node.lineno, self.text(func.value), -1, scope, True, self.text(node)))
+        if isinstance(func, ast.Attribute) and func.attr == "compile" and not node.args \
+                and (not args or self.resolve(func) not in COMPILE_NAMES):
+            # `net.compile()`; with options (`net.compile(mode=...)`) it is a compiled name too.
+            if not args:
+                self.sites.append(SiteSummary(node.lineno, self.text(func.value), -1, scope, True, self.text(node)))
             name = _dotted(func.value)
             if name is not None:
                 self.compiled_names.append(CompiledName(name, name, self.text(node), self.place(node)))
@@ -699,9 +732,36 @@ _STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
     ast.ClassDef: _Walker._class, ast.Import: _Walker._import, ast.ImportFrom: _Walker._import,  # type: ignore[dict-item]
     ast.Assign: _Walker._assign, ast.AnnAssign: _Walker._ann_assign,  # type: ignore[dict-item]
     ast.AugAssign: _Walker._aug_assign, ast.For: _Walker._for, ast.AsyncFor: _Walker._for,  # type: ignore[dict-item]
-    ast.If: _Walker._if, ast.Global: _Walker._global,  # type: ignore[dict-item]
+    ast.If: _Walker._if, ast.Global: _Walker._global, ast.Nonlocal: _Walker._nonlocal,  # type: ignore[dict-item]
     ast.While: _Walker._while, ast.With: _Walker._with, ast.AsyncWith: _Walker._with,  # type: ignore[dict-item]
 }
+
+
+# Roots whose names are never a project's compiled callable: their calls are not recorded.
+_EXTERNAL_ROOTS = frozenset(sys.stdlib_module_names) | {"torch", "numpy", "typing_extensions", "__future__"}
+
+
+def _project_imports(tree: ast.Module) -> set[str]:
+    """Names a module-level `from m import name` binds where `m` may be of the project (relative,
+    or not the standard library, torch or numpy): their calls may be calls of another module's
+    compiled callable."""
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and (statement.level or
+                                                      (statement.module or "").split(".")[0] not in _EXTERNAL_ROOTS):
+            names.update(alias.asname or alias.name for alias in statement.names if alias.name != "*")
+    return names
+
+
+# Methods that change a list's length or a dict's keys (both guarded when passed to a compiled call).
+_CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "update", "setdefault",
+                                 "popitem"})
+
+
+def _args_text(walker: _Walker, node: ast.Call) -> str:
+    """A call's arguments as written, comma-separated (`keyword=value` for keywords)."""
+    return ", ".join(walker.text(value) if keyword is None else f"{keyword}={walker.text(value)}"
+                     for keyword, value in _arg_items(node))
 
 
 def _head_in(dotted_name: str, names: set[str]) -> bool:

@@ -255,6 +255,7 @@ class GuardFacts:
     names: tuple[CompiledName, ...]
     calls: tuple[CompiledCall, ...]
     writes: tuple[StateWrite, ...]
+    imported_calls: tuple[CompiledCall, ...] = ()  # calls of from-imported names (summary.imported_calls)
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,12 @@ class FileFacts:
     # of this module stands while that part is unchanged (see part_digests).
     parts: tuple[tuple[str, str], ...] = ()
     local_defs: frozenset[str] = frozenset()  # the names the import table resolves to this module
+    # What makes a file without a region worth the recompile rules (analysis/guards.py): it
+    # calls a compiled callable it binds, or one another module binds at module level (its
+    # `compiled_exports`, joined by qualified name to an importer's `imported_callees`).
+    calls_compiled: bool = False
+    compiled_exports: frozenset[str] = frozenset()
+    imported_callees: frozenset[str] = frozenset()
 
     def summary(self) -> ModuleSummary:
         return pickle.loads(self.summary_blob)
@@ -72,13 +78,17 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
     if isinstance(summary, ReadProblem):
         return FileFacts(digest, summary, b"", "", False, False, maybe_suppressed, len(text))
     blob = pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
+    aliases = dict(summary.aliases)
     entry = bool(summary.compile_sites) or any(
         fn.name == "forward" and fn.class_index >= 0 for fn in summary.functions
     )
     return FileFacts(digest, None, blob, hashlib.blake2b(blob, digest_size=16).hexdigest(),
                      summary.has_functions, entry, maybe_suppressed, len(text),
                      frozenset(f.qualname for f in summary.functions), frozenset(c.qualname for c in summary.classes),
-                     bool(summary.compile_sites), part_digests(summary), frozenset(summary.local_defs))
+                     bool(summary.compile_sites), part_digests(summary), frozenset(summary.local_defs),
+                     bool(summary.compiled_calls),
+                     frozenset(n.name for n in summary.compiled_names if n.place.scope < 0 and "." not in n.name),
+                     frozenset(aliases[c.callee] for c in summary.imported_calls if c.callee in aliases))
 
 def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
     """What each part of a module's index is made of, digested. A definition's digest covers

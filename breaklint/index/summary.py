@@ -21,7 +21,7 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 11  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 12  # bump when the fields below change: cached summaries are then ignored
 
 
 @dataclass(frozen=True)
@@ -139,13 +139,16 @@ class StateWrite:
     receiver (`net`, `net.lin.weight`) or the global's name; `action` one of "attr" (`subject.
     name = value`), "method" (`subject.name(args)`: `.eval()`, `.half()`, `.requires_grad_()`),
     "global" (`name = value` under `global name`), "item" (`subject[name] = value`, `name` the
-    key's text)."""
+    key's text; "local-item" when `subject` is a local passed to a compiled call), "nonlocal"
+    (`name = value` under `nonlocal name`), "call" (a call of a function that writes a global or,
+    by `nonlocal`, a closure cell: `value` its arguments as written)."""
 
     subject: Expr
     action: str
     name: str
     value: Expr  # the assigned value, or the call's arguments as written
     place: Place
+    loops: tuple[Loop, ...] = ()  # the loops around it, in its own function (container writes only)
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,9 @@ class ModuleSummary:
     compiled_names: tuple[CompiledName, ...] = ()
     compiled_calls: tuple[CompiledCall, ...] = ()
     state_writes: tuple[StateWrite, ...] = ()
+    # Calls of names imported with `from m import name` (any file): a compiled callable another
+    # module binds is called here (analysis/guards.py joins them to that module's compiled names).
+    imported_calls: tuple[CompiledCall, ...] = ()
 
     @property
     def has_functions(self) -> bool:

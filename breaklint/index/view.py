@@ -477,7 +477,8 @@ def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Pr
         sites.append(CompileSite(module, node, target, scope, site.method_form, site.line))  # type: ignore[arg-type]
     for index, recursive in summary.disabled:
         data["disabled"][defined[index]] = recursive  # type: ignore[index]
-    data["guard_facts"] = GuardFacts(summary.compiled_names, summary.compiled_calls, summary.state_writes)
+    data["guard_facts"] = GuardFacts(summary.compiled_names, summary.compiled_calls, summary.state_writes,
+                                     summary.imported_calls)
     return module
 
 

@@ -25,6 +25,9 @@ def run(path: Path) -> dict:
     torch._dynamo.reset()
     torch.compile = eager_compile  # type: ignore[assignment]
     error = ""
+    sys.path.insert(0, str(path.parent))  # a case may import a `_helper.py` beside it
+    for name in [n for n, m in sys.modules.items() if str(getattr(m, "__file__", "") or "").startswith(str(path.parent))]:
+        del sys.modules[name]  # a helper compiles at import: a fresh one per case
     try:
         with capture_dynamo() as capture:
             spec = importlib.util.spec_from_file_location(f"recompile_case_{path.stem}", path)
@@ -36,7 +39,10 @@ def run(path: Path) -> dict:
         error = f"{type(exc).__name__}: {exc}"
     finally:
         torch.compile = real_compile  # type: ignore[assignment]
-    own = [dataclasses.asdict(r) for r in capture.recompiles if Path(r.filename).resolve() == path.resolve()]
+        sys.path.remove(str(path.parent))
+    # The case's own recompiles, and its helpers' (`_*.py` beside it: what it imports).
+    own = [dataclasses.asdict(r) for r in capture.recompiles if Path(r.filename).resolve() == path.resolve()
+           or (Path(r.filename).resolve().parent == path.parent and Path(r.filename).name.startswith("_"))]
     return {"recompiles": own, "error": error}
 
 

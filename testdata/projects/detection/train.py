@@ -16,10 +16,10 @@ def main(steps=2):
         optimizer.zero_grad()
     recorder = ActivationRecorder()
     model.head.register_forward_hook(recorder)
-    model.eval()
+    model.eval()  # expect: BL212
     with torch.no_grad():
         for _ in range(2):
-            compiled(torch.randn(2, 3, 16, 16))
+            compiled(torch.randn(2, 3, 16, 16))  # expect: BL204
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ import logging
 import torch
 
 from tinylm import LMConfig, TinyLM
+from tinylm.sampling import normalize, scale_logits
 
 log = logging.getLogger("train")
 
@@ -21,6 +22,11 @@ def main(steps=3):
         optimizer.step()
         optimizer.zero_grad()
         log.info("step %d loss %.3f", step, loss.item())  # the training loop is not compiled
+    logits = torch.randn(1, 12, config.vocab)
+    # Another module's compiled helpers: a temperature that changes recompiles the one that reads
+    # it (once: a float is dynamic after that); the same `dim` at every call does not.
+    for temperature in (1.0, 0.7):
+        normalize(scale_logits(logits, temperature), -1)  # expect: BL211
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ def main(steps=2):
         optimizer.zero_grad()
     model.eval()
     with torch.no_grad():
-        return compiled(torch.randn(2, 20, config.frame_features))
+        return compiled(torch.randn(2, 20, config.frame_features))  # expect: BL204
 
 
 if __name__ == "__main__":

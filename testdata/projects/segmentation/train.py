@@ -26,7 +26,7 @@ def main(steps=3):
     model.eval()
     with torch.no_grad():
         image, mask, _ = batch()
-        compiled(image, mask)
+        compiled(image, mask)  # expect: BL204, BL211
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ def main(steps=2):
     model.eval()
     with torch.no_grad():
         feats = log_spectrogram(torch.randn(2, 400))
-        log_probs = compiled(feats, torch.tensor([feats.shape[1]] * 2))
+        log_probs = compiled(feats, torch.tensor([feats.shape[1]] * 2))  # expect: BL204, BL211
     return greedy_decode(log_probs, ALPHABET)
 
 

@@ -8,3 +8,15 @@ def any_shape(x):
 
 
 CALLS = {"any_shape": [(torch.randn(8, 16),), (torch.randn(4, 16),), (torch.randn(2, 16),)]}
+
+
+def project(x):
+    return x @ x.T
+
+
+def scenario_one_shape_only():
+    # dynamic=False and no call that shows a shape changing: nothing to say, nothing recompiles.
+    static = torch.compile(project, dynamic=False, backend="eager")
+    x = torch.randn(4, 4)
+    for _ in range(3):
+        static(x)

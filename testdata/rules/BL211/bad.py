@@ -4,7 +4,8 @@ import torch
 
 X = torch.randn(8, 8)
 CALLS = {name: [] for name in ("f_int", "f_flag", "f_mode", "f_bias", "f_scale", "f_dtype", "f_size", "f_many",
-                               "f_range", "f_list", "f_rank")}
+                               "f_range", "f_list", "f_rank", "f_layout", "f_pool", "f_batch", "f_states", "f_parts",
+                               "f_count", "f_clip")}
 
 
 @torch.compile
@@ -64,6 +65,41 @@ def f_rank(x):
     return x - x.mean(-1, keepdim=True)
 
 
+@torch.compile
+def f_layout(w):
+    return w / w.norm(dim=-1, keepdim=True)
+
+
+@torch.compile
+def f_pool(x):
+    return x.relu().mean(-1)
+
+
+@torch.compile
+def f_batch(batch):
+    return sum(v.sum() for v in batch.values())
+
+
+@torch.compile
+def f_states(states):
+    return torch.stack(states).mean(0)
+
+
+@torch.compile
+def f_parts(parts):
+    return sum(v.sum() for v in parts.values())
+
+
+@torch.compile
+def f_count(x, n):
+    return x / n
+
+
+@torch.compile
+def f_clip(x, limit):
+    return x.clamp(-limit, limit)
+
+
 def scenario_int_changes():
     f_int(X, 2)
     f_int(X, 3)  # expect: BL211 recompiles=1 guard="n == 2"
@@ -117,3 +153,48 @@ def scenario_list_length():
 def scenario_rank():
     f_rank(torch.randn(4, 8))
     f_rank(torch.randn(8))  # expect: BL211 recompiles=1 guard="rank mismatch"
+
+
+def scenario_transposed():
+    f_layout(X)
+    f_layout(X.t())  # expect: BL211 recompiles=1 guard="tensor 'w'"
+
+
+def scenario_three_layouts():
+    feats = torch.randn(16, 16)
+    f_pool(feats)
+    f_pool(feats.transpose(0, 1))  # expect: BL211 recompiles=2 guard="tensor 'x'"
+    f_pool(feats[:, ::2])
+
+
+def scenario_dict_keys():
+    f_batch({"input": X})
+    f_batch({"input": X, "mask": torch.ones(8, 8)})  # expect: BL211 recompiles=1 guard="len(batch) != 1"
+
+
+def scenario_list_grows():
+    states = [torch.randn(4)]
+    for _ in range(4):
+        f_states(states)
+        states.append(torch.randn(4))  # expect: BL211 recompiles=3 guard="len(states) == 1"
+
+
+def scenario_key_added():
+    parts = {"a": torch.randn(4)}
+    f_parts(parts)
+    parts["b"] = torch.randn(4)  # expect: BL211 recompiles=1 guard="len(parts) != 1"
+    f_parts(parts)
+
+
+def scenario_count_from_data():
+    for step in range(4):
+        mask = torch.arange(8) < step + 2
+        n = int(mask.sum())
+        f_count(X, n)  # expect: BL211 recompiles=1 guard="n == "
+
+
+def scenario_item_each_step():
+    loss = torch.tensor(1.0)
+    for _ in range(4):
+        f_clip(X, loss.item())  # expect: BL211 recompiles=1 guard="limit == "
+        loss = loss * 0.5

@@ -2,7 +2,7 @@
 import torch
 
 X = torch.randn(8, 8)
-CALLS = {name: [] for name in ("f_int", "f_flag", "f_bias", "f_dtype")}
+CALLS = {name: [] for name in ("f_int", "f_flag", "f_bias", "f_dtype", "f_layout", "f_batch", "f_states", "f_count")}
 
 
 @torch.compile
@@ -27,6 +27,26 @@ def f_dtype(x):
     return x * 2
 
 
+@torch.compile
+def f_layout(w):
+    return w / w.norm(dim=-1, keepdim=True)
+
+
+@torch.compile
+def f_batch(batch):
+    return batch["input"] * batch["mask"]
+
+
+@torch.compile
+def f_states(states):
+    return torch.stack(states).mean(0)
+
+
+@torch.compile
+def f_count(x, n):
+    return x / n
+
+
 def scenario_same_int():
     f_int(X, 2)
     f_int(X, 2)
@@ -45,3 +65,25 @@ def scenario_always_a_tensor():
 def scenario_same_dtype():
     f_dtype(X.half())
     f_dtype(torch.randn(8, 8).half())
+
+
+def scenario_contiguous_copy():
+    f_layout(X)
+    f_layout(X.t().contiguous())  # the same strides as X
+
+
+def scenario_same_keys():
+    for _ in range(3):
+        f_batch({"input": torch.randn(4, 8), "mask": torch.ones(4, 8)})
+
+
+def scenario_same_length():
+    states = [torch.randn(4), torch.randn(4)]
+    for _ in range(3):
+        f_states(states)
+        states[0] = torch.randn(4)  # an element replaced: the length stays
+
+
+def scenario_count_read_once():
+    mask = torch.arange(8) < 5
+    f_count(X, int(mask.sum()))  # one call: nothing to recompile

@@ -6,7 +6,7 @@ X = torch.randn(8, 8)
 USE_GELU = False
 CFG = {"scale": 2}
 MODE = "relu"
-CALLS = {name: [] for name in ("act", "scaled", "moded")}
+CALLS = {name: [] for name in ("act", "scaled", "moded", "fast_apply", "fast_blend")}
 
 
 @torch.compile
@@ -48,3 +48,49 @@ def scenario_string_global():
     moded(X)
     MODE = "tanh"  # expect: BL213 recompiles=1 guard="G['MODE'] == 'relu'"
     moded(X)
+
+
+def _make_scaler():
+    scale = 2
+
+    def apply(x):
+        return x * scale
+
+    def set_scale(value):
+        nonlocal scale
+        scale = value
+
+    return apply, set_scale
+
+
+def _make_blend():
+    use_tanh = False
+
+    def blend(x):
+        return x.tanh() if use_tanh else x.relu()
+
+    def toggle():
+        nonlocal use_tanh
+        use_tanh = not use_tanh
+
+    return blend, toggle
+
+
+apply, set_scale = _make_scaler()
+fast_apply = torch.compile(apply)
+blend, toggle = _make_blend()
+fast_blend = torch.compile(blend)
+
+
+def scenario_closure_cell_int():
+    fast_apply(X)
+    set_scale(3)  # expect: BL213 recompiles=1 guard="scale == 2"
+    fast_apply(X)
+    set_scale(4)
+    fast_apply(X)
+
+
+def scenario_closure_cell_flag():
+    fast_blend(X)
+    toggle()  # expect: BL213 recompiles=1 guard="use_tanh == False"
+    fast_blend(X)

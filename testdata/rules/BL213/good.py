@@ -1,10 +1,12 @@
 """BL213 negatives: the global is set before the first call, or the compiled code does not read it."""
+import os
+
 import torch
 
 X = torch.randn(8, 8)
 USE_GELU = False
 UNUSED = 1
-CALLS = {name: [] for name in ("act",)}
+CALLS = {name: [] for name in ("act", "fast_apply", "has_extra", "env_mode")}
 
 
 @torch.compile
@@ -18,3 +20,58 @@ def scenario_set_before_the_first_call():
     act(X)
     UNUSED = 2
     act(X)
+
+
+def _make_scaler():
+    scale = 2
+
+    def apply(x):
+        return x * scale
+
+    def set_scale(value):
+        nonlocal scale
+        scale = value
+
+    return apply, set_scale
+
+
+apply, set_scale = _make_scaler()
+fast_apply = torch.compile(apply)
+
+
+def scenario_closure_cell_set_before_the_calls():
+    set_scale(3)
+    fast_apply(X)
+    fast_apply(X)
+
+
+class Settings:
+    pass
+
+
+SETTINGS = Settings()
+
+
+@torch.compile
+def has_extra(x):
+    return x * 2 if hasattr(SETTINGS, "extra") else x
+
+
+@torch.compile
+def env_mode(x):
+    return x * 2 if os.environ.get("BREAKLINT_TESTDATA_MODE") == "fast" else x
+
+
+def scenario_hasattr_turns_true():
+    # Measured on torch 2.13: no recompile (the compiled code keeps the traced answer).
+    has_extra(X)
+    SETTINGS.extra = 1
+    has_extra(X)
+
+
+def scenario_environment_variable_changes():
+    # Measured on torch 2.13: no recompile either (os.environ is read once, while tracing).
+    env_mode(X)
+    os.environ["BREAKLINT_TESTDATA_MODE"] = "fast"
+    env_mode(X)
+    del os.environ["BREAKLINT_TESTDATA_MODE"]
