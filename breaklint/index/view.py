@@ -383,7 +383,7 @@ class ShallowClassInfo(ClassInfo):
         for bound, value, declared in self._summary.body:
             if bound != name:
                 continue
-            if declared is None and not annotation and value is not None:
+            if declared is None and value is not None:  # `name = value` answers either question
                 return self._fragments(value).node
             if declared is not None and (value is None) == annotation:
                 text = declared if annotation else value
