@@ -247,6 +247,7 @@ class ShallowFunctionInfo(FunctionInfo):
         self._node: LazyNode | cst.FunctionDef | None = None
         self._bound = False  # its node is real: the tree's (bind_tree), or its own text's (alone)
         self._alone: Callable[[], cst.CSTNode | None] | None = None  # in a content view
+        self._deferred = False  # its node is deferred_node's (a def libcst was not given)
 
     @property  # type: ignore[override]
     def node(self) -> cst.FunctionDef:
@@ -257,17 +258,21 @@ class ShallowFunctionInfo(FunctionInfo):
             if isinstance(alone, cst.FunctionDef):
                 self._node, self._bound = alone, True
         if self._node is None:
-            summary, fragments = self._summary, self._fragments
-            self._node = LazyNode(cst.FunctionDef, {
-                "name": lambda: cst.Name(summary.name),
-                "decorators": lambda: tuple(cst.Decorator(decorator=fragments(t).node) for t in summary.decorators),
-            }, lambda: self._promote().defined[self.ordinal].node, self._deep_read)
+            self._node = LazyNode(cst.FunctionDef, self._known(), lambda: self._promote().defined[self.ordinal].node,
+                                  self._deep_read)
         return self._node  # type: ignore[return-value]
+
+    def _known(self) -> dict[str, Callable[[], object]]:
+        """What the summary says of the def without parsing it: its name and decorators."""
+        summary, fragments = self._summary, self._fragments
+        return {"name": lambda: cst.Name(summary.name),
+                "decorators": lambda: tuple(cst.Decorator(decorator=fragments(t).node) for t in summary.decorators)}
 
     def deferred_node(self) -> LazyNode:
         """A stand-in whose name and decorators come from the summary; the rest is the def's
         own lines parsed alone (a def libcst was not given), when first read."""
-        summary, fragments, alone = self._summary, self._fragments, self._alone
+        alone = self._alone
+        self._deferred = True
 
         def real() -> cst.CSTNode:
             node = alone() if alone is not None else None
@@ -277,14 +282,11 @@ class ShallowFunctionInfo(FunctionInfo):
             self._node, self._bound, self._calls = node, True, None  # calls read since: the summary's, now the node's
             return node
 
-        return LazyNode(cst.FunctionDef, {
-            "name": lambda: cst.Name(summary.name),
-            "decorators": lambda: tuple(cst.Decorator(decorator=fragments(t).node) for t in summary.decorators),
-        }, real)
+        return LazyNode(cst.FunctionDef, self._known(), real)
 
     @property  # type: ignore[override]
     def calls(self) -> list[cst.Call]:
-        if self._calls is None and not self._bound and type(self._node) is LazyNode and self._alone is not None:
+        if self._calls is None and self._deferred and not self._bound:
             # A bodiless def (deferred_node): what a call names is the summary's; its arguments
             # are those of the def's own lines, parsed when first read.
             fragments = self._fragments
