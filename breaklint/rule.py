@@ -99,6 +99,8 @@ class FileContext:
     claimed: set[int] = field(default_factory=set)
     _predictions: list[Prediction] | None = None
     _names_read: dict[FunctionInfo, set[str]] = field(default_factory=dict)
+    # Every rule resolves every call's func: asked once per node (nodes hash by identity).
+    _resolved: dict[cst.BaseExpression, str | None] = field(default_factory=dict)
 
     def recompile_predictions(self, code: str) -> list[Prediction]:
         """What the guard model (analysis/guards.py) predicts for this file's own calls and writes
@@ -327,7 +329,11 @@ class FileContext:
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name of a Name/Attribute chain: `t.compile` -> `torch.compile`."""
-        return self.module.imports.resolve(expr)
+        try:
+            return self._resolved[expr]
+        except KeyError:
+            found = self._resolved[expr] = self.module.imports.resolve(expr)
+            return found
 
     def local_test(self, name: str) -> cst.BaseExpression | None:
         """What a name of the current function is bound to, when bound once by a plain

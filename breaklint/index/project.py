@@ -17,7 +17,6 @@ import libcst as cst
 
 from breaklint.infra.lazy import parse_fragment
 from breaklint.index.imports import ImportTable, dotted
-from breaklint.infra.recursion import parse_safely
 from breaklint.index.source import ParsedFile
 from breaklint.index.conditions import cst_guards_of
 from breaklint.index.summary import CompiledCall, CompiledName, Guards, StateWrite
@@ -162,21 +161,21 @@ UNREADABLE = "__breaklint_unreadable__"
 class Fragment:
     """An expression kept as source text (by the pre-pass) and parsed by libcst when read."""
 
-    __slots__ = ("text", "_node")
+    __slots__ = ("text", "_node", "parsed")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._node: cst.BaseExpression | None = None
+        self.parsed = False  # by libcst: most readers see only the spine lazy.py builds from the ast
 
-    @property
-    def parsed(self) -> bool:
-        return self._node is not None
+    def _heard(self) -> None:
+        self.parsed = True
 
     @property
     def node(self) -> cst.BaseExpression:
         if self._node is None:
             try:
-                self._node = parse_safely(parse_fragment, self.text)
+                self._node = parse_fragment(self.text, self._heard)
             except Exception:  # a bad slice of the pre-pass must not end region computation for all
                 self._node = cst.Name(UNREADABLE)
         return self._node

@@ -15,6 +15,8 @@ from typing import Callable
 
 import libcst as cst
 
+from breaklint.infra.recursion import parse_safely
+
 _OWN = frozenset({"_kind", "_known", "_real", "_resolved", "_on_read"})
 
 
@@ -61,25 +63,30 @@ def real_node(node: object) -> object:
     return node.resolve() if type(node) is LazyNode else node
 
 
-def parse_fragment(text: str) -> cst.BaseExpression:
-    """The libcst expression for `text` (an expression as written, without its parentheses)."""
+def parse_fragment(text: str, on_parse: Callable[[], None] | None = None) -> cst.BaseExpression:
+    """The libcst expression for `text` (an expression as written, without its parentheses).
+    `on_parse` hears when libcst parses it (the work count)."""
     dotted = _dotted_node(text)
     if dotted is not None:
         return dotted
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(f"({text})", mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return _parse(text)
     parsed: list[cst.BaseExpression] = []
 
     def root() -> cst.BaseExpression:
         if not parsed:
-            parsed.append(_parse(text))
+            if on_parse is not None:
+                on_parse()
+            parsed.append(parse_safely(_parse, text))
         return parsed[0]
 
-    return _spine(tree, root)  # type: ignore[return-value]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(f"({text})", mode="eval").body
+        shape = _shape(tree)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return root()
+    del tree  # the shape is what stays: an ast tree costs several times more
+    return _spine(shape, root)  # type: ignore[return-value]
 
 
 def _parse(text: str) -> cst.BaseExpression:
@@ -96,22 +103,93 @@ def _dotted_node(text: str) -> cst.BaseExpression | None:
     return expr
 
 
-def _spine(node: ast.expr, real: Callable[[], object]) -> object:
-    """`node` as libcst has it: built for names, lazy for calls, attributes and subscripts (their
-    `func` / `value` / `attr` built the same way), else read from the parsed tree."""
+# What the ast says of an expression's spine, compactly (kept with each fragment until read):
+# ("name", id), ("attr", value, attr), ("call", func, ((star, keyword, value), ...)),
+# ("sub", value), ("bin", left, right), ("ifexp", body, orelse), ("kind", libcst class), or
+# None (read it from the parsed tree).
+Shape = tuple | None  # type: ignore[type-arg]
+
+
+def _shape(node: ast.expr) -> Shape:
     if isinstance(node, ast.Name):
-        return cst.Name(node.id)
+        return ("name", node.id)
     if isinstance(node, ast.Attribute):
-        value = node.value
-        return LazyNode(cst.Attribute, {
-            "value": lambda: _spine(value, lambda: getattr(real(), "value")),
-            "attr": lambda: cst.Name(node.attr),
-        }, real)  # type: ignore[arg-type]
+        return ("attr", _shape(node.value), node.attr)
     if isinstance(node, ast.Call):
-        func = node.func
-        return LazyNode(cst.Call, {"func": lambda: _spine(func, lambda: getattr(real(), "func"))}, real)  # type: ignore[arg-type]
+        return ("call", _shape(node.func), _arguments(node))
     if isinstance(node, ast.Subscript):
-        value = node.value
-        return LazyNode(cst.Subscript, {"value": lambda: _spine(value, lambda: getattr(real(), "value"))},
-                        real)  # type: ignore[arg-type]
-    return real()
+        return ("sub", _shape(node.value))
+    if isinstance(node, ast.BinOp):  # both group `a + b + c` (and `a ** b ** c`) alike
+        return ("bin", _shape(node.left), _shape(node.right))
+    if isinstance(node, ast.IfExp):
+        return ("ifexp", _shape(node.body), _shape(node.orelse))
+    if isinstance(node, ast.Constant):
+        if node.value is None or isinstance(node.value, bool):
+            return ("name", repr(node.value))
+        kind = _CONSTANTS.get(type(node.value))  # a str or bytes may be an implicit concatenation
+    else:
+        kind = _KINDS.get(type(node))
+    return None if kind is None else ("kind", kind)
+
+
+def _arguments(call: ast.Call) -> tuple[tuple[str, str | None, Shape], ...]:
+    """A call's arguments in libcst's order (the source's: ast keeps positional and keyword
+    arguments apart), each as (star, keyword, value)."""
+    written: list[tuple[ast.AST, str, str | None, ast.expr]] = [
+        (arg, "*", None, arg.value) if isinstance(arg, ast.Starred) else (arg, "", None, arg) for arg in call.args]
+    written += [(kw, "**" if kw.arg is None else "", kw.arg, kw.value) for kw in call.keywords]
+    written.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+    return tuple((star, keyword, _shape(value)) for _, star, keyword, value in written)
+
+
+def _spine(shape: Shape, real: Callable[[], object]) -> object:
+    """The node of `shape` as libcst has it: built for names; lazy for calls (their `func` and
+    `args`), attributes, subscripts, binary operations and conditional expressions (their parts
+    built the same way); for the other kinds whose libcst class the ast kind decides, a
+    LazyNode that answers `isinstance` alone; else read from the parsed tree."""
+    if shape is None:
+        return real()
+    what = shape[0]
+    if what == "name":
+        return cst.Name(shape[1])
+    if what == "kind":
+        return LazyNode(shape[1], {}, real)  # type: ignore[arg-type]
+    if what == "attr":
+        return LazyNode(cst.Attribute, {"value": _part(shape[1], real, "value"),
+                                        "attr": lambda: cst.Name(shape[2])}, real)  # type: ignore[arg-type]
+    if what == "call":
+        return LazyNode(cst.Call, {"func": _part(shape[1], real, "func"),
+                                   "args": lambda: _args(shape[2], real)}, real)  # type: ignore[arg-type]
+    if what == "sub":
+        return LazyNode(cst.Subscript, {"value": _part(shape[1], real, "value")}, real)  # type: ignore[arg-type]
+    if what == "bin":
+        return LazyNode(cst.BinaryOperation, {"left": _part(shape[1], real, "left"),
+                                              "right": _part(shape[2], real, "right")}, real)  # type: ignore[arg-type]
+    return LazyNode(cst.IfExp, {"body": _part(shape[1], real, "body"),
+                                "orelse": _part(shape[2], real, "orelse")}, real)  # type: ignore[arg-type]
+
+
+def _part(shape: Shape, real: Callable[[], object], field: str) -> Callable[[], object]:
+    return lambda: _spine(shape, lambda: getattr(real(), field))
+
+
+def _args(written: tuple[tuple[str, str | None, Shape], ...], real: Callable[[], object]) -> tuple[object, ...]:
+    def lazy_arg(at: int, star: str, keyword: str | None, value: Shape) -> LazyNode:
+        real_arg = lambda: getattr(real(), "args")[at]  # noqa: E731
+        return LazyNode(cst.Arg, {"value": _part(value, real_arg, "value"),
+                                  "keyword": lambda: None if keyword is None else cst.Name(keyword),
+                                  "star": lambda: star}, real_arg)  # type: ignore[arg-type]
+
+    return tuple(lazy_arg(at, *arg) for at, arg in enumerate(written))
+
+
+# The ast kinds whose libcst class is known without parsing (the spine's own kinds above).
+_KINDS: dict[type, type] = {
+    ast.BoolOp: cst.BooleanOperation, ast.Compare: cst.Comparison,
+    ast.UnaryOp: cst.UnaryOperation, ast.Tuple: cst.Tuple, ast.List: cst.List, ast.Set: cst.Set,
+    ast.Dict: cst.Dict, ast.Lambda: cst.Lambda, ast.ListComp: cst.ListComp,
+    ast.SetComp: cst.SetComp, ast.DictComp: cst.DictComp, ast.GeneratorExp: cst.GeneratorExp,
+    ast.Await: cst.Await, ast.NamedExpr: cst.NamedExpr, ast.Slice: cst.Slice,
+}
+_CONSTANTS: dict[type, type] = {int: cst.Integer, float: cst.Float, complex: cst.Imaginary,
+                                type(...): cst.Ellipsis}

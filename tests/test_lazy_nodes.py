@@ -1,0 +1,80 @@
+"""infra/lazy.py answers from the `ast` what the parsed libcst tree would: the node's class, a
+call's func and its arguments (order, `*`/`**`, keywords), for every expression of the bundled
+examples and testdata, and for forms where ast and libcst order or group things differently."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from breaklint.infra.lazy import parse_fragment, real_node
+
+ROOT = Path(__file__).resolve().parent.parent
+WRITTEN = [
+    "f(a, *b, c=1, **d)", "f(x=1, *a)", "f(*a, x=1, *b, **c)", "f(\n  a,\n  b=2)", "g(*[1], **{})",
+    "f(a)(b, c=3)", "a + b", "a + b * c - d", "a ** b ** c", "(a + b) * c", "x if y else (z if w else v)", "1", "1.5", "2j", "...", "None", "True", "'a' 'b'", "f'{x}'", "-1", "not x",
+    "(a, b)", "a, b", "()", "[1, 2]", "{1: 2}", "{}", "{1}", "lambda x: x", "a if b else c", "[x for x in y]",
+    "{x for x in y}", "{k: v for k, v in y}", "(x for x in y)", "a < b < c", "a and b or c", "(yield x)",
+    "(y := 2)", "x[1:2]", "x.y[0](z)", "torch.randn(2, 3, dtype=torch.float32)",
+]
+
+
+def _same(lazy: object, real: cst.CSTNode, text: str) -> None:
+    assert lazy.__class__ is type(real), text
+    assert type(real_node(lazy)) is type(real), text
+    if isinstance(real, cst.Call):
+        _same(lazy.func, real.func, text)  # type: ignore[attr-defined]
+        args = lazy.args  # type: ignore[attr-defined]
+        assert len(args) == len(real.args), text
+        for mine, theirs in zip(args, real.args):
+            assert mine.star == theirs.star, text
+            assert getattr(mine.keyword, "value", None) == getattr(theirs.keyword, "value", None), text
+            _same(mine.value, theirs.value, text)
+    elif isinstance(real, (cst.Attribute, cst.Subscript)):
+        _same(lazy.value, real.value, text)  # type: ignore[attr-defined]
+    elif isinstance(real, cst.BinaryOperation):
+        _same(lazy.left, real.left, text)  # type: ignore[attr-defined]
+        _same(lazy.right, real.right, text)  # type: ignore[attr-defined]
+    elif isinstance(real, cst.IfExp):
+        _same(lazy.body, real.body, text)  # type: ignore[attr-defined]
+        _same(lazy.orelse, real.orelse, text)  # type: ignore[attr-defined]
+    elif isinstance(real, cst.Name):
+        assert lazy.value == real.value, text  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("text", WRITTEN)
+def test_written_forms(text: str) -> None:
+    _same(parse_fragment(text), cst.parse_expression(f"({text})"), text)
+
+
+def _expressions() -> list[str]:
+    found: list[str] = []
+    for path in sorted([*(ROOT / "examples").rglob("*.py"), *(ROOT / "testdata").rglob("*.py")]):
+        text = path.read_text(encoding="utf-8")
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Call, ast.BinOp, ast.IfExp, ast.Compare, ast.Tuple, ast.Constant, ast.Lambda)):
+                segment = ast.get_source_segment(text, node)
+                if segment is not None and "\n" not in segment:
+                    found.append(segment)
+    return sorted(set(found))
+
+
+def test_every_expression_of_the_examples() -> None:
+    texts = _expressions()
+    assert len(texts) > 500  # the corpus is there
+    checked = 0
+    for text in texts:
+        try:
+            real = cst.parse_expression(f"({text})")
+        except cst.ParserSyntaxError:
+            continue  # a starred or keyword fragment, not an expression alone
+        _same(parse_fragment(text), real, text)
+        checked += 1
+    assert checked > 500
