@@ -12,7 +12,7 @@ import pytest
 from breaklint.check.engine import Engine
 from breaklint.check.registry import RuleSet
 from breaklint.config import Config
-from breaklint.index.region_text import region_text
+from breaklint.index.region_text import outline, region_text
 
 SOURCE = '''\
 import torch
@@ -146,3 +146,43 @@ def test_a_caller_outside_the_regions_is_read_from_its_own_lines(project: Path) 
     found, work = check(project)
     assert found == {("BL122", 5, 18)}
     assert work["libcst_chars_alone"] > 0
+
+
+def _defs(tree: ast.Module) -> list[tuple[int, int]]:
+    return [(min([d.lineno for d in node.decorator_list] + [node.lineno]), node.end_lineno or node.lineno)
+            for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def test_the_pre_pass_outline_blanks_as_parsing_the_text_does() -> None:
+    """The outline the pre-pass stores (runs of statements merged) gives the text that parsing
+    the file here gives, for every file of the examples and testdata, each def kept alone."""
+    root = Path(__file__).resolve().parent.parent
+    compared = 0
+    for path in sorted([*(root / "examples").rglob("*.py"), *(root / "testdata").rglob("*.py"), Path(__file__)]):
+        text = path.read_text(encoding="utf-8")
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        blocks = outline(tree, text.splitlines(keepends=True))
+        for kept in [[], *([d] for d in _defs(tree)), _defs(tree)]:
+            parsed, outlined = region_text(text, kept), region_text(text, kept, blocks)
+            assert (parsed is None) == (outlined is None), (path, kept)
+            if parsed is not None and outlined is not None:
+                assert (outlined.text, outlined.anchors, outlined.bodiless) == \
+                    (parsed.text, parsed.anchors, parsed.bodiless), (path, kept)
+                compared += 1
+    assert compared > 100
+
+
+def test_a_check_blanks_from_the_stored_outline(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check does not parse a file with `ast` again to blank it: the pre-pass's outline is used."""
+    import breaklint.index.region_text as module
+
+    made: list[int] = []
+    real = module.outline
+    monkeypatch.setattr(module, "outline", lambda tree, lines: made.append(1) or real(tree, lines))
+    (project / "m.py").write_text(SOURCE)
+    found, work = check(project)
+    assert ("BL101", 17, 16) in found and work["libcst_chars"] < len(SOURCE)
+    assert made == []  # region_text never made an outline of its own

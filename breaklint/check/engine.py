@@ -47,7 +47,7 @@ from breaklint.infra.recursion import parse_safely, with_room
 from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes
 from breaklint.index.view import Fragments, bind_tree, shallow_module, tree_functions, unbind_bodiless
 from breaklint.index.libcst_gaps import parse_around_gaps
-from breaklint.index.region_text import region_text
+from breaklint.index.region_text import Block, region_text
 from breaklint.index.source import ParsedFile, WholeFile
 from breaklint.index.summary import ModuleSummary
 from breaklint.index.suppress import MAYBE_SUPPRESSION, Suppression, apply_suppressions, parse_suppressions
@@ -58,18 +58,19 @@ from breaklint.infra.walk import Visitor, trivia_names, visit
 
 def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[str, bool] | None = None,
                parse_module: Callable[[str], cst.Module] | None = None,
-               visited: Sequence[tuple[int, int]] | None = None) -> ParsedFile | ReadProblem:
+               visited: Sequence[tuple[int, int]] | None = None, blocks: Block | None = None) -> ParsedFile | ReadProblem:
     """`text`: the file's content when it is not read from disk (an editor's unsaved buffer);
     `module`: its (module name, is package) when already known; `parse_module`: libcst's parse,
     or one that reuses an earlier tree of the same buffer (lsp/reparse.py); `visited`: the line
-    ranges of the functions the rules will visit, when only those need a tree (region_text.py).
+    ranges of the functions the rules will visit, when only those need a tree (region_text.py);
+    `blocks`: the text's outline from the pre-pass (else region_text parses the text for it).
     The tree keeps the file's lines and columns either way; `ParsedFile.text` is the file's."""
     if text is None:
         text = read_source(path)
     if isinstance(text, ReadProblem):
         return text
     parse = parse_module or cst.parse_module
-    region = region_text(text, visited) if visited is not None else None
+    region = region_text(text, visited, blocks) if visited is not None else None
     parsed_text = region.text if region is not None else text
     try:
         try:
@@ -567,7 +568,7 @@ class _Run:
         summary = self.facts[index].summary()
         visited = self._visited_lines(index, summary, text) if not whole else None
         parsed = parse_file(source.path, self.shown_from, text, (source.module_name, source.is_package), parse,
-                            visited)
+                            visited, self.facts[index].outline or None)
         self.work.libcst_files += 1
         if isinstance(parsed, ReadProblem):
             self.work.libcst_chars += len(text) if isinstance(text, str) else 0

@@ -46,20 +46,53 @@ class RegionText:
         return file_line + line - tree_line
 
 
-def region_text(text: str, kept: Sequence[tuple[int, int]]) -> RegionText | None:
+# A file's statements as the blanking needs them, made by the pre-pass from its `ast` tree (so
+# that the check does not parse the file with `ast` again): a block is a tuple of items
+# (first line, last line, flags, inner blocks). Consecutive statements that stand alone on their
+# lines and hold no def are one item: they are blanked together or not at all (what is kept is a
+# whole def, never part of a run).
+Block = tuple  # type: ignore[type-arg]
+FUNCTION, CLASS, DEFINES, ALONE = 1, 2, 4, 8  # DEFINES: a compound statement with a def or class in it
+
+
+def outline(tree: ast.Module, lines: Sequence[str]) -> Block:
+    """The outline of a parsed module; `lines` its text's lines (`str.splitlines(keepends=True)`)."""
+    return _outline(tree.body, lines)
+
+
+def _outline(statements: list[ast.stmt], lines: Sequence[str]) -> Block:
+    items: list[tuple[int, int, int, tuple[Block, ...]]] = []
+    for statement in statements:
+        first, last = _first_line(statement), statement.end_lineno or statement.lineno
+        if isinstance(statement, _DEFINES) or (isinstance(statement, _COMPOUND) and _defines(statement)):
+            flags = (FUNCTION if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     else CLASS if isinstance(statement, ast.ClassDef) else DEFINES)
+            items.append((first, last, flags, tuple(_outline(inner, lines) for inner in _blocks(statement))))
+        elif _starts_its_line(statement, lines) and _ends_its_line(statement, lines):
+            if items and items[-1][2] == ALONE:
+                items[-1] = (items[-1][0], last, ALONE, ())
+            else:
+                items.append((first, last, ALONE, ()))
+        else:
+            items.append((first, last, 0, ()))
+    return tuple(items)
+
+
+def region_text(text: str, kept: Sequence[tuple[int, int]], blocks: Block | None = None) -> RegionText | None:
     """`text` with what lies outside the `kept` line ranges (1-based, inclusive: each region
     function from its first decorator to its last line) blanked: each run of statements that go
     becomes one `pass` line and the run's other lines are left out (a million-line table is one
-    line to libcst). None when nothing would be blanked or the text does not parse (the caller
+    line to libcst). `blocks`: the text's outline, when the pre-pass made it (else the text is
+    parsed here). None when nothing would be blanked or the text does not parse (the caller
     parses it whole)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
     lines = text.splitlines(keepends=True)
+    if blocks is None:
+        try:
+            blocks = outline(ast.parse(text), lines)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
     blanker = _Blanker(lines, sorted(kept))
-    blanker.block(tree.body)
-    del tree
+    blanker.block(blocks)
     if not blanker.dropped and not blanker.passes:
         return None
     out: list[str] = []
@@ -84,26 +117,24 @@ class _Blanker:
         self.dropped: set[int] = set()
         self.bodiless: set[int] = set()  # first lines of the defs whose code went (and holds no region)
 
-    def block(self, statements: list[ast.stmt], in_class: bool = False) -> None:
+    def block(self, items: Block, in_class: bool = False) -> None:
         """`in_class`: a class body, whose own statements stay (its attributes and docstring are
         read from the tree by rules that look at a class: cheap, and matched with its methods)."""
-        run: list[ast.stmt] = []  # consecutive statements that go, blanked as one
-        for statement in statements:
-            first, last = _first_line(statement), statement.end_lineno or statement.lineno
+        run: list[int] = []  # the first and last lines of the statements that go, blanked as one
+        for first, last, flags, inner in items:
             if any(start <= first and last <= end for start, end in self.kept):
                 self._blank(run)  # region code: as written
                 continue
-            if isinstance(statement, _DEFINES) or (isinstance(statement, _COMPOUND) and (
-                    self._holds_kept(first, last) or _defines(statement))):
+            if flags & (FUNCTION | CLASS | DEFINES):  # (what holds a kept def defines one)
                 self._blank(run)
-                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and not self._holds_kept(first, last):
+                if flags & FUNCTION and not self._holds_kept(first, last):
                     self.bodiless.add(first)
-                for inner in _blocks(statement):
-                    self.block(inner, isinstance(statement, ast.ClassDef))  # its header stays; what it holds likewise
+                for block in inner:
+                    self.block(block, bool(flags & CLASS))  # its header stays; what it holds likewise
             elif in_class:
                 self._blank(run)
-            elif self._starts_its_line(statement) and self._ends_its_line(statement):
-                run.append(statement)
+            elif flags & ALONE:
+                run[:] = [run[0] if run else first, last]
             else:
                 self._blank(run)
         self._blank(run)
@@ -111,26 +142,28 @@ class _Blanker:
     def _holds_kept(self, first: int, last: int) -> bool:
         return any(first <= start and end <= last for start, end in self.kept)
 
-    def _starts_its_line(self, statement: ast.stmt) -> bool:
-        """Nothing but indentation before it (not the body of `if x: y` on one line, not the
-        second of `a; b`: those go with the statement they share a line with, or stay)."""
-        return not self.lines[statement.lineno - 1][:statement.col_offset].strip()
-
-    def _ends_its_line(self, statement: ast.stmt) -> bool:
-        line = self.lines[(statement.end_lineno or statement.lineno) - 1]
-        rest = line[statement.end_col_offset or 0:].strip() if statement.end_col_offset is not None else ""
-        return not rest or rest.startswith("#")
-
-    def _blank(self, run: list[ast.stmt]) -> None:
+    def _blank(self, run: list[int]) -> None:
         """`pass` at the first statement's indentation on its first line; the run's other lines out."""
         if not run:
             return
-        first, last = _first_line(run[0]), run[-1].end_lineno or run[-1].lineno
+        first, last = run
         head = self.lines[first - 1]
         indent = head[:len(head) - len(head.lstrip(" \t"))]
         self.passes[first] = indent + "pass" + _ending(head)
         self.dropped.update(range(first + 1, last + 1))
         run.clear()
+
+
+def _starts_its_line(statement: ast.stmt, lines: Sequence[str]) -> bool:
+    """Nothing but indentation before it (not the body of `if x: y` on one line, not the
+    second of `a; b`: those go with the statement they share a line with, or stay)."""
+    return not lines[statement.lineno - 1][:statement.col_offset].strip()
+
+
+def _ends_its_line(statement: ast.stmt, lines: Sequence[str]) -> bool:
+    line = lines[(statement.end_lineno or statement.lineno) - 1]
+    rest = line[statement.end_col_offset or 0:].strip() if statement.end_col_offset is not None else ""
+    return not rest or rest.startswith("#")
 
 
 def _first_line(statement: ast.stmt) -> int:

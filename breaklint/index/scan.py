@@ -21,6 +21,7 @@ from typing import NamedTuple, TypeVar
 
 from breaklint.infra.files import NUL_BYTES, ReadProblem, decode_source, read_capped
 from breaklint.infra.recursion import with_room
+from breaklint.index.region_text import Block, outline
 from breaklint.index.summary import ModuleSummary
 from breaklint.index.suppress import MAYBE_SUPPRESSION
 
@@ -52,6 +53,9 @@ class FileFacts:
     calls_compiled: bool = False
     compiled_exports: frozenset[str] = frozenset()
     imported_callees: frozenset[str] = frozenset()
+    # The statements' outline for region_text (so the check does not parse the file with `ast`
+    # again); () when there is no summary.
+    outline: Block = ()
 
     def summary(self) -> ModuleSummary:
         return pickle.loads(self.summary_blob)
@@ -70,7 +74,7 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
     if "\0" in text:  # a buffer gets the verdict the same text gets from disk
         return FileFacts(digest, NUL_BYTES, b"", "", False, False, maybe_suppressed, len(text))
     try:
-        summary = _summary(text, module_name, is_package)
+        summary, blocks = _summary(text, module_name, is_package)
     except Exception as error:  # a bug of ours on this one file: BL005 for it, the others go on
         summary = ReadProblem("BL005", f"internal error while indexing this file: {type(error).__name__}: {error}",
                               details="".join(traceback.format_exception(error)))
@@ -88,7 +92,7 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
                      bool(summary.compile_sites), part_digests(summary), frozenset(summary.local_defs),
                      bool(summary.compiled_calls),
                      frozenset(n.name for n in summary.compiled_names if n.place.scope < 0 and "." not in n.name),
-                     frozenset(aliases[c.callee] for c in summary.imported_calls if c.callee in aliases))
+                     frozenset(aliases[c.callee] for c in summary.imported_calls if c.callee in aliases), blocks)
 
 def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
     """What each part of a module's index is made of, digested. A definition's digest covers
@@ -220,19 +224,20 @@ def _plain_data(statement: ast.stmt) -> bool:
     return all(isinstance(node, _DATA) for part in parts if part is not None for node in ast.walk(part))
 
 
-def _summary(text: str, module_name: str, is_package: bool) -> ModuleSummary | ReadProblem:
-    """The summary from `ast`: Python's own parser is the judge of what is valid (one
-    indexer, one parser), so syntax newer than the running Python's is its BL001."""
+def _summary(text: str, module_name: str, is_package: bool) -> tuple[ModuleSummary | ReadProblem, Block]:
+    """The summary from `ast`, and the statements' outline: Python's own parser is the judge of
+    what is valid (one indexer, one parser), so syntax newer than the running Python's is its BL001."""
     from breaklint.index.builder import summarize
 
     verdict = python_verdict(text)
     tree = verdict.tree
     if tree is None:
-        return verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file")
+        return verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file"), ()
     try:
-        return summarize(text, module_name, is_package, tree)
+        return summarize(text, module_name, is_package, tree), outline(tree, text.splitlines(keepends=True))
     except RecursionError:  # Python parsed it: it is deep, not wrong
-        return with_room(lambda: summarize(text, module_name, is_package, tree))
+        return with_room(lambda: (summarize(text, module_name, is_package, tree),
+                                  outline(tree, text.splitlines(keepends=True))))
 
 
 def python_error_is_final(error: SyntaxError) -> bool:

@@ -21,7 +21,7 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 12  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 13  # bump when the fields below change: cached summaries are then ignored
 
 
 @dataclass(frozen=True)
