@@ -45,6 +45,7 @@ from breaklint.index.project import (COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAME
                                      CompileSite)
 from breaklint.infra.walk import Visitor  # noqa: F401
 from breaklint.infra.walk import OwnCode, content_nodes, if_arms, visit  # noqa: F401 (content_nodes: for the rules)
+from breaklint.infra.lazy import real_node  # noqa: F401 (for the rules)
 
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
 # placeholder Gb_type there and got its real name in 2.9 (shared/reference/graph-break-registry.md).
@@ -115,15 +116,9 @@ class FileContext:
         """The names and attribute names a function's code reads (what its frame can guard on)."""
         if fn not in self._names_read:
             names: set[str] = set()
-
-            class _Names(cst.CSTVisitor):
-                def visit_Name(self, node: cst.Name) -> None:
+            for node in content_nodes(fn.node):
+                if isinstance(node, cst.Name):  # an attribute's name is one too
                     names.add(node.value)
-
-                def visit_Attribute(self, node: cst.Attribute) -> None:
-                    names.add(node.attr.value)
-
-            visit(fn.node, _Names(), trivia=False)
             self._names_read[fn] = names
         return self._names_read[fn]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.rule import method_call, Rule, visit
+from breaklint.rule import content_nodes, method_call, real_node, Rule
 
 # Each form and what Dynamo 2.13 says at it (read from real runs, testdata/rules/BL118).
 DATA_BOOL = "GB0033"  # torch.equal / allclose / is_nonzero: an op whose output is a Python bool
@@ -154,18 +154,11 @@ class PythonValueFromTensor(Rule):
         fn = self.ctx.function
         if fn is None or self.ctx.local_test(name) is None:
             return None
-        found: list[cst.BaseExpression] = []
-
-        class Assigns(cst.CSTVisitor):
-            def visit_Assign(self, node: cst.Assign) -> None:
-                if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
-                        and node.targets[0].target.value == name:
-                    found.append(node.value)
-
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-                return node is fn.node  # not into nested defs
-
-        visit(fn.node, Assigns(), trivia=False)  # libcst's own visit rebuilds every node
+        root = real_node(fn.node)
+        found = [node.value for node in content_nodes(root, enter=lambda node: node is root or not isinstance(
+                     node, cst.FunctionDef))  # not into nested defs
+                 if isinstance(node, cst.Assign) and len(node.targets) == 1
+                 and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == name]
         return found[0] if len(found) == 1 else None
 
     def _tests_tensors(self, expr: cst.BaseExpression) -> bool:

@@ -25,6 +25,7 @@ import os
 import time
 import traceback
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -96,6 +97,19 @@ def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[st
     return found
 
 
+@lru_cache(maxsize=None)
+def _handler_names(kind: type) -> tuple[tuple[str, str, str], ...]:
+    """(prefix, node kind, attribute) for each handler a rule class defines (dir() is slow:
+    asked once per class, not once per file)."""
+    found = []
+    for attribute in dir(kind):
+        for prefix in ("visit_", "leave_", "file_visit_", "file_leave_"):
+            if attribute.startswith(prefix):
+                found.append((prefix, attribute[len(prefix):], attribute))
+                break
+    return tuple(found)
+
+
 class _Dispatcher(Visitor):
     """One traversal per file for every rule; rules only see code in scope, except through
     their file-scope hooks (`file_visit_<Node>` / `file_leave_<Node>`: every node of the file,
@@ -116,19 +130,15 @@ class _Dispatcher(Visitor):
         self.file_visitors: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
         self.file_leavers: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
         self.file_rules: list[Rule] = []
+        tables = {"visit_": self.visitors, "leave_": self.leavers,
+                  "file_visit_": self.file_visitors, "file_leave_": self.file_leavers}
         for rule in rules:
             hooks = rule.file_hooks()
             if hooks:
                 self.file_rules.append(rule)
-            for attribute in dir(rule):
-                if attribute.startswith("visit_"):
-                    self.visitors.setdefault(attribute[6:], []).append((rule, getattr(rule, attribute)))
-                elif attribute.startswith("leave_"):
-                    self.leavers.setdefault(attribute[6:], []).append((rule, getattr(rule, attribute)))
-                elif hooks and attribute.startswith("file_visit_"):
-                    self.file_visitors.setdefault(attribute[11:], []).append((rule, getattr(rule, attribute)))
-                elif hooks and attribute.startswith("file_leave_"):
-                    self.file_leavers.setdefault(attribute[11:], []).append((rule, getattr(rule, attribute)))
+            for prefix, node, attribute in _handler_names(type(rule)):
+                if hooks or not prefix.startswith("file_"):
+                    tables[prefix].setdefault(node, []).append((rule, getattr(rule, attribute)))
         # Rules that look at commas or comments get every node; the others only what has content.
         self.wants_trivia = not trivia_names().isdisjoint(
             {*self.visitors, *self.leavers, *self.file_visitors, *self.file_leavers})

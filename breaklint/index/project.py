@@ -20,7 +20,7 @@ from breaklint.index.imports import ImportTable, dotted
 from breaklint.index.source import ParsedFile
 from breaklint.index.conditions import cst_guards_of
 from breaklint.index.summary import CompiledCall, CompiledName, Guards, StateWrite
-from breaklint.infra.walk import visit
+from breaklint.infra.walk import content_nodes
 
 FunctionNode = "cst.FunctionDef"  # for annotations (libcst is imported on first use)
 
@@ -668,15 +668,9 @@ def _parameter_owner(name: str, scope: FunctionInfo | None) -> FunctionInfo | No
 
 def _constructor_calls(expr: cst.BaseExpression) -> Iterator[cst.Call]:
     """Calls inside a container literal or comprehension: `[Block(d) for _ in range(n)]`."""
-    found: list[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> bool:
-            found.append(node)
-            return False
-
-    visit(expr, _Calls(), trivia=False)
-    yield from found
+    for node in content_nodes(expr, enter=lambda node: not isinstance(node, cst.Call)):
+        if isinstance(node, cst.Call):
+            yield node
 
 
 class ModuleNames:

@@ -159,9 +159,10 @@ def walk(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor,
     visitor.on_leave(node)
 
 
-def content_nodes(node: cst.CSTNode) -> typing.Iterator[cst.CSTNode]:
+def content_nodes(node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool] | None = None) -> typing.Iterator[cst.CSTNode]:
     """`node` and every node under it that is not trivia, parents first: for a search that
-    needs no visitor (no class made, no callbacks per node)."""
+    needs no visitor (no class made, no callbacks per node). `enter`: whether to look under a
+    node (as a visitor's `visit_<Node>` returning False), when not always."""
     node = real_node(node)  # type: ignore[assignment]
     if not supported():
         stack = [node]
@@ -169,13 +170,16 @@ def content_nodes(node: cst.CSTNode) -> typing.Iterator[cst.CSTNode]:
             current = stack.pop()
             if not is_trivia(type(current)):
                 yield current
-            stack.extend(reversed(current.children))
+            if enter is None or enter(current):
+                stack.extend(reversed(current.children))
         return
     absent = cst.MaybeSentinel.DEFAULT
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
+        if enter is not None and not enter(current):
+            continue
         children = []
         for name in content_fields(type(current)):
             value = getattr(current, name)
