@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 import libcst as cst
 
@@ -396,60 +396,69 @@ class FunctionValues:
         return value
 
     def _compute(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
-                             cst.ConcatenatedString, cst.Ellipsis)):
-            return PYTHON
-        if isinstance(node, cst.FormattedString):
-            self._eval_children(node, env)
-            return PYTHON
-        if isinstance(node, cst.Name):
-            return self._name(node.value, env)
-        if isinstance(node, cst.Attribute):
-            return self._attribute(node, env)
-        if isinstance(node, cst.Subscript):
-            return self._subscript(node, env)
-        if isinstance(node, cst.Call):
-            return self._call(node, env)
-        if isinstance(node, cst.BinaryOperation):
-            left, right = self._eval(node.left, env), self._eval(node.right, env)
-            result = combine(left, right)
-            if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and left.boolean and right.boolean:
-                return _as_bool(result)
-            return replace(result, boolean=False) if result.tensorish else result
-        if isinstance(node, cst.UnaryOperation):
-            operand = self._eval(node.expression, env)
-            if isinstance(node.operator, cst.Not):
-                return _as_bool(operand) if operand.tensorish else (operand if operand.kind is Kind.SHAPE_INT else PYTHON)
-            return operand
-        if isinstance(node, cst.BooleanOperation):
-            return combine(self._eval(node.left, env), self._eval(node.right, env))
-        if isinstance(node, cst.Comparison):
-            values = [self._eval(node.left, env)]
-            values += [self._eval(target.comparator, env) for target in node.comparisons]
-            if any(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons):
-                return PYTHON
-            result = combine(*values)
-            if result.kind is Kind.SHAPE:
-                return SHAPE_INT
-            return _as_bool(result)
-        if isinstance(node, cst.IfExp):
-            self._eval(node.test, env)
-            return combine(self._eval(node.body, env), self._eval(node.orelse, env))
-        if isinstance(node, cst.NamedExpr):
-            value = self._eval(node.value, env)
-            self._bind(node.target, value, env)
-            return value
-        if isinstance(node, cst.Lambda):
-            self._run_function(node, env, None)
-            return PYTHON
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-            self._comprehension(node, env)
-            return UNKNOWN
-        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
-            elements = [self._eval(e.value, env) for e in node.elements]
-            return PYTHON if all(e.kind is Kind.PYTHON for e in elements) else UNKNOWN
+        compute = _COMPUTE.get(node.__class__)  # by class: a chain of isinstance tests cost more than the rest
+        if compute is not None:
+            return compute(self, node, env)  # type: ignore[operator]
         self._eval_children(node, env)
         return UNKNOWN
+
+    def _literal(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
+        return PYTHON
+
+    def _formatted(self, node: cst.FormattedString, env: dict[str, Value]) -> Value:
+        self._eval_children(node, env)
+        return PYTHON
+
+    def _named(self, node: cst.Name, env: dict[str, Value]) -> Value:
+        return self._name(node.value, env)
+
+    def _binary(self, node: cst.BinaryOperation, env: dict[str, Value]) -> Value:
+        left, right = self._eval(node.left, env), self._eval(node.right, env)
+        result = combine(left, right)
+        if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and left.boolean and right.boolean:
+            return _as_bool(result)
+        return replace(result, boolean=False) if result.tensorish else result
+
+    def _unary(self, node: cst.UnaryOperation, env: dict[str, Value]) -> Value:
+        operand = self._eval(node.expression, env)
+        if isinstance(node.operator, cst.Not):
+            return _as_bool(operand) if operand.tensorish else (operand if operand.kind is Kind.SHAPE_INT else PYTHON)
+        return operand
+
+    def _boolean(self, node: cst.BooleanOperation, env: dict[str, Value]) -> Value:
+        return combine(self._eval(node.left, env), self._eval(node.right, env))
+
+    def _comparison(self, node: cst.Comparison, env: dict[str, Value]) -> Value:
+        values = [self._eval(node.left, env)]
+        values += [self._eval(target.comparator, env) for target in node.comparisons]
+        if any(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons):
+            return PYTHON
+        result = combine(*values)
+        if result.kind is Kind.SHAPE:
+            return SHAPE_INT
+        return _as_bool(result)
+
+    def _conditional(self, node: cst.IfExp, env: dict[str, Value]) -> Value:
+        self._eval(node.test, env)
+        return combine(self._eval(node.body, env), self._eval(node.orelse, env))
+
+    def _walrus(self, node: cst.NamedExpr, env: dict[str, Value]) -> Value:
+        value = self._eval(node.value, env)
+        self._bind(node.target, value, env)
+        return value
+
+    def _lambda(self, node: cst.Lambda, env: dict[str, Value]) -> Value:
+        self._run_function(node, env, None)
+        return PYTHON
+
+    def _comprehended(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
+                      env: dict[str, Value]) -> Value:
+        self._comprehension(node, env)
+        return UNKNOWN
+
+    def _collection(self, node: cst.Tuple | cst.List | cst.Set, env: dict[str, Value]) -> Value:
+        elements = [self._eval(e.value, env) for e in node.elements]
+        return PYTHON if all(e.kind is Kind.PYTHON for e in elements) else UNKNOWN
 
     def _eval_children(self, node: cst.CSTNode, env: dict[str, Value]) -> None:
         for child in node.children:
@@ -645,6 +654,27 @@ class FunctionValues:
         if found is None and qualified.startswith("torch."):
             return _torch_function_result(qualified)
         return UNKNOWN
+
+
+# FunctionValues._compute's handler for each libcst expression class (none of them is subclassed).
+_COMPUTE: dict[type, Callable[..., Value]] = {
+    **dict.fromkeys((cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis),
+                    FunctionValues._literal),
+    cst.FormattedString: FunctionValues._formatted,
+    cst.Name: FunctionValues._named,
+    cst.Attribute: FunctionValues._attribute,
+    cst.Subscript: FunctionValues._subscript,
+    cst.Call: FunctionValues._call,
+    cst.BinaryOperation: FunctionValues._binary,
+    cst.UnaryOperation: FunctionValues._unary,
+    cst.BooleanOperation: FunctionValues._boolean,
+    cst.Comparison: FunctionValues._comparison,
+    cst.IfExp: FunctionValues._conditional,
+    cst.NamedExpr: FunctionValues._walrus,
+    cst.Lambda: FunctionValues._lambda,
+    **dict.fromkeys((cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp), FunctionValues._comprehended),
+    **dict.fromkeys((cst.Tuple, cst.List, cst.Set), FunctionValues._collection),
+}
 
 
 def _numpy_result(name: str, node: cst.Call, args: list[Value]) -> Value:

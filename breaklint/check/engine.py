@@ -25,7 +25,6 @@ import os
 import time
 import traceback
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -97,10 +96,9 @@ def parse_file(path: Path, root: Path, text: str | None = None, module: tuple[st
     return found
 
 
-@lru_cache(maxsize=None)
-def _handler_names(kind: type) -> tuple[tuple[str, str, str], ...]:
-    """(prefix, node kind, attribute) for each handler a rule class defines (dir() is slow:
-    asked once per class, not once per file)."""
+def handler_names(kind: type) -> tuple[tuple[str, str, str], ...]:
+    """(prefix, node kind, attribute) for each handler a rule class defines (dir() is slow: the
+    engine asks once per class, not once per file)."""
     found = []
     for attribute in dir(kind):
         for prefix in ("visit_", "leave_", "file_visit_", "file_leave_"):
@@ -118,7 +116,8 @@ class _Dispatcher(Visitor):
     A rule that raises is switched off for the rest of the file and reported as BL005; the
     other rules go on."""
 
-    def __init__(self, ctx: FileContext, rules: Sequence[Rule], on_error: Callable[[Rule, BaseException], None]) -> None:
+    def __init__(self, ctx: FileContext, rules: Sequence[Rule], on_error: Callable[[Rule, BaseException], None],
+                 handlers: Callable[[type], tuple[tuple[str, str, str], ...]] = handler_names) -> None:
         self.ctx = ctx
         self.on_error = on_error
         self.failed: set[int] = set()
@@ -136,7 +135,7 @@ class _Dispatcher(Visitor):
             hooks = rule.file_hooks()
             if hooks:
                 self.file_rules.append(rule)
-            for prefix, node, attribute in _handler_names(type(rule)):
+            for prefix, node, attribute in handlers(type(rule)):
                 if hooks or not prefix.startswith("file_"):
                     tables[prefix].setdefault(node, []).append((rule, getattr(rule, attribute)))
         # Rules that look at commas or comments get every node; the others only what has content.
@@ -247,6 +246,13 @@ class Engine:
         self.cache = cache
         self.shown_from = shown_from  # paths print relative to it (None: where the user stands, like ruff)
         self.parse_buffer = parse_buffer  # an overlay's tree, from its earlier ones (the language server)
+        self._handlers: dict[type, tuple[tuple[str, str, str], ...]] = {}  # per rule class (_Dispatcher)
+
+    def _handler_names(self, kind: type) -> tuple[tuple[str, str, str], ...]:
+        found = self._handlers.get(kind)
+        if found is None:
+            found = self._handlers[kind] = handler_names(kind)
+        return found
 
     def check(self, paths: Sequence[Path], force_exclude: bool = False,
               overlays: Mapping[Path, str] | None = None, report: Iterable[Path] | None = None) -> CheckResult:
@@ -315,7 +321,7 @@ class Engine:
                     rules.append(cls(ctx))
                 except Exception as error:  # this rule is out for this file; the others run
                     internal_error(cls, error)
-            dispatcher = _Dispatcher(ctx, rules, internal_error)
+            dispatcher = _Dispatcher(ctx, rules, internal_error, self._handler_names)
             try:
                 visit(file.tree, dispatcher, trivia=dispatcher.wants_trivia)
                 dispatcher.end_file()
