@@ -30,7 +30,7 @@ from breaklint.index.imports import dotted
 from breaklint.index.project import FunctionInfo, ProjectIndex
 from breaklint.analysis.regions import CallResolver
 from breaklint.analysis.values import PYTHON, UNKNOWN, FunctionValues, Kind, Value, join
-from breaklint.infra.walk import OwnCode, visit
+from breaklint.infra.walk import own_code_nodes
 
 MAX_DEPTH = 3  # helpers of helpers of helpers: deeper chains are rare and cost a pass each
 # Decorators that hand back what the function returns (or leave it a plain function).
@@ -125,17 +125,14 @@ def _own_returns(node: cst.FunctionDef) -> tuple[list[cst.Return], bool]:
     """The `return` statements of this def (not of the defs and lambdas nested in it), and
     whether it yields (a generator: its call gives a generator object)."""
     found: list[cst.Return] = []
-    yields: list[bool] = []
-
-    class _Returns(OwnCode):
-        def visit_Return(self, node: cst.Return) -> None:
-            found.append(node)
-
-        def visit_Yield(self, node: cst.Yield) -> None:
-            yields.append(True)
-
-    visit(node, _Returns(node))
-    return found, bool(yields)
+    yields = False
+    for inner in own_code_nodes(node):
+        kind = type(inner)
+        if kind is cst.Return:
+            found.append(inner)  # type: ignore[arg-type]
+        elif kind is cst.Yield:
+            yields = True
+    return found, yields
 
 
 def _may_fall_off(body: cst.BaseSuite) -> bool:

@@ -19,7 +19,7 @@ from breaklint.index.imports import dotted
 from breaklint.analysis.numpy_api import CONSTANT_CALLS, ELEMENTWISE, is_scalar_draw, numpy_name
 from breaklint.index.project import ClassInfo, FunctionInfo, ProjectIndex
 from breaklint.analysis.torch_api import RETURNS_BOOL, RETURNS_INT, RETURNS_TENSOR
-from breaklint.infra.walk import visit
+from breaklint.infra.walk import content_nodes
 
 if TYPE_CHECKING:
     from breaklint.analysis.numpy_flow import NumpyFlow
@@ -827,23 +827,19 @@ SIZE_FACTORIES = frozenset(
 def used_as_tensor(function: cst.FunctionDef | cst.Lambda, resolve) -> set[str]:  # type: ignore[no-untyped-def]
     """Names the function body uses as tensors: `x.sum()`, `x.shape`, `torch.cat([x])`, `a @ x`."""
     found: set[str] = set()
-
-    class _Uses(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            if isinstance(node.value, cst.Name) and node.attr.value in TENSOR_EVIDENCE_ATTRS:
-                found.add(node.value.value)
-
-        def visit_Call(self, node: cst.Call) -> None:
-            name = resolve(node.func) or ""
+    for node in content_nodes(function.body):
+        kind = type(node)
+        if kind is cst.Attribute:
+            if isinstance(node.value, cst.Name) and node.attr.value in TENSOR_EVIDENCE_ATTRS:  # type: ignore[attr-defined]
+                found.add(node.value.value)  # type: ignore[attr-defined]
+        elif kind is cst.Call:
+            name = resolve(node.func) or ""  # type: ignore[attr-defined]
             if name.startswith("torch."):
                 sizes = name in SIZE_FACTORIES  # `torch.zeros(bsz, n_heads)`: sizes, Python ints
-                for arg in node.args:
+                for arg in node.args:  # type: ignore[attr-defined]
                     if isinstance(arg.value, cst.Name) and not (sizes and arg.keyword is None):
                         found.add(arg.value.value)
-
-        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-            if isinstance(node.operator, cst.MatrixMultiply):
-                found.update(side.value for side in (node.left, node.right) if isinstance(side, cst.Name))
-
-    visit(function.body, _Uses())  # breaklint.infra.walk: one frame per level, nothing rebuilt
+        elif kind is cst.BinaryOperation and isinstance(node.operator, cst.MatrixMultiply):  # type: ignore[attr-defined]
+            found.update(side.value for side in (node.left, node.right)  # type: ignore[attr-defined]
+                         if isinstance(side, cst.Name))
     return found

@@ -62,6 +62,11 @@ def literal(node: ast.expr, text: Text) -> object:
 
 
 def dotted(node: ast.AST) -> str | None:
+    kind = type(node)  # (ast's classes are not subclassed: `is` is exact and cheaper)
+    if kind is ast.Name:
+        return node.id  # type: ignore[attr-defined]
+    if kind is not ast.Attribute:
+        return None
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

@@ -13,13 +13,19 @@ import libcst as cst
 
 def dotted(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
-    parts: list[str] = []
-    while isinstance(expr, cst.Attribute):
-        parts.append(expr.attr.value)
-        expr = expr.value
-    if not isinstance(expr, cst.Name):
+    kind = expr.__class__  # (a lazy.LazyNode's too; libcst's classes are ABCs: isinstance costs more)
+    if kind is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    if kind is not cst.Attribute:
         return None
-    parts.append(expr.value)
+    parts: list[str] = []
+    while kind is cst.Attribute:
+        parts.append(expr.attr.value)  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
+        kind = expr.__class__
+    if kind is not cst.Name:
+        return None
+    parts.append(expr.value)  # type: ignore[attr-defined]
     return ".".join(reversed(parts))
 
 

@@ -553,7 +553,8 @@ class ProjectIndex:
                   under: tuple[tuple[Guards, FunctionInfo | None], ...] = guards) -> list[Build]:
             return self.instance_builds(sub, where, held_in, depth + 1, under, params, passed)
 
-        if isinstance(expr, cst.Call):
+        kind = expr.__class__  # one lookup, not a chain of isinstance tests on libcst's ABCs
+        if kind is cst.Call:
             func = expr.func
             cls = self.resolve_class(func, module)
             if cls is not None:
@@ -579,18 +580,18 @@ class ProjectIndex:
                 for cls in self.class_refs(func, scope, module, params, depth + 1):
                     found.append(Build(cls, expr, scope, module, guards))
             return found
-        if isinstance(expr, cst.IfExp):
+        if kind is cst.IfExp:
             for arm, holds in ((expr.body, True), (expr.orelse, False)):
                 arm_guards = tuple(cst_guards_of(expr.test, holds))
                 found.extend(inner(arm, under=(*guards, (arm_guards, scope)) if arm_guards else guards))
             return found
-        if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
+        if kind in _SEQUENCES:
             for call in _constructor_calls(expr):
                 found.extend(inner(call))
             return found
-        if isinstance(expr, cst.Subscript):
+        if kind is cst.Subscript:
             return inner(expr.value)
-        if isinstance(expr, cst.Name):
+        if kind is cst.Name:
             bound = self.bound_values(expr.value, scope, module)
             for value in bound:
                 found.extend(inner(value.expr))
@@ -599,7 +600,7 @@ class ProjectIndex:
                 if owner is not None:
                     found.extend(Build(cls, None, scope, module, guards) for cls in passed(owner, expr.value))
             return found
-        if isinstance(expr, cst.Attribute):
+        if kind is cst.Attribute:
             owner = self.self_class(expr.value, scope)
             if owner is not None:
                 for klass, value in self.attr_values(owner, expr.attr.value):
@@ -664,6 +665,9 @@ def _parameter_owner(name: str, scope: FunctionInfo | None) -> FunctionInfo | No
             return fn
         fn = fn.parent
     return None
+
+
+_SEQUENCES = frozenset({cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp})
 
 
 def _constructor_calls(expr: cst.BaseExpression) -> Iterator[cst.Call]:

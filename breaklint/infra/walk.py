@@ -62,6 +62,18 @@ class OwnCode(Visitor):
         return False
 
 
+def own_code_nodes(function: cst.FunctionDef) -> typing.Iterator[cst.CSTNode]:
+    """content_nodes of one function's own code, as OwnCode visits it: a nested def, lambda or
+    class is met but not entered."""
+    function = real_node(function)  # type: ignore[assignment]
+
+    def enter(node: cst.CSTNode) -> bool:
+        kind = type(node)
+        return (node is function or kind is not cst.FunctionDef) and kind is not cst.Lambda and kind is not cst.ClassDef
+
+    return content_nodes(function, enter)
+
+
 def if_arms(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]]:
     """Every if/elif/else block of one function's own code, outer blocks first, each with the
     tests of its chain that decide whether it runs: (test, True) for its own, (test, False) for
