@@ -156,19 +156,40 @@ def supported() -> bool:
 def walk(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor,
          fields: Callable[[type], tuple[str, ...]] = child_fields, absent: object = None) -> None:
     """libcst's visit order, without its per-node overhead; `fields=content_fields` leaves
-    out the trivia. `absent`: libcst's marker of an optional child that is not there."""
+    out the trivia. `absent`: libcst's marker of an optional child that is not there. A loop
+    over a stack, not a call per node: as deep a tree as libcst parsed walks without recursion."""
     if absent is None:
         absent = cst.MaybeSentinel.DEFAULT
-    if visitor.on_visit(node):
-        for name in fields(type(node)):
-            value = getattr(node, name)
-            kind = type(value)
-            if kind is tuple or kind is list:
-                for child in value:  # sequences hold nodes only
-                    walk(child, visitor, fields, absent)
+    on_visit, on_leave = visitor.on_visit, visitor.on_leave
+    names: dict[type, tuple[str, ...]] = {}
+    stack: list[object] = [node]  # nodes to visit; _LEAVE above the node whose children are done
+    while stack:
+        current = stack.pop()
+        if current is _LEAVE:
+            on_leave(stack.pop())  # type: ignore[arg-type]
+            continue
+        if not on_visit(current):  # type: ignore[arg-type]
+            on_leave(current)  # type: ignore[arg-type]
+            continue
+        stack.append(current)
+        stack.append(_LEAVE)
+        kind = type(current)
+        own = names.get(kind)
+        if own is None:
+            own = names[kind] = fields(kind)
+        children: list[object] = []
+        for name in own:
+            value = getattr(current, name)
+            held = type(value)
+            if held is tuple or held is list:
+                children.extend(value)  # sequences hold nodes only
             elif value is not None and value is not absent:
-                walk(value, visitor, fields, absent)
-    visitor.on_leave(node)
+                children.append(value)
+        children.reverse()
+        stack.extend(children)
+
+
+_LEAVE = object()
 
 
 def content_nodes(node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool] | None = None) -> typing.Iterator[cst.CSTNode]:
