@@ -10,6 +10,7 @@ project function gives what its returns give (breaklint/analysis/returns.py).
 from __future__ import annotations
 
 import enum
+from functools import lru_cache
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Mapping
 
@@ -396,7 +397,7 @@ class FunctionValues:
         return value
 
     def _compute(self, node: cst.BaseExpression, env: dict[str, Value]) -> Value:
-        compute = _COMPUTE.get(node.__class__)  # by class: a chain of isinstance tests cost more than the rest
+        compute = _compute_table().get(node.__class__)  # by class: a chain of isinstance tests cost more than the rest
         if compute is not None:
             return compute(self, node, env)  # type: ignore[operator]
         self._eval_children(node, env)
@@ -656,25 +657,28 @@ class FunctionValues:
         return UNKNOWN
 
 
-# FunctionValues._compute's handler for each libcst expression class (none of them is subclassed).
-_COMPUTE: dict[type, Callable[..., Value]] = {
-    **dict.fromkeys((cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis),
-                    FunctionValues._literal),
-    cst.FormattedString: FunctionValues._formatted,
-    cst.Name: FunctionValues._named,
-    cst.Attribute: FunctionValues._attribute,
-    cst.Subscript: FunctionValues._subscript,
-    cst.Call: FunctionValues._call,
-    cst.BinaryOperation: FunctionValues._binary,
-    cst.UnaryOperation: FunctionValues._unary,
-    cst.BooleanOperation: FunctionValues._boolean,
-    cst.Comparison: FunctionValues._comparison,
-    cst.IfExp: FunctionValues._conditional,
-    cst.NamedExpr: FunctionValues._walrus,
-    cst.Lambda: FunctionValues._lambda,
-    **dict.fromkeys((cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp), FunctionValues._comprehended),
-    **dict.fromkeys((cst.Tuple, cst.List, cst.Set), FunctionValues._collection),
-}
+@lru_cache(maxsize=1)
+def _compute_table() -> dict[type, Callable[..., Value]]:
+    """FunctionValues._compute's handler for each libcst expression class (none of them is
+    subclassed); made on first use (modules read nothing of libcst on import: infra/deferred.py)."""
+    return {
+        **dict.fromkeys((cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis),
+                        FunctionValues._literal),
+        cst.FormattedString: FunctionValues._formatted,
+        cst.Name: FunctionValues._named,
+        cst.Attribute: FunctionValues._attribute,
+        cst.Subscript: FunctionValues._subscript,
+        cst.Call: FunctionValues._call,
+        cst.BinaryOperation: FunctionValues._binary,
+        cst.UnaryOperation: FunctionValues._unary,
+        cst.BooleanOperation: FunctionValues._boolean,
+        cst.Comparison: FunctionValues._comparison,
+        cst.IfExp: FunctionValues._conditional,
+        cst.NamedExpr: FunctionValues._walrus,
+        cst.Lambda: FunctionValues._lambda,
+        **dict.fromkeys((cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp), FunctionValues._comprehended),
+        **dict.fromkeys((cst.Tuple, cst.List, cst.Set), FunctionValues._collection),
+    }
 
 
 def _numpy_result(name: str, node: cst.Call, args: list[Value]) -> Value:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Union
 
@@ -585,7 +586,7 @@ class ProjectIndex:
                 arm_guards = tuple(cst_guards_of(expr.test, holds))
                 found.extend(inner(arm, under=(*guards, (arm_guards, scope)) if arm_guards else guards))
             return found
-        if kind in _SEQUENCES:
+        if kind in _sequences():
             for call in _constructor_calls(expr):
                 found.extend(inner(call))
             return found
@@ -667,7 +668,9 @@ def _parameter_owner(name: str, scope: FunctionInfo | None) -> FunctionInfo | No
     return None
 
 
-_SEQUENCES = frozenset({cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp})
+@lru_cache(maxsize=1)
+def _sequences() -> frozenset[type]:  # made on first use: nothing of libcst is read on import (deferred.py)
+    return frozenset({cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp})
 
 
 def _constructor_calls(expr: cst.BaseExpression) -> Iterator[cst.Call]:

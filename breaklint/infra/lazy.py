@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from functools import lru_cache
 from typing import Callable
 
 import libcst as cst
@@ -126,9 +127,9 @@ def _shape(node: ast.expr) -> Shape:
     if isinstance(node, ast.Constant):
         if node.value is None or isinstance(node.value, bool):
             return ("name", repr(node.value))
-        kind = _CONSTANTS.get(type(node.value))  # a str or bytes may be an implicit concatenation
+        kind = _kinds()[1].get(type(node.value))  # a str or bytes may be an implicit concatenation
     else:
-        kind = _KINDS.get(type(node))
+        kind = _kinds()[0].get(type(node))
     return None if kind is None else ("kind", kind)
 
 
@@ -183,13 +184,18 @@ def _args(written: tuple[tuple[str, str | None, Shape], ...], real: Callable[[],
     return tuple(lazy_arg(at, *arg) for at, arg in enumerate(written))
 
 
-# The ast kinds whose libcst class is known without parsing (the spine's own kinds above).
-_KINDS: dict[type, type] = {
-    ast.BoolOp: cst.BooleanOperation, ast.Compare: cst.Comparison,
-    ast.UnaryOp: cst.UnaryOperation, ast.Tuple: cst.Tuple, ast.List: cst.List, ast.Set: cst.Set,
-    ast.Dict: cst.Dict, ast.Lambda: cst.Lambda, ast.ListComp: cst.ListComp,
-    ast.SetComp: cst.SetComp, ast.DictComp: cst.DictComp, ast.GeneratorExp: cst.GeneratorExp,
-    ast.Await: cst.Await, ast.NamedExpr: cst.NamedExpr, ast.Slice: cst.Slice,
-}
-_CONSTANTS: dict[type, type] = {int: cst.Integer, float: cst.Float, complex: cst.Imaginary,
-                                type(...): cst.Ellipsis}
+@lru_cache(maxsize=1)
+def _kinds() -> tuple[dict[type, type], dict[type, type]]:
+    """The ast kinds whose libcst class is known without parsing (the spine's own kinds aside),
+    and the same for constants by their Python type. Made on first use: modules read nothing of
+    libcst while they are imported (infra/deferred.py)."""
+    kinds: dict[type, type] = {
+        ast.BoolOp: cst.BooleanOperation, ast.Compare: cst.Comparison,
+        ast.UnaryOp: cst.UnaryOperation, ast.Tuple: cst.Tuple, ast.List: cst.List, ast.Set: cst.Set,
+        ast.Dict: cst.Dict, ast.Lambda: cst.Lambda, ast.ListComp: cst.ListComp,
+        ast.SetComp: cst.SetComp, ast.DictComp: cst.DictComp, ast.GeneratorExp: cst.GeneratorExp,
+        ast.Await: cst.Await, ast.NamedExpr: cst.NamedExpr, ast.Slice: cst.Slice,
+    }
+    constants: dict[type, type] = {int: cst.Integer, float: cst.Float, complex: cst.Imaginary,
+                                   type(...): cst.Ellipsis}
+    return kinds, constants
