@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Severity, Stage
-from breaklint.rule import Rule, visit
+from breaklint.rule import FileContext, FunctionInfo, Rule, Visitor, real_node, visit
 
 OBSERVED = "GB0088"  # Dynamo saw the exception leave the frame it traces
 # Statements a `raise` can sit in without Dynamo knowing whether it runs (an `if` on a Python
@@ -15,29 +15,31 @@ CONDITIONAL = frozenset({"If", "For", "While", "Match"})
 HANDLERS = frozenset({"Try", "TryStar", "ExceptHandler"})
 
 
-def _enclosing(function: cst.FunctionDef, target: cst.CSTNode) -> list[cst.CSTNode]:
-    """The compound statements of `function`'s own code that hold `target`, outermost first."""
-    stack: list[cst.CSTNode] = []
-    found: list[cst.CSTNode] = []
+_COMPOUND = ("If", "For", "While", "Match", "Try", "TryStar", "With", "ExceptHandler")
 
-    class _Find(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if found or (isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not function):
-                return False
-            if node is target:
-                found.extend(stack)
-                return False
-            if isinstance(node, (cst.If, cst.For, cst.While, cst.Match, cst.Try, cst.TryStar, cst.With,
-                                 cst.ExceptHandler)):
-                stack.append(node)
-            return True
 
-        def on_leave(self, original_node: cst.CSTNode) -> None:
-            if stack and stack[-1] is original_node:
-                stack.pop()
+class _Enclosing(Visitor):
+    """For each `raise` and `assert` of one function's own code, the compound statements that
+    hold it, outermost first: one walk per function, however many it holds."""
 
-    visit(function, _Find(), trivia=False)
-    return found
+    def __init__(self, function: cst.FunctionDef) -> None:
+        self.function = function
+        self.stack: list[cst.CSTNode] = []
+        self.found: dict[int, list[cst.CSTNode]] = {}  # by id: the nodes live as long as the tree
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        if (kind is cst.FunctionDef or kind is cst.Lambda) and node is not self.function:
+            return False
+        if kind is cst.Raise or kind is cst.Assert:
+            self.found[id(node)] = list(self.stack)
+        elif kind.__name__ in _COMPOUND:
+            self.stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self.stack and self.stack[-1] is original_node:
+            self.stack.pop()
 
 
 class ExceptionEscapesRegion(Rule):
@@ -80,11 +82,23 @@ class ExceptionEscapesRegion(Rule):
     good = ("import torch\n\n@torch.compile\ndef f(x):\n    try:\n        raise KeyError('k')\n    except KeyError:\n"
             "        return x * 2\n",)
 
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self._by_function: dict[FunctionInfo, dict[int, list[cst.CSTNode]]] = {}
+
+    def _enclosing(self, fn: FunctionInfo, node: cst.CSTNode) -> list[cst.CSTNode]:
+        found = self._by_function.get(fn)
+        if found is None:
+            finder = _Enclosing(real_node(fn.node))  # type: ignore[arg-type]
+            visit(finder.function, finder, trivia=False)
+            found = self._by_function[fn] = finder.found
+        return found.get(id(node), [])
+
     def visit_Raise(self, node: cst.Raise) -> None:
         fn = self.ctx.function
         if fn is None or node.exc is None:
             return  # a bare `raise` re-raises in a handler: the exception was already observed
-        enclosing = _enclosing(fn.node, node)
+        enclosing = self._enclosing(fn, node)
         if any(type(s).__name__ in HANDLERS for s in enclosing):
             return
         if any(type(s).__name__ in CONDITIONAL for s in enclosing):
@@ -98,7 +112,7 @@ class ExceptionEscapesRegion(Rule):
         fn = self.ctx.function
         if fn is None:
             return
-        enclosing = _enclosing(fn.node, node)
+        enclosing = self._enclosing(fn, node)
         if not any(isinstance(s, cst.With) for s in enclosing) or any(type(s).__name__ in HANDLERS for s in enclosing):
             return
         if self.ctx.value(node.test).tensorish:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.rule import content_nodes, method_call, real_node, Rule
+from breaklint.rule import FileContext, FunctionInfo, content_nodes, method_call, real_node, Rule
 
 # Each form and what Dynamo 2.13 says at it (read from real runs, testdata/rules/BL118).
 DATA_BOOL = "GB0033"  # torch.equal / allclose / is_nonzero: an op whose output is a Python bool
@@ -86,6 +86,10 @@ class PythonValueFromTensor(Rule):
     bad = ("import torch\n\n@torch.compile\ndef f(x, y):\n    if torch.equal(x, y):\n        return x\n    return y\n",)
     good = ("import torch\n\n@torch.compile\ndef f(x, y):\n    return torch.where((x == y).all(), x, y)\n",)
 
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self._assigned: dict[FunctionInfo, dict[str, list[cst.BaseExpression]]] = {}  # see _bound_in_tree
+
     def visit_Call(self, node: cst.Call) -> None:
         resolved = self.ctx.resolve(node.func) or ""
         found = self._form(node, resolved)
@@ -154,11 +158,14 @@ class PythonValueFromTensor(Rule):
         fn = self.ctx.function
         if fn is None or self.ctx.local_test(name) is None:
             return None
-        root = real_node(fn.node)
-        found = [node.value for node in content_nodes(root, enter=lambda node: node is root or not isinstance(
-                     node, cst.FunctionDef))  # not into nested defs
-                 if isinstance(node, cst.Assign) and len(node.targets) == 1
-                 and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == name]
+        by_name = self._assigned.get(fn)
+        if by_name is None:  # one search per function, not one per name asked
+            root = real_node(fn.node)
+            by_name = self._assigned[fn] = {}
+            for node in content_nodes(root, enter=lambda node: node is root or not isinstance(node, cst.FunctionDef)):
+                if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                    by_name.setdefault(node.targets[0].target.value, []).append(node.value)
+        found = by_name.get(name, ())
         return found[0] if len(found) == 1 else None
 
     def _tests_tensors(self, expr: cst.BaseExpression) -> bool:
