@@ -584,7 +584,7 @@ class _Run:
         summary = self.facts[index].summary()
         visited = self._visited_lines(index, summary, text) if not whole else None
         parsed = parse_file(source.path, self.shown_from, text, (source.module_name, source.is_package), parse,
-                            visited, self.facts[index].outline or None)
+                            visited, self.facts[index].blocks())
         self.work.libcst_files += 1
         if isinstance(parsed, ReadProblem):
             self.work.libcst_chars += len(text) if isinstance(text, str) else 0

@@ -54,11 +54,15 @@ class FileFacts:
     compiled_exports: frozenset[str] = frozenset()
     imported_callees: frozenset[str] = frozenset()
     # The statements' outline for region_text (so the check does not parse the file with `ast`
-    # again); () when there is no summary.
-    outline: Block = ()
+    # again), pickled: every process holds every file's facts, and only the file's own check
+    # reads it (b"" when there is no summary).
+    outline_blob: bytes = b""
 
     def summary(self) -> ModuleSummary:
         return pickle.loads(self.summary_blob)
+
+    def blocks(self) -> Block | None:
+        return pickle.loads(self.outline_blob) if self.outline_blob else None
 
 def content_digest(data: bytes, module_name: str, is_package: bool) -> str:
     h = hashlib.blake2b(data, digest_size=16)
@@ -92,7 +96,8 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
                      bool(summary.compile_sites), part_digests(summary), frozenset(summary.local_defs),
                      bool(summary.compiled_calls),
                      frozenset(n.name for n in summary.compiled_names if n.place.scope < 0 and "." not in n.name),
-                     frozenset(aliases[c.callee] for c in summary.imported_calls if c.callee in aliases), blocks)
+                     frozenset(aliases[c.callee] for c in summary.imported_calls if c.callee in aliases),
+                     pickle.dumps(blocks, protocol=pickle.HIGHEST_PROTOCOL))
 
 def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
     """What each part of a module's index is made of, digested. A definition's digest covers
