@@ -22,8 +22,10 @@ out=${OUT:-/tmp/speed-out}
 mkdir -p "$out" /tmp/peers
 install() { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$1" "${@:2}"; }
 [ -d /tmp/bl ] || install /tmp/bl .whl/bl/*.whl
-[ -d /tmp/fx ] || install /tmp/fx .whl/fx/*.whl
-[ -d /tmp/tf ] || install /tmp/tf .whl/tf/*.whl
+if [ "$part" != breaklint ]; then  # the peers' wheels are needed only where they run
+  [ -d /tmp/fx ] || install /tmp/fx .whl/fx/*.whl
+  [ -d /tmp/tf ] || install /tmp/tf .whl/tf/*.whl
+fi
 printf '#!/bin/sh\nPYTHONPATH=/tmp/fx exec python3 -m fixit "$@"\n' > /tmp/peers/fixit
 printf '#!/bin/sh\nPYTHONPATH=/tmp/tf exec python3 -m torchfix "$@"\n' > /tmp/peers/torchfix
 chmod +x /tmp/peers/fixit /tmp/peers/torchfix
