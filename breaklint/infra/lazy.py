@@ -1,10 +1,13 @@
 """libcst nodes made only as far as they are read.
 
 The pre-pass keeps expressions as source text; the resolvers mostly read the spine of one
-(`nn.Linear(...)`: that it is a call, and of what), rarely its arguments. So `parse_fragment`
-builds `a.b.c` directly, and for calls, attributes and subscripts returns `LazyNode`s whose
-spine comes from the stdlib `ast` (ten times cheaper) while anything else is read from the
-real libcst tree, parsed on first need. Every answer is the one the parsed tree gives.
+(`nn.Linear(dim, bias=False)`: that it is a call, of what, with which arguments), rarely more. So
+`parse_fragment` builds `a.b.c` directly, and otherwise keeps a compact shape of the expression
+from the stdlib `ast` (ten times cheaper than libcst): calls (their `func` and `args`),
+attributes, subscripts, binary operations and conditional expressions become `LazyNode`s whose
+parts come from the shape, and any other node whose libcst class the `ast` kind decides answers
+`isinstance` alone. Anything else is read from the real libcst tree, parsed on first need. Every
+answer is the one the parsed tree gives (tests/test_lazy_nodes.py).
 """
 
 from __future__ import annotations
