@@ -50,7 +50,7 @@ from breaklint.report.positions import UTF16, split_lines, to_code_units
 from breaklint.check.registry import ALWAYS_SHOWN, find_rule
 from breaklint.report import ruledoc
 from breaklint.report.lsp_format import SOURCE, diagnostic
-from breaklint.lsp.workspace import PYPROJECT, Project, load_project
+from breaklint.lsp.workspace import PYPROJECT, First, Project, load_project
 
 DEBOUNCE_S = 0.2  # after a keystroke, wait this long for the next one before checking
 OTHERS_IDLE_S = 0.5  # after that check, the other open files once no new edit came
@@ -227,8 +227,8 @@ class Linter:
 
     async def _index(self, root: Path, progress: _Progress | None) -> None:
         try:
-            await self.lint([uri for uri in self._open_uris() if self._root_for(_path(uri)) == root],  # type: ignore[arg-type]
-                            whole=True)
+            await self.lint([uri for uri in self._open_uris()
+                             if (path := _path(uri)) is not None and self._root_for(path) == root], whole=True)
             # The engine runs with the collector off: what indexing left (400,000 objects on timm)
             # is collected now, on the worker, rather than by the first edit's check (+0.45 s).
             await self._run(gc.collect)
@@ -255,10 +255,14 @@ class Linter:
                 by_root.setdefault(self._root_for(path), []).append(entry)
         encoding = _encoding(self.server)
         for root, entries in by_root.items():
-            findings, final, error = await self._run(self._check, root, [path for _, path, _, _ in entries], buffers,
-                                                     whole)
-            if not final:
-                self._index_later(root)
+            targets = [path for _, path, _, _ in entries]
+            first, error = (None, None) if whole else await self._run(self._check_first, root, targets, buffers)
+            if first is not None:
+                findings = first.findings
+                self._index_later(root)  # before publishing: the client hears of the progress first
+            else:
+                findings, reloaded = await self._run(self._check, root, targets, buffers)
+                error = error or reloaded  # the settings were read by the first call, or by this one
             if error is not None:
                 self.server.window_show_message(types.ShowMessageParams(
                     type=types.MessageType.Warning, message=f"breaklint: {error}; using the default settings"))
@@ -270,21 +274,26 @@ class Linter:
                 self.server.text_document_publish_diagnostics(
                     types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
 
-    def _check(
-        self, root: Path, targets: list[Path], buffers: dict[Path, str], whole: bool
-    ) -> tuple[dict[Path, list[Finding]], bool, str | None]:
-        """On the worker thread: the project's findings for `targets`, whether they are from the
-        whole workspace (else from what the targets import: the whole is still to check), and a
-        config error to show."""
+    def _project(self, root: Path) -> tuple[Project, str | None]:
+        """On the worker thread: the project at `root`, and a config error to show."""
         error = None
         project = self.projects.get(root)
         if project is None or project.stale():  # no watcher needed for an edit of the settings
             project, error = load_project(root)
             self.projects[root] = project
-        first = None if whole else project.check_first(targets, buffers)
-        if first is not None:
-            return first.findings, False, error
-        return project.check(targets, buffers), True, error
+        return project, error
+
+    def _check(
+        self, root: Path, targets: list[Path], buffers: dict[Path, str]
+    ) -> tuple[dict[Path, list[Finding]], str | None]:
+        """On the worker thread: the project's findings for `targets`, and a config error to show."""
+        project, error = self._project(root)
+        return project.check(targets, buffers), error
+
+    def _check_first(self, root: Path, targets: list[Path], buffers: dict[Path, str]) -> tuple[First | None, str | None]:
+        """On the worker thread: `Project.check_first` (None: a whole check is as quick)."""
+        project, error = self._project(root)
+        return project.check_first(targets, buffers), error
 
     async def files_changed(self, paths: list[Path]) -> None:
         await self._run(self._invalidate, paths)

@@ -113,24 +113,20 @@ class Project:
     def check_first(self, targets: Sequence[Path], buffers: Mapping[Path, str] | None = None) -> First | None:
         """Findings for each target from the targets and the files their imports reach (nearby.py),
         where a part of the workspace has not been indexed in this session, holds NEAR_MIN_FILES
-        files or more, and those files were not all in the cache (a cold start); None elsewhere,
-        where `check` answers as soon."""
+        files or more, and its targets were not in the cache (a cold start: the cache is written
+        when the whole workspace has been indexed); None elsewhere, where `check` answers as soon."""
         buffers = {path: text for path, text in (buffers or {}).items() if self.contains(path)}
         near: list[tuple[_Part, list[Path], tuple[Path, ...]]] = []
-        scanned = 0
         for source, wanted in self._groups(targets).items():
             part = self._parts[source]
             if part.indexed:
                 return None
             top = self.root if source == self.config.source else part.config.root
             files, _ = discover([top], part.config.root, part.engine.exclude(), False)
-            if len(files) < NEAR_MIN_FILES:
-                return None
+            if len(files) < NEAR_MIN_FILES or not part.engine.index(wanted, buffers).scanned:
+                return None  # small, or warm: the whole workspace is as quick
             found = nearby(wanted, files, lambda paths, engine=part.engine: engine.index(paths, buffers))
             near.append((part, wanted, found.paths))
-            scanned += found.scanned
-        if not scanned:
-            return None  # a warm start: the whole workspace is as quick
         self.trees.forget(set(buffers))
         findings: dict[Path, list[Finding]] = {target: [] for target in targets}
         count = 0
