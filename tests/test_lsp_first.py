@@ -160,3 +160,21 @@ def test_server_publishes_first_then_the_whole_workspace(tree: Path, tmp_path: P
     from lsprotocol.converters import get_converter
 
     assert [get_converter().unstructure(d) for d in final.diagnostics] == expected  # type: ignore[attr-defined]
+
+
+def test_a_failing_first_check_leaves_the_whole_one(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("pygls")
+    from breaklint.lsp import workspace
+    from breaklint.lsp.server import Linter
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("planted")
+
+    monkeypatch.setattr(workspace, "nearby", broken)
+    linter = Linter.__new__(Linter)  # the checks alone: no server, no event loop
+    linter.projects = {}
+    model = tree / "model.py"
+    first, error = linter._check_first(tree, [model], {model: MODEL})
+    assert first is None and error is None
+    findings, _ = linter._check(tree, [model], {model: MODEL})
+    assert _lines(findings[model]) == [("BL101", 9), ("BL101", 14)]

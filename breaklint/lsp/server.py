@@ -291,9 +291,14 @@ class Linter:
         return project.check(targets, buffers), error
 
     def _check_first(self, root: Path, targets: list[Path], buffers: dict[Path, str]) -> tuple[First | None, str | None]:
-        """On the worker thread: `Project.check_first` (None: a whole check is as quick)."""
+        """On the worker thread: `Project.check_first` (None: a whole check is as quick, or the
+        first one failed: the whole check is then the only one, and says what it says)."""
         project, error = self._project(root)
-        return project.check_first(targets, buffers), error
+        try:
+            return project.check_first(targets, buffers), error
+        except Exception as failure:  # a bug of the shortcut must not cost the diagnostics
+            log.exception("the first check failed; checking the whole workspace", exc_info=failure)
+            return None, error
 
     async def files_changed(self, paths: list[Path]) -> None:
         await self._run(self._invalidate, paths)
