@@ -73,20 +73,35 @@ def model_source(lines: int) -> str:
 class Client(LanguageClient):
     def __init__(self) -> None:
         super().__init__("breaklint-bench", "1")
-        self.arrived: dict[int, tuple[float, int]] = {}
+        self.arrived: dict[int, tuple[float, int]] = {}  # the first publication of each version
+        self.last: dict[int, tuple[float, int]] = {}  # the latest one
+        self.progress: dict[str, bool] = {}  # work-done progress tokens the server made: ended?
         self.event = asyncio.Event()
 
         @self.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def publish(client: Client, params: types.PublishDiagnosticsParams) -> None:
             if params.version is not None:
-                self.arrived[params.version] = (time.perf_counter(), len(params.diagnostics))
+                self.arrived.setdefault(params.version, (time.perf_counter(), len(params.diagnostics)))
+                self.last[params.version] = (time.perf_counter(), len(params.diagnostics))
+                self.event.set()
+
+        @self.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def create(client: Client, params: types.WorkDoneProgressCreateParams) -> None:
+            self.progress[str(params.token)] = False
+
+        @self.feature(types.PROGRESS)
+        def progress(client: Client, params: types.ProgressParams) -> None:
+            if isinstance(params.value, dict) and params.value.get("kind") == "end" or \
+                    isinstance(params.value, types.WorkDoneProgressEnd):
+                self.progress[str(params.token)] = True
                 self.event.set()
 
     async def serve(self, root: Path, env: dict[str, str]) -> None:
         """Start `breaklint lsp` in `root` and initialize it with that folder."""
         await self.start_io(sys.executable, "-m", "breaklint", "lsp", cwd=str(root), env=env)
         await self.initialize_async(types.InitializeParams(
-            process_id=os.getpid(), root_uri=root.as_uri(), capabilities=types.ClientCapabilities(),
+            process_id=os.getpid(), root_uri=root.as_uri(),
+            capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")]))
         self.initialized(types.InitializedParams())
 
@@ -101,6 +116,15 @@ class Client(LanguageClient):
             self.event.clear()
             await asyncio.wait_for(self.event.wait(), timeout)
         return self.arrived[version]
+
+    async def wait_final(self, version: int, timeout: float = 600) -> tuple[float, int]:
+        """The last publication of `version` once the server's indexing progress (if it made
+        one before publishing: it asks first) has ended: the whole workspace's diagnostics."""
+        await self.wait_version(version, timeout)
+        while not all(self.progress.values()):
+            self.event.clear()
+            await asyncio.wait_for(self.event.wait(), timeout)
+        return self.last[version]
 
 
 async def measure(lines: int, edits: int, server_path: str | None = None) -> dict[str, object]:
@@ -193,7 +217,7 @@ def breakdown(lines: int, repeat: int = 3) -> dict[str, float]:
     return {key: statistics.median(values) for key, values in timings.items()}
 
 
-async def measure_tree(tree: Path, relative: str, edits: int) -> dict[str, object]:
+async def measure_tree(tree: Path, relative: str, edits: int, fresh: bool = False) -> dict[str, object]:
     """A copy of a real tree: open `relative` cold, edit it, then open it again in a new session."""
     import shutil
 
@@ -207,16 +231,21 @@ async def measure_tree(tree: Path, relative: str, edits: int) -> dict[str, objec
             client = Client()
             await client.serve(root, dict(os.environ))
             started = time.perf_counter()
-            opened_at, count = await client.open(path.as_uri(), source)
+            opened_at, first_count = await client.open(path.as_uri(), source)
+            final_at, count = await client.wait_final(1)
             results[f"first {session}"] = opened_at - started
+            results[f"final {session}"] = final_at - started
+            results[f"first count {session}"] = first_count
             results["diagnostics"] = count
             if session == "cold":
                 latencies = []
                 lines = source.split("\n")
                 middle = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].strip().startswith("return "))
                 for n in range(edits):  # a comment typed at the end of a `return` in the middle, and taken back
-                    edited = [*lines[:middle], lines[middle] + "  # edited", *lines[middle + 1:]]
-                    text = "\n".join(edited if n % 2 == 0 else lines)
+                    # (--fresh: a new comment each time, so that no check is answered from the cache)
+                    comment = f"  # edit {n}" if fresh else "  # edited"
+                    edited = [*lines[:middle], lines[middle] + comment, *lines[middle + 1:]]
+                    text = "\n".join(edited if fresh or n % 2 == 0 else lines)
                     sent = time.perf_counter()
                     client.text_document_did_change(types.DidChangeTextDocumentParams(
                         text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=n + 2),
@@ -268,17 +297,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="sessions per server (taking turns)")
     parser.add_argument("--tree", type=Path, help="a real tree to open a file of (copied; no cache at first)")
     parser.add_argument("--file", help="with --tree: the file to open, relative to the tree")
+    parser.add_argument("--fresh", action="store_true",
+                        help="with --tree: every edit a text not seen before (none answered from the cache)")
     args = parser.parse_args()
     if args.tree is not None:
-        found = asyncio.run(measure_tree(args.tree.resolve(), args.file, args.edits))
+        found = asyncio.run(measure_tree(args.tree.resolve(), args.file, args.edits, args.fresh))
         latencies = found["latencies"]
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
               f"load average {os.getloadavg()[0]:.1f}")
         print(f"{args.tree.name}/{args.file}: {found['lines']} lines, {found['diagnostics']} diagnostics; "
               f"debounce {found['debounce']:.2f} s (included in the edits)")
-        print(f"  open -> first diagnostics: no cache {found['first cold']:.2f} s, warm {found['first warm']:.2f} s")
+        print(f"  open -> first diagnostics: no cache {found['first cold']:.2f} s "
+              f"({found['first count cold']} diagnostics), warm {found['first warm']:.2f} s")
+        print(f"  open -> final diagnostics (the whole workspace indexed): no cache {found['final cold']:.2f} s, "
+              f"warm {found['final warm']:.2f} s")
         print(f"  edit -> diagnostics over {len(latencies)} edits: min {min(latencies):.2f} s, "  # type: ignore[arg-type]
               f"median {statistics.median(latencies):.2f} s, max {max(latencies):.2f} s")  # type: ignore[arg-type]
+        print(f"  each edit: {', '.join(f'{x:.2f}' for x in latencies)} s")  # type: ignore[attr-defined]
         return
     servers = {"this tree": None, **({f"baseline {args.baseline}": args.baseline} if args.baseline else {})}
     results: dict[str, list[dict[str, object]]] = {name: [] for name in servers}

@@ -214,6 +214,15 @@ class _Source:
 
 
 @dataclass(frozen=True)
+class Indexed:
+    """`Engine.index`'s answer: (path, module name, facts) for each file, and how many of them
+    were not in the cache (the pre-pass ran on them)."""
+
+    files: tuple[tuple[Path, str, FileFacts], ...]
+    scanned: int
+
+
+@dataclass(frozen=True)
 class _FileRegions:
     """A file's compiled functions, by position among its defs (the pre-pass and the libcst
     indexer number them alike), and whether one of them is what its name refers to."""
@@ -267,6 +276,21 @@ class Engine:
         findings, count = run.check(paths, force_exclude)
         findings.sort(key=lambda f: f.sort_key)
         return CheckResult(findings, count, time.perf_counter() - started, run.work.counted(run.fragments))
+
+    def exclude(self) -> tuple[str, ...]:
+        """The patterns of the files a check of a folder leaves out."""
+        return (*(self.config.exclude or DEFAULT_EXCLUDE), *self.config.extend_exclude)
+
+    def index(self, paths: Sequence[Path], overlays: Mapping[Path, str] | None = None) -> Indexed:
+        """The pre-pass of exactly these files, in this process, from and into `check`'s cache
+        (nothing else runs): what the language server reads of an opened file's imports before
+        the whole workspace is indexed (lsp/nearby.py)."""
+        one = Engine(self.config, self.rules, jobs=1, cache=self.cache, shown_from=self.shown_from)
+        run = _Run(one, {_absolute(path): text for path, text in (overlays or {}).items()})
+        names = ModuleNames()
+        run.sources = [_Source(path, display_path(path, run.shown_from), *names(path)) for path in map(_absolute, paths)]
+        facts = run._scan()
+        return Indexed(tuple((s.path, s.module_name, f) for s, f in zip(run.sources, facts)), run.scanned)
 
     def _region_error(self, path: str, error: tuple[str, str]) -> Finding:
         message, details = error
@@ -420,6 +444,7 @@ class _Run:
         self.checked_here = 0  # files checked in this process (see worker.check_task)
         self.work = Work()
         self._positions: dict[Path, int] | None = None  # see _position
+        self.scanned = 0  # files the pre-pass ran on (not in the cache)
 
     def __getstate__(self) -> dict[str, Any]:  # what a spawned worker needs (no cache, no index)
         state = dict(self.__dict__)
@@ -446,7 +471,7 @@ class _Run:
 
     def _check(self, paths: Sequence[Path], force_exclude: bool) -> tuple[list[Finding], int]:
         config = self.config
-        exclude = (*(config.exclude or DEFAULT_EXCLUDE), *config.extend_exclude)
+        exclude = self.engine.exclude()
         files, problems = discover(paths, config.root, exclude, force_exclude)
         files, problems = self._with_overlays(paths, files, problems,
                                               Excluder(exclude, config.root) if force_exclude else None)
@@ -527,6 +552,7 @@ class _Run:
             facts.append(found)
             if found is None:
                 tasks.append((index, (data, source.module_name, source.is_package, digest)))
+        self.scanned = len(tasks)
         jobs = self.engine.jobs if len(tasks) >= 64 else 1
         with WorkerPool(jobs, worker.install, None) as pool:
             # Largest first: the pool balances better when the big files start early.

@@ -10,12 +10,16 @@ the files whose regions or lookups it changes; an edited buffer's libcst tree is
 its last one where the edit allows (reparse.py). Every check reads the files again, so a change
 on disk is seen without file watchers; so is an edit of the settings file (its modification
 time is compared on each check, see `load_project`). Nothing here imports pygls.
+
+Before a large workspace is indexed (the session's first check of it, with no cache), indexing
+it takes seconds; `check_first` answers sooner from the opened files and what they import
+(nearby.py), on the same pipeline, and the server publishes that first, then `check`'s.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -24,10 +28,24 @@ from breaklint.config import Config, ConfigError, find_pyproject, load_config
 from breaklint.check.engine import Engine
 from breaklint.finding import Finding
 from breaklint.check.registry import RuleSet
+from breaklint.infra.files import discover
 from breaklint.infra.parallel import available_cores
+from breaklint.lsp.nearby import nearby
 from breaklint.lsp.reparse import BufferTrees
 
 PYPROJECT = "pyproject.toml"
+# A workspace with fewer files is indexed whole before its first diagnostics (the engine's pre-pass
+# runs on one core below this many files, in well under a second on the development machine).
+NEAR_MIN_FILES = 64
+
+
+@dataclass(frozen=True)
+class First:
+    """`check_first`'s findings for each target, from `files` files: the targets and what they
+    import, not the whole workspace (whose `check` may differ: it may compile them from elsewhere)."""
+
+    findings: dict[Path, list[Finding]]
+    files: int
 
 
 class _SessionCache(Cache):
@@ -51,7 +69,7 @@ class _Part:
         self.engine = Engine(config, self.rules, jobs=available_cores(), cache=self.cache, shown_from=shown_from,
                              parse_buffer=trees.parse)
         self.stamp = _stamp(config.source)
-        self.saved = False
+        self.indexed = False  # a check of the whole folder ran (and the cache was written after it)
 
 
 class Project:
@@ -82,22 +100,55 @@ class Project:
         """Findings for each target (absolute paths); open buffers replace the files on disk."""
         buffers = {path: text for path, text in (buffers or {}).items() if self.contains(path)}
         self.trees.forget(set(buffers))
+        findings: dict[Path, list[Finding]] = {target: [] for target in targets}
+        for source, wanted in self._groups(targets).items():
+            part = self._parts[source]
+            top = self.root if source == self.config.source else part.config.root
+            self._collect(findings, part.engine.check([top, *wanted], overlays=buffers, report=wanted).findings)
+            if not part.indexed:  # the first check indexed the folder: the next session starts warm
+                part.indexed = True
+                part.cache.flush()
+        return findings
+
+    def check_first(self, targets: Sequence[Path], buffers: Mapping[Path, str] | None = None) -> First | None:
+        """Findings for each target from the targets and the files their imports reach (nearby.py),
+        where a part of the workspace has not been indexed in this session, holds NEAR_MIN_FILES
+        files or more, and its targets were not in the cache (a cold start: the cache is written
+        when the whole workspace has been indexed); None elsewhere, where `check` answers as soon."""
+        buffers = {path: text for path, text in (buffers or {}).items() if self.contains(path)}
+        near: list[tuple[_Part, list[Path], tuple[Path, ...]]] = []
+        for source, wanted in self._groups(targets).items():
+            part = self._parts[source]
+            if part.indexed:
+                return None
+            top = self.root if source == self.config.source else part.config.root
+            files, _ = discover([top], part.config.root, part.engine.exclude(), False)
+            if len(files) < NEAR_MIN_FILES or not part.engine.index(wanted, buffers).scanned:
+                return None  # small, or warm: the whole workspace is as quick
+            found = nearby(wanted, files, lambda paths, engine=part.engine: engine.index(paths, buffers))
+            near.append((part, wanted, found.paths))
+        self.trees.forget(set(buffers))
+        findings: dict[Path, list[Finding]] = {target: [] for target in targets}
+        count = 0
+        for part, wanted, paths in near:
+            result = part.engine.check(list(paths), overlays=buffers, report=wanted)
+            count += result.files_checked
+            self._collect(findings, result.findings)
+        return First(findings, count)
+
+    def _groups(self, targets: Sequence[Path]) -> dict[Path | None, list[Path]]:
+        """The targets by the settings file that governs them."""
         groups: dict[Path | None, list[Path]] = {}
         for target in targets:
             groups.setdefault(self._part_of(target), []).append(target)
-        findings: dict[Path, list[Finding]] = {target: [] for target in targets}
-        for source, wanted in groups.items():
-            part = self._parts[source]
-            top = self.root if source == self.config.source else part.config.root
-            result = part.engine.check([top, *wanted], overlays=buffers, report=wanted)
-            for finding in result.findings:
-                path = Path(os.path.normpath(self.root / finding.path))
-                if path in findings:
-                    findings[path].append(finding)
-            if not part.saved:  # the first check indexed the folder: the next session starts warm
-                part.saved = True
-                part.cache.flush()
-        return findings
+        return groups
+
+    def _collect(self, findings: dict[Path, list[Finding]], found: Iterable[Finding]) -> None:
+        """Each finding under its target's path (findings print relative to the root)."""
+        for finding in found:
+            path = Path(os.path.normpath(self.root / finding.path))
+            if path in findings:
+                findings[path].append(finding)
 
     def _part_of(self, target: Path) -> Path | None:
         """The settings file that governs `target` (its part made on first use); a sub-project
@@ -113,7 +164,6 @@ class Project:
 
     def save(self) -> None:
         for part in self._parts.values():
-            part.saved = True
             part.cache.flush()
 
     def stale(self) -> bool:
