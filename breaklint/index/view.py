@@ -29,7 +29,7 @@ from breaklint.index.project import (UNREADABLE, Assigned, ClassInfo, CompileSit
 from breaklint.index.patterns import untraced_blocks
 from breaklint.index.source import ParsedFile
 from breaklint.infra.walk import Visitor, content_fields, supported, visit
-from breaklint.index.summary import Bindings, CallArgs, ClassSummary, FunctionSummary, ModuleSummary
+from breaklint.index.summary import Bindings, CallArgs, ClassSummary, FunctionSummary, Guards, ModuleSummary
 
 Promote = Callable[[], ModuleIndex]
 
@@ -230,13 +230,12 @@ class ShallowFunctionInfo(FunctionInfo):
         self.class_info = class_info
         self.parent = parent
         self.nested = []
-        self.global_names = set(summary.global_names)
-        self.call_guards = dict(summary.call_guards)
         self.ordinal = ordinal
-        self.header = FunctionHeader(summary.name, summary.self_name, frozenset(summary.params), tuple(
-            Parameter(name, fragments(annotation) if annotation is not None else None,
-                      fragments(default) if default is not None else None, positional)
-            for name, annotation, default, positional in summary.signature))
+        # header, global_names and call_guards are made when first read: most functions of a
+        # module the call graph reaches are never asked (memory, on a large tree).
+        self._header: FunctionHeader | None = None
+        self._global_names: set[str] | None = None
+        self._call_guards: dict[int, Guards] | None = None
         self._summary = summary
         self._fragments = fragments
         self._promote = promote
@@ -248,6 +247,28 @@ class ShallowFunctionInfo(FunctionInfo):
         self._bound = False  # its node is real: the tree's (bind_tree), or its own text's (alone)
         self._alone: Callable[[], cst.CSTNode | None] | None = None  # in a content view
         self._deferred = False  # its node is deferred_node's (a def libcst was not given)
+
+    @property  # type: ignore[override]
+    def header(self) -> FunctionHeader:
+        if self._header is None:
+            summary, fragments = self._summary, self._fragments
+            self._header = FunctionHeader(summary.name, summary.self_name, frozenset(summary.params), tuple(
+                Parameter(name, fragments(annotation) if annotation is not None else None,
+                          fragments(default) if default is not None else None, positional)
+                for name, annotation, default, positional in summary.signature))
+        return self._header
+
+    @property  # type: ignore[override]
+    def global_names(self) -> set[str]:
+        if self._global_names is None:
+            self._global_names = set(self._summary.global_names)
+        return self._global_names
+
+    @property  # type: ignore[override]
+    def call_guards(self) -> dict[int, Guards]:
+        if self._call_guards is None:
+            self._call_guards = dict(self._summary.call_guards)
+        return self._call_guards
 
     @property  # type: ignore[override]
     def node(self) -> cst.FunctionDef:
