@@ -23,6 +23,20 @@ from breaklint.finding import Span
 from breaklint.index.region_text import RegionText
 
 
+def _positions_and_code(module: cst.Module) -> tuple[dict[cst.CSTNode, CodeRange], str]:
+    """PositionProvider's positions of every node of `module`, and its code, from one code
+    generation (MetadataWrapper's positions and `module.code` would generate it twice: a third of
+    a `--scope all` run went there). The state and provider are libcst's own."""
+    from libcst.metadata import PositionProvider  # on first use (deferred.py)
+    from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+    provider = PositionProvider()
+    state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                          default_newline=module.default_newline, provider=provider)
+    module._codegen(state)
+    return provider._computed, "".join(state.tokens)  # type: ignore[return-value]
+
+
 @dataclass
 class _Chunk:
     """Positions of one function's nodes, as generated alone; `shift` lines to the file's."""
@@ -112,16 +126,14 @@ class ParsedFile:
             return None
         alone = cst.Module(body=[function], default_indent=self.tree.default_indent,
                            default_newline=self.tree.default_newline)
-        from libcst.metadata import MetadataWrapper, PositionProvider
-
-        positions = dict(MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider))
+        positions, code = _positions_and_code(alone)
         anchor = function.decorators[0] if function.decorators else function.name
         lines = self._file_lines()
         if not 0 < start <= len(lines):
             return None
         first = lines[start - 1]
         indent = first[: len(first) - len(first.lstrip(" \t\f"))]
-        return _Chunk(positions, alone.code.split("\n"), start - positions[anchor].start.line, indent)
+        return _Chunk(positions, code.split("\n"), start - positions[anchor].start.line, indent)
 
     def _same_line(self, chunk: _Chunk, line: int) -> bool:
         """Whether line `line` of the function alone is that line of the file, indented."""
