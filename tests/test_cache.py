@@ -490,3 +490,66 @@ def test_a_loop_in_a_caller_in_another_file_escalates_through_the_cache(tmp_path
     assert escalated() == [False]
     write(root, {"model.py": looping})
     assert escalated() == [True]
+
+
+CALLER_PROJECT = {
+    "helpers.py": """
+        import torch
+
+
+        def gate(x, flag):
+            if flag:
+                return x * 2
+            return x
+        """,
+    "model.py": """
+        import torch
+        from torch import nn
+        from helpers import gate
+
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return gate(x, x.sum() > 0)
+
+
+        def unrelated(y):
+            return y
+        """,
+}
+
+
+def test_a_callers_code_is_a_dependency_of_its_own_lines_only(tmp_path: Path, monkeypatch, rechecked: list[str]) -> None:
+    """helpers.py's finding comes from what its caller in model.py passes (a tensor as `flag`:
+    arguments.py reads the caller's code, parsed from its own lines). It depends on that
+    caller's index entry and the lines of its class (view._content_view, scan.text_digests),
+    not on the rest of model.py: a function appended there, or another def's body changed,
+    re-checks model.py alone; an edit to the caller's lines re-checks helpers.py too."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    write(root, CALLER_PROJECT)
+    model = root / "model.py"
+
+    def found(cached: bool) -> list[tuple[str, int, str]]:
+        config = Config(root=root)
+        cache = Cache(root / CACHE_DIR) if cached else None
+        return codes(Engine(config, RuleSet(config), cache=cache).check([root]))
+
+    def warm_after(edit) -> tuple[list[tuple[str, int, str]], list[str]]:  # type: ignore[no-untyped-def]
+        model.write_text(edit(model.read_text()))
+        rechecked.clear()
+        return found(True), sorted(rechecked)
+
+    assert found(True) == [("helpers.py", 6, "BL102")]
+    appended = warm_after(lambda t: t + "\n\ndef added(z):\n    return z\n")  # what the benchmark's touch does
+    assert appended == ([("helpers.py", 6, "BL102")], ["model.py"])
+    elsewhere = warm_after(lambda t: t.replace("return y", "return -y"))
+    assert elsewhere == ([("helpers.py", 6, "BL102")], ["model.py"])
+    assert found(False) == [("helpers.py", 6, "BL102")]
+    # A comment in the call: the same summary, other lines of the caller.
+    commented = warm_after(lambda t: t.replace("return gate(", "return gate(  # the same call\n            "))
+    assert commented == ([("helpers.py", 6, "BL102")], ["helpers.py", "model.py"])
+    passed_bool = warm_after(lambda t: t.replace("x.sum() > 0", "True"))  # a Python bool: no graph break
+    assert passed_bool == ([], ["helpers.py", "model.py"])
+    assert found(False) == []

@@ -830,6 +830,8 @@ class _Run:
         - every module (`project.modules`): the list of (path, module name);
         - one read of a module's index (`#path\0what`, view.py `Record`): its summary digest,
           or less — a name it does not define is "absent", compile sites it has none of "none";
+          a def or class whose code was read (`code:functions:<qualname>`): its index entry and
+          the text of its outermost definition (scan.text_digests), else the file's bytes;
         - another file's tree (`@path`): its bytes."""
         names: dict[str, list[tuple[str, str]]] = {}
         by_path: dict[str, FileFacts] = {}
@@ -860,6 +862,16 @@ class _Run:
                 if facts is None:
                     return None
                 kind, _, key = what.partition(":")
+                if kind == "code":  # a def's or class's code, read in a content view (view._content_view)
+                    parts = parts_of.get(path)
+                    if parts is None:
+                        parts = parts_of[path] = dict(facts.parts)
+                    inner, _, name = key.partition(":")
+                    defined = facts.function_names if inner == "functions" else facts.class_names
+                    if name not in defined:
+                        return "absent"
+                    text = parts.get(f"text:{name.partition('.')[0]}")
+                    return (parts.get(key, facts.summary_digest), text) if text is not None else facts.digest
                 if kind in ("functions", "classes") and key != "*":
                     defined = facts.function_names if kind == "functions" else facts.class_names
                     if key not in defined:

@@ -21,6 +21,7 @@ from typing import NamedTuple, TypeVar
 
 from breaklint.infra.files import NUL_BYTES, ReadProblem, decode_source, read_capped
 from breaklint.infra.recursion import with_room
+from breaklint.index.def_lines import split_lines
 from breaklint.index.region_text import Block, outline
 from breaklint.index.summary import ModuleSummary
 from breaklint.index.suppress import MAYBE_SUPPRESSION
@@ -42,9 +43,10 @@ class FileFacts:
     function_names: frozenset[str] = frozenset()
     class_names: frozenset[str] = frozenset()
     has_sites: bool = False
-    # A digest per part of the index ("imports", "assigns", "sites", "disabled", "defined") and
-    # per definition ("functions:Net.forward", "classes:Net"): a cached result that read one part
-    # of this module stands while that part is unchanged (see part_digests).
+    # A digest per part of the index ("imports", "assigns", "sites", "disabled", "defined"), per
+    # definition ("functions:Net.forward", "classes:Net") and per top-level definition's text
+    # ("text:Net", its lines): a cached result that read one part of this module stands while
+    # that part is unchanged (see part_digests, text_digests).
     parts: tuple[tuple[str, str], ...] = ()
     local_defs: frozenset[str] = frozenset()  # the names the import table resolves to this module
     # What makes a file without a region worth the recompile rules (analysis/guards.py): it
@@ -93,11 +95,36 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
     return FileFacts(digest, None, blob, hashlib.blake2b(blob, digest_size=16).hexdigest(),
                      summary.has_functions, entry, maybe_suppressed, len(text),
                      frozenset(f.qualname for f in summary.functions), frozenset(c.qualname for c in summary.classes),
-                     bool(summary.compile_sites), part_digests(summary), frozenset(summary.local_defs),
+                     bool(summary.compile_sites), part_digests(summary) + text_digests(summary, text),
+                     frozenset(summary.local_defs),
                      bool(summary.compiled_calls),
                      frozenset(n.name for n in summary.compiled_names if n.place.scope < 0 and "." not in n.name),
                      frozenset(aliases[c.callee] for c in summary.imported_calls if c.callee in aliases),
                      pickle.dumps(blocks, protocol=pickle.HIGHEST_PROTOCOL))
+
+def text_digests(summary: ModuleSummary, text: str) -> tuple[tuple[str, str], ...]:
+    """`text:<name>`: the lines of the top-level definitions named `name` (a def or class with
+    its decorators, as a content view parses them alone: view.read_alone), digested. Every
+    definition nested in one lies within its lines, so a reader of one def's code (a caller's
+    arguments, a callee's returns, a class body) depends on the text of its outermost one and
+    on nothing else of the file (engine.py, `code:` reads)."""
+    tops: dict[str, list[tuple[int, int]]] = {}
+    for item in (*summary.functions, *summary.classes):
+        if "." not in item.qualname:
+            tops.setdefault(item.qualname, []).append((item.line, item.end_line))
+    if not tops:
+        return ()
+    lines = split_lines(text)
+    found = []
+    for name, spans in tops.items():
+        if any(not 0 < first <= last <= len(lines) for first, last in spans):
+            continue  # not known by its lines: a read of it depends on the whole file
+        h = hashlib.blake2b(digest_size=16)
+        for first, last in spans:
+            h.update(f"{first}:{last}\0".encode())
+            h.update("".join(lines[first - 1:last]).encode("utf-8", "surrogatepass"))
+        found.append((f"text:{name}", h.hexdigest()))
+    return tuple(found)
 
 def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
     """What each part of a module's index is made of, digested. A definition's digest covers

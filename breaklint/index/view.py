@@ -14,7 +14,6 @@ by identity and a node parsed from text is never the tree's.
 from __future__ import annotations
 
 from pathlib import Path
-import re
 import textwrap
 from functools import lru_cache
 from typing import Callable, Iterable
@@ -23,6 +22,7 @@ import libcst as cst
 
 from breaklint.finding import Span
 from breaklint.infra.lazy import LazyNode, real_node
+from breaklint.index.def_lines import split_lines
 from breaklint.index.imports import ImportTable
 from breaklint.index.project import (UNREADABLE, Assigned, ClassInfo, CompileSite, Fragment, GuardFacts, FunctionHeader, FunctionInfo,
                       ModuleIndex, Parameter)
@@ -196,8 +196,7 @@ class ShallowModuleIndex(ModuleIndex):
     def content_module(self) -> ModuleIndex:
         if isinstance(self.file, ParsedFile):  # bound to its tree already (bind_tree)
             return self
-        self._record("content")  # a cached result depends on the module's bytes
-        return self.file.content_module
+        return self.file.content_module  # it records what is read of it (_content_view)
 
     @property  # type: ignore[override]
     def disabled(self) -> dict[FunctionInfo, bool]:
@@ -460,11 +459,11 @@ def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Pr
         return promote()
 
     def content_view() -> ModuleIndex:
-        record("content")
         if read_text is None:
+            record("content")
             return promote()
         if not views:
-            views.append(_content_view(summary, path, display, promote, fragments, read_text))
+            views.append(_content_view(summary, path, display, promote, fragments, read_text, on_read))
         return views[0]
 
     imports = _RecordedImports(summary.module_name, summary.is_package, record)
@@ -514,17 +513,42 @@ def _site_node(text: str, decorator: bool, fragments: Fragments) -> LazyNode:
 
 
 def _content_view(summary: ModuleSummary, path: Path, display: str, promote: Promote, fragments: Fragments,
-                  read_text: Callable[[], str | None]) -> ModuleIndex:
+                  read_text: Callable[[], str | None], on_read: Callable[[Path, str], None] | None = None
+                  ) -> ModuleIndex:
     """The module for readers of its code (ShallowFile.content_module): a def or class read
     there is parsed from its own lines, dedented (a def whose lines do not parse alone, such as
-    one with a string less indented than itself, falls back to the whole file's tree)."""
-    view = shallow_module(summary, path, display, promote, fragments)
+    one with a string less indented than itself, falls back to the whole file's tree).
+
+    What is read of it is recorded (`on_read`) as what it depends on: a def or class by name
+    (`code:functions:<qualname>`, `code:classes:<qualname>`) depends on its index entry and on
+    the lines of its outermost definition (everything reachable from it without another
+    recorded read lies within them: scan.text_digests); the import table, bindings and names
+    on the summary alone; anything else — every definition (`defined`, `functions:*`), compile
+    sites and disabled functions (they lead to defs with no read by name), the whole tree —
+    on the file's bytes (`content`). So an edit elsewhere in the file (a function appended)
+    leaves a reader of one caller's code standing."""
+    def record(what: str) -> None:
+        if on_read is not None:
+            on_read(path, what)
+
+    def read(what: str) -> None:
+        kind, _, key = what.partition(":")
+        if kind in ("functions", "classes") and key != "*":
+            record(f"code:{what}")
+        elif kind in ("imports", "assigns", "guard_facts", "local"):
+            record(what)
+        else:
+            record("content")
+
+    view = shallow_module(summary, path, display, promote, fragments, on_deep_read=lambda _: record("content"),
+                          on_read=lambda _, what: read(what))
     view.file._content_view = lambda: view  # type: ignore[attr-defined]  # its own content view, not the whole tree
     alone = read_alone(read_text, fragments)
-    for fn, fn_summary in zip(view.defined, summary.functions):
+    data = view._data  # type: ignore[attr-defined]  # not `defined`: that is a reader's read
+    for fn, fn_summary in zip(data["defined"], summary.functions):
         if fn_summary.end_line:
             fn._alone = alone(fn_summary.line, fn_summary.end_line)  # type: ignore[attr-defined]
-    for cls, cls_summary in zip(view.defined_classes, summary.classes):
+    for cls, cls_summary in zip(data["defined_classes"], summary.classes):
         if cls_summary.end_line:
             cls._alone = alone(cls_summary.line, cls_summary.end_line)  # type: ignore[attr-defined]
     return view
@@ -540,7 +564,7 @@ def read_alone(read_text: Callable[[], str | None], fragments: Fragments
         def parse() -> cst.CSTNode | None:
             if not lines:
                 text = read_text()
-                lines.append(_LINES.findall(text) if text is not None else [])
+                lines.append(split_lines(text) if text is not None else [])
             if not (0 < first <= last <= len(lines[0])):
                 return None
             source = textwrap.dedent("".join(lines[0][first - 1:last]))
@@ -567,7 +591,6 @@ def unbind_bodiless(module: ModuleIndex, summary: ModuleSummary, bodiless: froze
             fn._node = fn.deferred_node()  # name and decorators from the index: most readers stop there
 
 
-_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # Python's line ends: CRLF, LF, CR
 
 
 def bind_tree(module: ModuleIndex, parsed: ParsedFile, summary: ModuleSummary) -> ModuleIndex:
