@@ -1,6 +1,7 @@
 """infra/lazy.py answers from the `ast` what the parsed libcst tree would: the node's class, a
 call's func and its arguments (order, `*`/`**`, keywords), for every expression of the bundled
-examples and testdata, and for forms where ast and libcst order or group things differently."""
+examples and testdata, and for forms where ast and libcst order or group things differently; and
+the calls inside a list, tuple or comprehension (`calls_inside`) as a search of the real tree."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from breaklint.infra.lazy import parse_fragment, real_node
+from breaklint.infra.lazy import calls_inside, parse_fragment, real_node
+from breaklint.infra.walk import content_nodes
 
 ROOT = Path(__file__).resolve().parent.parent
 WRITTEN = [
@@ -19,11 +21,26 @@ WRITTEN = [
     "(a, b)", "a, b", "()", "[1, 2]", "{1: 2}", "{}", "{1}", "lambda x: x", "a if b else c", "[x for x in y]",
     "{x for x in y}", "{k: v for k, v in y}", "(x for x in y)", "a < b < c", "a and b or c", "(yield x)",
     "(y := 2)", "x[1:2]", "x.y[0](z)", "torch.randn(2, 3, dtype=torch.float32)",
+    "[A(1), B(C(2))]", "(f(x) for x in g(y) if h(x))", "[a.b(c)[d(e)] for _ in range(n)]", "[*f(), g()]",
+    "[f(x) for x in y for z in w(x)]", "[lambda: f(1), (g(2), [h(3)])]", "[f'{a(1)}', b(2)]", "(\n  f(1),\n g(2))",
+    "[x[k(1)] + m(2) for x in y]", "[]", "(f(1), )",
 ]
+
+
+def _outer_calls(node: cst.CSTNode) -> list[cst.Call]:
+    return [n for n in content_nodes(node, enter=lambda n: not isinstance(n, cst.Call)) if isinstance(n, cst.Call)]
 
 
 def _same(lazy: object, real: cst.CSTNode, text: str) -> None:
     assert lazy.__class__ is type(real), text
+    if isinstance(real, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):  # before real_node parses it
+        mine, theirs = calls_inside(lazy, _outer_calls), _outer_calls(real)
+        assert len(mine) == len(theirs), text
+        again = calls_inside(lazy, _outer_calls)
+        assert all(a is b for a, b in zip(again, mine, strict=True)), text  # one set of nodes for every reader
+        for call, real_call in zip(mine, theirs):
+            _same(call, real_call, text)
+            assert cst.Module([]).code_for_node(real_node(call)) == cst.Module([]).code_for_node(real_call), text
     assert type(real_node(lazy)) is type(real), text
     if isinstance(real, cst.Call):
         _same(lazy.func, real.func, text)  # type: ignore[attr-defined]

@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Union
 
 import libcst as cst
 
-from breaklint.infra.lazy import parse_fragment
+from breaklint.infra.lazy import calls_inside, parse_fragment
 from breaklint.index.imports import ImportTable, dotted
 from breaklint.index.source import ParsedFile
 from breaklint.index.conditions import cst_guards_of
@@ -673,8 +673,13 @@ def _sequences() -> frozenset[type]:  # made on first use: nothing of libcst is 
     return frozenset({cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp})
 
 
-def _constructor_calls(expr: cst.BaseExpression) -> Iterator[cst.Call]:
-    """Calls inside a container literal or comprehension: `[Block(d) for _ in range(n)]`."""
+def _constructor_calls(expr: cst.BaseExpression) -> tuple[cst.Call, ...]:
+    """Calls inside a container literal or comprehension: `[Block(d) for _ in range(n)]` (from
+    the fragment's `ast` shape where it has one: nothing parsed)."""
+    return calls_inside(expr, _outer_calls)  # type: ignore[return-value]
+
+
+def _outer_calls(expr: cst.CSTNode) -> Iterator[cst.Call]:
     for node in content_nodes(expr, enter=lambda node: not isinstance(node, cst.Call)):
         if isinstance(node, cst.Call):
             yield node

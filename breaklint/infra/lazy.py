@@ -5,8 +5,9 @@ The pre-pass keeps expressions as source text; the resolvers mostly read the spi
 `parse_fragment` builds `a.b.c` directly, and otherwise keeps a compact shape of the expression
 from the stdlib `ast` (ten times cheaper than libcst): calls (their `func` and `args`),
 attributes, subscripts, binary operations and conditional expressions become `LazyNode`s whose
-parts come from the shape, and any other node whose libcst class the `ast` kind decides answers
-`isinstance` alone. Anything else is read from the real libcst tree, parsed on first need. Every
+parts come from the shape, a list, tuple or comprehension also knows the calls inside it
+(`calls_inside`: `[Block(d) for _ in range(n)]`), and any other node whose libcst class the `ast`
+kind decides answers `isinstance` alone. Anything else is read from the real libcst tree, parsed on first need. Every
 answer is the one the parsed tree gives (tests/test_lazy_nodes.py).
 """
 
@@ -15,13 +16,14 @@ from __future__ import annotations
 import ast
 import warnings
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Iterator
 
 import libcst as cst
 
 from breaklint.infra.recursion import parse_safely
 
 _OWN = frozenset({"_kind", "_known", "_real", "_resolved", "_on_read"})
+_CALLS = "calls inside"  # the key of a sequence's calls in LazyNode._known: no libcst field is named so
 
 
 class LazyNode:
@@ -109,8 +111,8 @@ def _dotted_node(text: str) -> cst.BaseExpression | None:
 
 # What the ast says of an expression's spine, compactly (kept with each fragment until read):
 # ("name", id), ("attr", value, attr), ("call", func, ((star, keyword, value), ...)),
-# ("sub", value), ("bin", left, right), ("ifexp", body, orelse), ("kind", libcst class), or
-# None (read it from the parsed tree).
+# ("sub", value), ("bin", left, right), ("ifexp", body, orelse), ("seq", libcst class, the calls
+# inside it or None), ("kind", libcst class), or None (read it from the parsed tree).
 Shape = tuple | None  # type: ignore[type-arg]
 
 
@@ -127,6 +129,8 @@ def _shape(node: ast.expr) -> Shape:
         return ("bin", _shape(node.left), _shape(node.right))
     if isinstance(node, ast.IfExp):
         return ("ifexp", _shape(node.body), _shape(node.orelse))
+    if isinstance(node, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp)):
+        return ("seq", _kinds()[0][type(node)], _calls_in(node))
     if isinstance(node, ast.Constant):
         if node.value is None or isinstance(node.value, bool):
             return ("name", repr(node.value))
@@ -134,6 +138,54 @@ def _shape(node: ast.expr) -> Shape:
     else:
         kind = _kinds()[0].get(type(node))
     return None if kind is None else ("kind", kind)
+
+
+def _calls_in(node: ast.expr) -> tuple[Shape, ...] | None:
+    """The shapes of the calls under `node` that are not inside another call, in source order
+    (libcst's content order: the calls are disjoint, so their starts order them); None where the
+    `ast`'s positions are not the source's (an f-string's parts)."""
+    found: list[ast.Call] = []
+    stack: list[ast.AST] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Call):
+            found.append(current)
+        elif isinstance(current, ast.JoinedStr):
+            return None
+        else:
+            stack.extend(ast.iter_child_nodes(current))
+    found.sort(key=lambda call: (call.lineno, call.col_offset))
+    return tuple(_shape(call) for call in found)
+
+
+def calls_inside(node: object, find: Callable[[cst.CSTNode], Iterator[cst.Call]]) -> tuple[object, ...]:
+    """The calls in `node` outside any other call, as `find` (a search of the real tree) gives
+    them; from the shape, without parsing, where the node is a sequence's LazyNode."""
+    if type(node) is LazyNode:
+        known = node._known.get(_CALLS)
+        if known is not None:
+            return known()(find)  # type: ignore[operator, no-any-return]
+    return tuple(find(node))  # type: ignore[arg-type]
+
+
+def _sequence(kind: type, calls: tuple[Shape, ...] | None, real: Callable[[], object]) -> LazyNode:
+    if calls is None:
+        return LazyNode(kind, {}, real)  # type: ignore[arg-type]
+    made: list[tuple[object, ...]] = []  # once: the same nodes for every reader (rules match by identity)
+
+    def inside(find: Callable[[cst.CSTNode], Iterator[cst.Call]]) -> tuple[object, ...]:
+        if not made:
+            found: list[tuple[cst.Call, ...]] = []
+
+            def real_calls() -> tuple[cst.Call, ...]:
+                if not found:
+                    found.append(tuple(find(real())))  # type: ignore[arg-type]
+                return found[0]
+
+            made.append(tuple(_spine(shape, lambda at=at: real_calls()[at]) for at, shape in enumerate(calls)))
+        return made[0]
+
+    return LazyNode(kind, {_CALLS: lambda: inside}, real)  # type: ignore[arg-type]
 
 
 def _arguments(call: ast.Call) -> tuple[tuple[str, str | None, Shape], ...]:
@@ -158,6 +210,8 @@ def _spine(shape: Shape, real: Callable[[], object]) -> object:
         return cst.Name(shape[1])
     if what == "kind":
         return LazyNode(shape[1], {}, real)  # type: ignore[arg-type]
+    if what == "seq":
+        return _sequence(shape[1], shape[2], real)
     if what == "attr":
         return LazyNode(cst.Attribute, {"value": _part(shape[1], real, "value"),
                                         "attr": lambda: cst.Name(shape[2])}, real)  # type: ignore[arg-type]
