@@ -24,6 +24,7 @@ import hashlib
 import os
 import time
 import traceback
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -430,8 +431,10 @@ class _Run:
         self.shown_from = engine.shown_from or Path.cwd()
         self.sources: list[_Source] = []
         self.facts: list[FileFacts] = []
-        # What the pre-pass read of each file (None: an overlay): the later passes parse these
-        # same bytes, so a file that changes or vanishes meanwhile cannot disagree with its summary.
+        # What the pre-pass read of each file (None: an overlay), zlib-compressed: the later
+        # passes parse these same bytes, so a file that changes or vanishes meanwhile cannot
+        # disagree with its summary; compressed, as every worker holds all of them (a quarter of
+        # the size: 49 MB of transformers' files are 13 MB).
         self.data: list[bytes | ReadProblem | None] = []
         self.regions: dict[int, _FileRegions] = {}
         self._project: ProjectIndex | None = None
@@ -545,7 +548,7 @@ class _Run:
                                                     source.is_package)
             else:
                 data = read_bytes(source.path)
-                self.data.append(data)
+                self.data.append(data if isinstance(data, ReadProblem) else zlib.compress(data, 1))
                 digest = "" if isinstance(data, ReadProblem) else content_digest(data, source.module_name,
                                                                                  source.is_package)
             found = self.cache.facts.get(digest) if self.cache is not None and digest else None
@@ -668,7 +671,7 @@ class _Run:
         data = self.data[index]
         if data is None:  # not read by this run's pre-pass (not expected): read it now
             return read_source(self.sources[index].path)
-        return data if isinstance(data, ReadProblem) else decode_source(data)
+        return data if isinstance(data, ReadProblem) else decode_source(zlib.decompress(data))
 
     def _compute_regions(self, indexed: list[int]) -> dict[int, _FileRegions]:
         """Regions from the cache when nothing they were computed from has changed: the entry
@@ -683,14 +686,31 @@ class _Run:
             asked, by_path = cached
             if all(self.fingerprint(name) == print_ for name, print_ in asked):
                 return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
+        if self.engine.jobs > 1 and WorkerPool.forks():
+            # In a process of its own, which ends with it: the index it builds (most of the
+            # modules of a large tree: 500 MB on transformers) is freed, not merely released
+            # into this process's heap, which the check's workers would inherit.
+            with WorkerPool(2, worker.install, self) as pool:
+                by_path, deps = pool.apart(worker.regions_task, candidates,
+                                           on_crash=lambda _, why: self._regions_failed(candidates, why))
+        else:
+            by_path, deps = self.regions_computed(candidates)
+        if self.cache is not None:
+            self.cache.regions.put(key, (tuple((name, self.fingerprint(name)) for name in sorted(deps)), by_path))
+        return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
+
+    def regions_computed(self, candidates: set[Path]) -> tuple[dict[str, _FileRegions], set[str]]:
+        """The regions of every file (by path) and, for the cache, what their computation read
+        (none without a cache)."""
         project = self.project
         looked_up = set(project.asked)
         self.reads.clear()
         self.deep_reads.clear()
-        self.recording = True
+        self.recording = self.cache is not None  # what was read is for the cache alone
         errors: dict[Path, list[tuple[str, str]]] = {}
         found: dict[Path, list[tuple[int, Region]]] = {}
         winners: set[Path] = set()
+        config = self.config
         try:
             entries = find_entry_points(project, config.assume_forward_compiled, config.entry_points,
                                         project.select(lambda name, path: path in candidates))
@@ -709,11 +729,20 @@ class _Run:
         by_path = {str(path): _FileRegions(tuple(sorted(found.get(path, ()), key=lambda item: item[0])),
                                            path in winners, tuple(errors.get(path, ())))
                    for path in {*found, *errors}}
+        deps: set[str] = set()
         if self.cache is not None:
             deps = {*(project.asked - looked_up), *(_DEEP + str(path) for path in self.deep_reads),
                     *(f"{_READ}{path}\0{what}" for path, what in self.reads)}
-            self.cache.regions.put(key, (tuple((name, self.fingerprint(name)) for name in sorted(deps)), by_path))
-        return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
+        self.reads.clear()
+        self.deep_reads.clear()
+        return by_path, deps
+
+    def _regions_failed(self, candidates: set[Path], why: str) -> tuple[dict[str, _FileRegions], set[str]]:
+        """The regions' process died (the OOM killer, a native crash): no regions, said where the
+        entry points may be."""
+        message = (f"internal error while finding the compiled regions: the process died ({why})"
+                   "; no file was checked as compiled code")
+        return {str(path): _FileRegions((), False, ((message, ""),)) for path in candidates}, set()
 
     @property
     def fingerprint(self) -> Callable[[str], Any]:
@@ -767,7 +796,8 @@ class _Run:
         """Drop the modules built from the summaries (and the expressions and defs parsed for
         them) once more than `above` are built: the next lookups build them again. Called between
         files only (a file's rules match what they read by identity), so that a process's memory
-        stays bounded however many modules its files read. Whether it dropped them."""
+        stays bounded however many modules its files read. Whether it dropped them: they are
+        cyclic, so only the collector frees them (and not while they are frozen, worker.py)."""
         limit = _KEPT_MODULES if above is None else above
         if self._project is None or self._project.by_name.built() <= limit:
             return False

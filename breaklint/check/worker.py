@@ -1,8 +1,8 @@
 """The entry points of a check's worker processes, and the one piece of state they keep.
 
 The engine's pool (infra/parallel.py) starts each worker with `install`, then calls
-`scan_task` (the pre-pass of one file) or `check_task` (libcst and the rules for one file) in
-it. The run a worker serves is kept here, set before the pool forks (or by `install`, when the
+`scan_task` (the pre-pass of one file), `regions_task` (the compiled regions, in a process of
+their own) or `check_task` (libcst and the rules for one file) in it. The run a worker serves is kept here, set before the pool forks (or by `install`, when the
 run arrives pickled into a spawned worker): process-local by construction, and nothing else is
 kept between calls. A one-job check runs the same task functions in the main process.
 """
@@ -16,7 +16,9 @@ from breaklint.infra.files import NUL_BYTES, ReadProblem, not_unicode
 from breaklint.index.scan import FileFacts, scan_bytes, scan_text
 
 if TYPE_CHECKING:
-    from breaklint.check.engine import _Checked, _Run
+    from pathlib import Path
+
+    from breaklint.check.engine import _Checked, _FileRegions, _Run
 
 # The run this process serves (at most one).
 SERVED: list[_Run] = []
@@ -44,15 +46,22 @@ def scan_crashed(task: tuple[bytes | ReadProblem | str, str, bool, str], why: st
     return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
 
 
+def regions_task(candidates: set[Path]) -> tuple[dict[str, _FileRegions], set[str]]:
+    """The compiled regions, in a process of their own (engine.py, `_compute_regions`)."""
+    return SERVED[0].regions_computed(candidates)
+
+
 def check_task(index: int) -> _Checked:
     """One file's rules. The collector is off while they run (libcst makes millions of objects,
     each automatic pass would walk them all, again and again: a third of the time); what the
     previous file left behind is collected before the next one starts, and what survives is
-    frozen. After the last file nothing is collected: a full pass then costs more than the file
+    frozen (and thawed when the index is dropped: it is cyclic, and frozen objects are never
+    collected). After the last file nothing is collected: a full pass then costs more than the file
     (a re-check of one file after an edit spent half its time there), and the process ends."""
     run = SERVED[0]
     if run.checked_here:
-        run.release_index()  # bounded memory: a worker's files may read most of the project
+        if run.release_index():  # bounded memory: a worker's files may read most of the project
+            gc.unfreeze()  # the modules just dropped were frozen with the rest: else never freed
         gc.collect()
         gc.freeze()
     run.checked_here += 1

@@ -5,6 +5,8 @@ exactly those lines (scan.text_digests)."""
 from __future__ import annotations
 
 import re
+from array import array
+from itertools import accumulate
 
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
@@ -19,3 +21,9 @@ def split_lines(text: str) -> list[str]:
             lines.append(last)
         return lines
     return _LINES.findall(text)
+
+
+def line_ends(text: str) -> array:  # type: ignore[type-arg]
+    """Where each line of `text` ends (the offset after its line end): a compact stand-in for
+    the lines of a file kept to read its defs alone."""
+    return array("l", accumulate(len(line) for line in split_lines(text)))

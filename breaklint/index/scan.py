@@ -1,8 +1,9 @@
 """The pre-pass over one file: bytes -> text -> `ast` summary, or the reason it has none.
 
 What comes out (`FileFacts`) depends only on the file's bytes and its module name, so it is
-cached by content hash and computed in worker processes. The summary travels pickled
-(`summary_blob`) and is only unpickled when a lookup needs the module.
+cached by content hash and computed in worker processes. The summary travels pickled and
+compressed (`summary_blob`: every process holds every file's, a third of the size) and is only
+unpickled when a lookup needs the module.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pickle
 import re
 import traceback
 import warnings
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypeVar
@@ -32,7 +34,7 @@ T = TypeVar("T")
 class FileFacts:
     digest: str  # of the bytes (and the module name): the cache key
     problem: ReadProblem | None  # BL001/BL002/BL003; then there is no summary
-    summary_blob: bytes  # a pickled ModuleSummary (b"" with a problem)
+    summary_blob: bytes  # a pickled ModuleSummary, zlib-compressed (b"" with a problem)
     summary_digest: str  # changes exactly when the summary does
     has_functions: bool
     entry_candidate: bool  # holds a compile site or a class with a `forward`
@@ -61,7 +63,7 @@ class FileFacts:
     outline_blob: bytes = b""
 
     def summary(self) -> ModuleSummary:
-        return pickle.loads(self.summary_blob)
+        return pickle.loads(zlib.decompress(self.summary_blob))
 
     def blocks(self) -> Block | None:
         return pickle.loads(self.outline_blob) if self.outline_blob else None
@@ -92,7 +94,7 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
     entry = bool(summary.compile_sites) or any(
         fn.name == "forward" and fn.class_index >= 0 for fn in summary.functions
     )
-    return FileFacts(digest, None, blob, hashlib.blake2b(blob, digest_size=16).hexdigest(),
+    return FileFacts(digest, None, zlib.compress(blob, 1), hashlib.blake2b(blob, digest_size=16).hexdigest(),
                      summary.has_functions, entry, maybe_suppressed, len(text),
                      frozenset(f.qualname for f in summary.functions), frozenset(c.qualname for c in summary.classes),
                      bool(summary.compile_sites), part_digests(summary) + text_digests(summary, text),

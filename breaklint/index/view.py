@@ -13,6 +13,7 @@ by identity and a node parsed from text is never the tree's.
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 import textwrap
 from functools import lru_cache
@@ -22,7 +23,7 @@ import libcst as cst
 
 from breaklint.finding import Span
 from breaklint.infra.lazy import LazyNode, real_node
-from breaklint.index.def_lines import split_lines
+from breaklint.index.def_lines import line_ends
 from breaklint.index.imports import ImportTable
 from breaklint.index.project import (UNREADABLE, Assigned, ClassInfo, CompileSite, Fragment, GuardFacts, FunctionHeader, FunctionInfo,
                       ModuleIndex, Parameter)
@@ -374,7 +375,9 @@ class ShallowClassInfo(ClassInfo):
             self.attrs[name][index] = Assigned(found.origin, found.iterated, guards)
         self.tensor_attrs = set(summary.tensor_attrs)
         self.ordinal = ordinal
-        self._summary = summary
+        # What is read later, not the summary: its attributes are built above, and a class's
+        # summary holds them a second time (memory, on a large tree).
+        self._name, self._base_texts, self._body = summary.name, summary.bases, summary.body
         self._fragments = fragments
         self._promote = promote
         self._deep_read = deep_read
@@ -389,20 +392,20 @@ class ShallowClassInfo(ClassInfo):
             if isinstance(alone, cst.ClassDef):
                 self._node = alone
         if self._node is None:
-            summary = self._summary
-            self._node = LazyNode(cst.ClassDef, {"name": lambda: cst.Name(summary.name)},
+            name = self._name
+            self._node = LazyNode(cst.ClassDef, {"name": lambda: cst.Name(name)},
                                   lambda: self._promote().defined_classes[self.ordinal].node, self._deep_read)
         return self._node  # type: ignore[return-value]
 
     @property
     def bases(self) -> list[cst.BaseExpression]:
         if self._bases is None:
-            self._bases = [self._fragments(text).node for text in self._summary.bases]
+            self._bases = [self._fragments(text).node for text in self._base_texts]
         return self._bases
 
     def body_binding(self, name: str, annotation: bool = False) -> cst.BaseExpression | None:
         """From the summary: the class is not parsed (a config class is long)."""
-        for bound, value, declared in self._summary.body:
+        for bound, value, declared in self._body:
             if bound != name:
                 continue
             if declared is None and value is not None:  # `name = value` answers either question
@@ -558,16 +561,18 @@ def read_alone(read_text: Callable[[], str | None], fragments: Fragments
                ) -> Callable[[int, int], Callable[[], cst.CSTNode | None]]:
     """`alone(first, last)`: a reader of the def or class on those lines of the file, parsed
     from them alone, dedented, when first read (None when they do not parse alone)."""
-    lines: list[list[str]] = []
+    # The text and where each of its lines ends (not a string per line: memory, on a large tree).
+    read: list[tuple[str, array[int]]] = []
 
     def alone(first: int, last: int) -> Callable[[], cst.CSTNode | None]:
         def parse() -> cst.CSTNode | None:
-            if not lines:
-                text = read_text()
-                lines.append(split_lines(text) if text is not None else [])
-            if not (0 < first <= last <= len(lines[0])):
+            if not read:
+                text = read_text() or ""
+                read.append((text, line_ends(text)))
+            text, ends = read[0]
+            if not (0 < first <= last <= len(ends)):
                 return None
-            source = textwrap.dedent("".join(lines[0][first - 1:last]))
+            source = textwrap.dedent(text[ends[first - 2] if first > 1 else 0:ends[last - 1]])
             fragments.alone_chars += len(source)
             try:
                 module = cst.parse_module(source)

@@ -46,12 +46,16 @@ class WorkerPool:
         self.jobs = jobs
         self._initializer = initializer
         self._state = state
-        # Fork only from the main thread: a fork from another (the language server checks on a
-        # worker thread) can copy a lock some other thread holds, and the child waits forever.
-        forkable = sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread()
-        method = "fork" if forkable else "spawn"
+        method = "fork" if self.forks() else "spawn"
         self._context = multiprocessing.get_context(method)
         self._executor: ProcessPoolExecutor | None = None
+
+    @staticmethod
+    def forks() -> bool:
+        """Whether a pool made here forks its workers (else it spawns them). Only from the main
+        thread: a fork from another (the language server checks on a worker thread) can copy a
+        lock some other thread holds, and the child waits forever."""
+        return sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread()
 
     def __enter__(self) -> "WorkerPool":
         return self
@@ -77,7 +81,7 @@ class WorkerPool:
             if not in_flight:  # it died before starting anything (in its initializer): no one to blame
                 in_flight = todo
             for position in in_flight:
-                results[position] = self._alone(function, items[position], on_crash)
+                results[position] = self.apart(function, items[position], on_crash)
             todo = [i for i in todo if i not in results]
         return [results[i] for i in range(len(items))]
 
@@ -111,8 +115,9 @@ class WorkerPool:
             return []
         return [p for p in todo if p not in results and marks[p] == _STARTED]
 
-    def _alone(self, function: Callable[[T], R], item: T, on_crash: Callable[[T, str], R] | None) -> R:
-        """`function(item)` in a process of its own (through the pool's initializer)."""
+    def apart(self, function: Callable[[T], R], item: T, on_crash: Callable[[T, str], R] | None = None) -> R:
+        """`function(item)` in a process of its own (through the pool's initializer), whatever
+        `jobs` is: what it allocates ends with it. `on_crash` as for `map`."""
         receiver, sender = self._context.Pipe(duplex=False)
         process = self._context.Process(target=_run_alone,
                                         args=(os.getpid(), self._initializer, self._state, function, item, sender))
