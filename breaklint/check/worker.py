@@ -4,7 +4,8 @@ The engine's pool (infra/parallel.py) starts each worker with `install`, then ca
 `scan_task` (the pre-pass of one file), `regions_task` (the compiled regions, in a process of
 their own) or `check_task` (libcst and the rules for one file) in it. The run a worker serves
 is kept here, set before the pool forks (or by `install`, when the run arrives pickled into a
-spawned worker): process-local by construction, and nothing else is kept between calls. A one-job check runs the same task functions in the main process.
+spawned worker): process-local by construction, and nothing else is kept between calls. A
+one-job check runs the same task functions in the main process.
 """
 
 from __future__ import annotations
