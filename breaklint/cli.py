@@ -15,8 +15,9 @@ import click
 
 from . import __version__
 from breaklint.infra.deferred import defer
+from breaklint.infra.trusted_nodes import trust_parsed_nodes
 
-defer("libcst")  # a warm check answers from the cache: see deferred.py
+defer("libcst", trust_parsed_nodes)  # a warm check answers from the cache (deferred.py); trusted_nodes.py
 
 from .config import Config, ConfigError, find_pyproject, load_config, python_version, settings_toml
 from breaklint.check.engine import CheckResult, Engine
