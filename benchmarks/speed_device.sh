@@ -20,7 +20,7 @@ cores=${CORES:-0-$(($(nproc) - 1))}
 part=${PART:-all}
 out=${OUT:-/tmp/speed-out}
 mkdir -p "$out" /tmp/peers
-install() { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$1" "${@:2}"; }
+install() { python3 -m pip install -q --no-index --no-deps --no-cache-dir --target "$1" "${@:2}"; }  # with bytecode, as a user has it
 [ -d /tmp/bl ] || install /tmp/bl .whl/bl/*.whl
 if [ "$part" != breaklint ]; then  # the peers' wheels are needed only where they run
   [ -d /tmp/fx ] || install /tmp/fx .whl/fx/*.whl

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__
-from breaklint.infra.deferred import defer
+from breaklint.infra.deferred import defer, when_imported
 from breaklint.infra.trusted_nodes import trust_parsed_nodes
 
-defer("libcst", trust_parsed_nodes)  # a warm check answers from the cache (deferred.py); trusted_nodes.py
+defer("libcst")  # a warm check answers from the cache: see deferred.py
 
 from .config import Config, ConfigError, find_pyproject, load_config, python_version, settings_toml
 from breaklint.check.engine import CheckResult, Engine
@@ -386,4 +386,5 @@ def lsp_command() -> None:
 
 
 def main() -> None:
+    when_imported("libcst", trust_parsed_nodes)  # this process reads parsed trees only: trusted_nodes.py
     cli(prog_name="breaklint")

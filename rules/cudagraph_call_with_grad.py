@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import libcst as cst
 
@@ -35,7 +36,7 @@ class _Scope:
     backward: bool = False  # calls `.backward()`, `torch.autograd.grad/backward`
     callees: set[str] = field(default_factory=set)  # names it calls (for a backward in a helper)
     flows: list[_Flow] = field(default_factory=list)
-    calls: list[tuple[str, Span]] = field(default_factory=list)  # calls made with grad enabled
+    calls: list[tuple[str, Callable[[], Span]]] = field(default_factory=list)  # calls made with grad enabled, and where
 
     def escapes(self, compiled: set[str]) -> bool:
         """A compiled call's result (or what holds it) leaves the function."""
@@ -232,7 +233,7 @@ class CudagraphCallWithGrad(Rule):
             return
         scope.callees.add(name)
         if not self.disabled:
-            scope.calls.append((name, self.ctx.file.span(node)))
+            scope.calls.append((name, self.ctx.file.span_later(node)))
 
     # --- report -------------------------------------------------------------------------------
     def _reaches_backward(self, scope: _Scope) -> bool:
@@ -258,7 +259,7 @@ class CudagraphCallWithGrad(Rule):
             calls = [(callee, span) for callee, span in scope.calls if callee in self.compiled]
             if not calls or scope.escapes(self.compiled) or self._reaches_backward(scope):
                 continue
-            for callee, span in calls:
+            for callee, where in calls:
                 text = self.message.format(callee=callee)
-                self.ctx.emit(self.make_finding(self.ctx.file.display, span, text, Confidence.LIKELY,
+                self.ctx.emit(self.make_finding(self.ctx.file.display, where(), text, Confidence.LIKELY,
                                                 None, "cudagraph-pending-backward", target=self.ctx.target_torch))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
-from breaklint.finding import Confidence, Severity, Stage
+from breaklint.finding import Confidence, Severity, Span, Stage
 from breaklint.rule import FileContext, Rule, dotted
 
 from ._ddp import DDP_NAMES, Bindings, bucket_count, class_bytes, ddp_module, keyword, number, without_moves
@@ -75,7 +77,8 @@ class DdpGraphSplit(Rule):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.bindings = Bindings()
-        self.wraps: list[tuple[cst.Call, str | None]] = []  # DDP calls, with the name each is bound to
+        # DDP calls, with the name each is bound to and where (its span, when reported)
+        self.wraps: list[tuple[cst.Call, str | None, Callable[[], Span]]] = []
 
     @classmethod
     def reads_whole_file(cls, text: str) -> bool:
@@ -84,12 +87,12 @@ class DdpGraphSplit(Rule):
     def file_visit_Assign(self, node: cst.Assign) -> None:
         self.bindings.note_assign(node, self.ctx)
         if isinstance(node.value, cst.Call) and self._is_ddp(node.value):
-            self.wraps.append((node.value, dotted(node.targets[0].target)))
+            self.wraps.append((node.value, dotted(node.targets[0].target), self.ctx.file.span_later(node.value)))
 
     def file_visit_Call(self, node: cst.Call) -> None:
         self.bindings.note_call(node, self.ctx)
-        if self._is_ddp(node) and not any(call is node for call, _ in self.wraps):
-            self.wraps.append((node, None))
+        if self._is_ddp(node) and not any(call is node for call, _, _ in self.wraps):
+            self.wraps.append((node, None, self.ctx.file.span_later(node)))
 
     def _is_ddp(self, call: cst.Call) -> bool:
         return isinstance(call.func, (cst.Name, cst.Attribute)) and self.ctx.resolve(call.func) in DDP_NAMES
@@ -97,7 +100,7 @@ class DdpGraphSplit(Rule):
     def end_file(self) -> None:
         if self.bindings.optimize_ddp_off:
             return
-        for call, bound_to in self.wraps:
+        for call, bound_to, where in self.wraps:
             wrapped = ddp_module(call)
             if wrapped is None:
                 continue
@@ -120,7 +123,7 @@ class DdpGraphSplit(Rule):
             if count < 2:
                 continue
             self.ctx.emit(self.make_finding(
-                self.ctx.file.display, self.ctx.file.span(call),
+                self.ctx.file.display, where(),
                 self.message.format(cls=cls, mib=f"{sum(units) / MIB:.1f}", count=count, cap=f"{cap:g}"),
                 Confidence.LIKELY, target=self.ctx.target_torch,
             ))

@@ -26,3 +26,68 @@ def test_positions_and_code_are_libcsts() -> None:
         assert dict(positions) == dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)), path
         compared += 1
     assert compared > 100
+
+
+# A method's lines as libcst writes them alone: indented (statements), verbatim (inside brackets
+# and strings, whatever their indentation in the file), or neither.
+TRICKY = '''class Net:
+    def forward(self, x):
+        """A docstring
+over lines, the last one dedented."""
+        y = torch.cat([x,
+x], dim=0) + f"""
+  {x}""".count("a")
+        return call(y,
+                    z)  # a comment
+
+    @staticmethod
+    def helper(
+a, b):
+        return a + b
+'''
+
+
+_WHITESPACE = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.Newline, cst.EmptyLine)
+
+
+def _spans_by_function(text: str) -> tuple[int, int]:
+    """(nodes answered from their function alone, nodes in functions); every answer equals the
+    whole module's position. Whitespace is no finding's place (a blank line's own whitespace
+    is placed by where libcst attaches it)."""
+    from breaklint.finding import Span
+    from breaklint.index.source import ParsedFile
+
+    def walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+        return [node, *(inner for child in node.children for inner in walk(child))]
+
+    module = cst.parse_module(text)
+    whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    file = ParsedFile(Path("x.py"), "x.py", "x", False, text, module)
+    functions = [n for n in walk(module) if isinstance(n, cst.FunctionDef)]
+    for function in functions:
+        file.starts[function] = whole[function.decorators[0] if function.decorators else function].start.line
+    answered = total = 0
+    for function in functions:
+        for node in walk(function):
+            if node not in whole or isinstance(node, _WHITESPACE):
+                continue
+            total += 1
+            got = file._span_in_scope(function, node)
+            if got is not None:
+                where = whole[node]
+                assert got == Span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1), node
+                answered += 1
+    return answered, total
+
+
+def test_a_functions_positions_alone_are_its_positions_in_the_file() -> None:
+    answered, total = _spans_by_function(TRICKY)
+    assert total > 40 and answered == total  # the dedented lines too: no whole-module pass
+    answered = total = 0
+    for path in sorted([*(ROOT / "examples").rglob("*.py"), *(ROOT / "testdata").rglob("*.py")]):
+        try:
+            done, seen = _spans_by_function(path.read_text(encoding="utf-8"))
+        except (cst.ParserSyntaxError, UnicodeDecodeError):
+            continue
+        answered, total = answered + done, total + seen
+    assert total > 10_000 and answered > 0.99 * total

@@ -13,7 +13,9 @@ from __future__ import annotations
 import gc
 from typing import TYPE_CHECKING
 
+from breaklint.infra.deferred import when_imported
 from breaklint.infra.files import NUL_BYTES, ReadProblem, not_unicode
+from breaklint.infra.trusted_nodes import trust_parsed_nodes
 from breaklint.index.scan import FileFacts, scan_bytes, scan_text
 
 if TYPE_CHECKING:
@@ -28,6 +30,7 @@ SERVED: list[_Run] = []
 def install(run: _Run | None) -> None:
     if run is not None:  # spawn: the run arrives pickled; fork: it is already here
         SERVED[:] = [run]
+        when_imported("libcst", trust_parsed_nodes)  # a process of its own, which reads parsed trees only
     gc.disable()  # as in the main process (see _Run.check); check_task collects after each file
     gc.freeze()  # what the worker inherited is never garbage: keep the collector off it
 

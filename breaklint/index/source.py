@@ -4,8 +4,8 @@ libcst computes positions by generating the code of the whole module; on a big f
 more than parsing it. Findings sit in functions, so positions are computed for the function
 being checked alone (`scope`, set by the engine while its rules visit that function) and moved
 to where the function starts in the file. Each line used is compared with the file's own line
-(indentation added); where they differ (a line inside a multi-line string, a continuation line
-dedented below its block) the whole module's positions are computed instead, as before.
+(indentation added, or as it stands: libcst writes a line inside brackets or a string verbatim);
+where it is neither, the whole module's positions are computed instead.
 """
 
 from __future__ import annotations
@@ -84,10 +84,12 @@ class ParsedFile:
         content reads another file's without a deep read)."""
         return self.whole or self
 
-    def span(self, node: cst.CSTNode) -> Span:
-        """Positions cost a metadata pass, so it runs once, and only for what needs one."""
-        if self._positions is None and self.scope is not None:
-            found = self._span_in_scope(self.scope, node)
+    def span(self, node: cst.CSTNode, within: cst.FunctionDef | None = None) -> Span:
+        """Positions cost a metadata pass, so it runs once, and only for what needs one.
+        `within`: the function `node` was seen in, when that is no longer being checked."""
+        scope = within or self.scope
+        if self._positions is None and scope is not None:
+            found = self._span_in_scope(scope, node)
             if found is not None:
                 return found
         if self._positions is None:
@@ -104,6 +106,12 @@ class ParsedFile:
             code_range.end.column + 1,
         )
 
+    def span_later(self, node: cst.CSTNode) -> Callable[[], Span]:
+        """`node`'s span, when called: from the positions of the function being checked now (a
+        rule that reports at the end of the file would otherwise pay the whole module's)."""
+        scope = self.scope
+        return lambda: self.span(node, scope)
+
     def line(self, node: cst.CSTNode) -> int:
         return self.span(node).start_line
 
@@ -115,10 +123,10 @@ class ParsedFile:
             return None
         code_range = chunk.positions[node]
         start, end = code_range.start, code_range.end
-        if not (self._same_line(chunk, start.line) and self._same_line(chunk, end.line)):
+        start_column, end_column = self._column(chunk, start.line, start.column), self._column(chunk, end.line, end.column)
+        if start_column is None or end_column is None:
             return None
-        width = len(chunk.indent)
-        return Span(start.line + chunk.shift, start.column + 1 + width, end.line + chunk.shift, end.column + 1 + width)
+        return Span(start.line + chunk.shift, start_column + 1, end.line + chunk.shift, end_column + 1)
 
     def _chunk(self, function: cst.FunctionDef) -> _Chunk | None:
         start = self.starts.get(function)
@@ -135,14 +143,20 @@ class ParsedFile:
         indent = first[: len(first) - len(first.lstrip(" \t\f"))]
         return _Chunk(positions, code.split("\n"), start - positions[anchor].start.line, indent)
 
-    def _same_line(self, chunk: _Chunk, line: int) -> bool:
-        """Whether line `line` of the function alone is that line of the file, indented."""
+    def _column(self, chunk: _Chunk, line: int, column: int) -> int | None:
+        """Column `column` of line `line` of the function alone, in the file: right by the
+        function's indentation where the generator indented the line (a statement's line; but
+        column 0 of a line indented within the function is before any indentation), as it is
+        where the line is the file's as written (inside brackets or a string, which libcst
+        reproduces verbatim), None where it is neither."""
         lines = self._file_lines()
         at = line + chunk.shift
         if not (0 < line <= len(chunk.lines) and 0 < at <= len(lines)):
-            return False
-        alone = chunk.lines[line - 1].rstrip("\r")
-        return lines[at - 1].rstrip("\r") == (chunk.indent + alone if alone else lines[at - 1].rstrip("\r"))
+            return None
+        alone, real = chunk.lines[line - 1].rstrip("\r"), lines[at - 1].rstrip("\r")
+        if not alone or real == chunk.indent + alone:
+            return 0 if column == 0 and (not alone or alone[0].isspace()) else column + len(chunk.indent)
+        return column if real == alone else None
 
     def _file_lines(self) -> list[str]:
         if self._lines is None:

@@ -15,29 +15,36 @@ import sys
 import types
 from typing import Callable
 
-OnImport = Callable[[types.ModuleType], None]
-
 
 class _Deferred(types.ModuleType):
-    def __init__(self, name: str, on_import: OnImport | None) -> None:
+    def __init__(self, name: str) -> None:
         super().__init__(name)
-        self._on_import = on_import
+        self._then: list[Callable[[types.ModuleType], None]] = []
 
     def __getattr__(self, name: str) -> object:  # only for what the stand-in does not hold yet
         if sys.modules.get(self.__name__) is self:
             del sys.modules[self.__name__]
         real = importlib.import_module(self.__name__)
-        on_import = self.__dict__.pop("_on_import", None)
+        then = self.__dict__.pop("_then", [])
         self.__dict__.update(real.__dict__)
-        if on_import is not None:
-            on_import(real)
+        for call in then:
+            call(real)
         return getattr(real, name)
 
 
-def defer(name: str, on_import: OnImport | None = None) -> None:
-    """Import `name` on first use, then call `on_import` with it (at once when it is already
-    imported)."""
+def defer(name: str) -> None:
+    """Import `name` on first use (nothing to do when it is already imported)."""
     if name not in sys.modules:
-        sys.modules[name] = _Deferred(name, on_import)
-    elif on_import is not None:
-        on_import(sys.modules[name])
+        sys.modules[name] = _Deferred(name)
+
+
+def when_imported(name: str, then: Callable[[types.ModuleType], None]) -> None:
+    """`then(module)` once module `name` is imported: now if it is, else when first used."""
+    module = sys.modules.get(name)
+    if module is None:
+        defer(name)
+        module = sys.modules[name]
+    if isinstance(module, _Deferred) and "_then" in module.__dict__:
+        module._then.append(then)
+    else:
+        then(module)

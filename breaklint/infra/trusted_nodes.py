@@ -5,8 +5,10 @@ whitespace, parentheses, names). Its native parser builds only what its grammar 
 a parsed tree the checks find nothing, and cost a tenth of a cold check (timm 1.0.29, one job:
 8.6 s against 9.5 s, three runs each, alternating). breaklint never prints code it builds
 itself: the few nodes it makes (a `Name` standing for a call's callee, the stand-ins of
-infra/lazy.py) are read, never rendered. So a process entry point (the command line, for the
-check, its workers and the language server) turns the checks off, once, when libcst is imported.
+infra/lazy.py) are read, never rendered. So a process entry point turns the checks off, once,
+when libcst is imported: the command line's `main` (the check, its forked workers, the language
+server) and a spawned worker's start. Nothing else does: a program that imports breaklint
+may build libcst nodes of its own and rely on their checks (hypothesmith does).
 """
 
 from __future__ import annotations
