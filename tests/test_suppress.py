@@ -93,3 +93,16 @@ def test_noqa_list_with_an_unused_code_of_ours(tmp_path, check) -> None:
     result = check([write(tmp_path, text)], root=tmp_path)
     assert codes(result) == [(5, "BL004")]
     assert "BL102" in result.findings[0].message and "E501" not in result.findings[0].message
+
+
+def test_the_cheap_prefilter_agrees_with_the_case_blind_pattern() -> None:
+    """may_hold_suppressions lowers ASCII text instead of matching case-blind: the same verdict."""
+    from breaklint.index.suppress import _MAYBE_SUPPRESSION, may_hold_suppressions
+
+    texts = ["x = 1  # BreakLint: ignore[BL101]\n", "# NOQA: bl101\n", "# noqa:E501 ,Bl2\n", "# noqa\n",
+             "# noqa: E501\nbl1 = 2\n", "breaklint = 1\n", "# breaKlint: ignore\n", "# breaklİnt: ignore\n",
+             "# nOqA : x BL9\n", "", "# breaklint:\n"]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(Path(__file__).parent.parent.glob("testdata/rules/*/*.py"))]
+    verdicts = [(may_hold_suppressions(t), _MAYBE_SUPPRESSION.search(t) is not None) for t in texts]
+    assert all(ours == theirs for ours, theirs in verdicts)
+    assert sum(theirs for _, theirs in verdicts) >= 8 and not all(theirs for _, theirs in verdicts)

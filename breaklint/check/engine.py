@@ -51,7 +51,7 @@ from breaklint.index.libcst_gaps import parse_around_gaps
 from breaklint.index.region_text import Block, region_text
 from breaklint.index.source import ParsedFile, WholeFile
 from breaklint.index.summary import ModuleSummary
-from breaklint.index.suppress import MAYBE_SUPPRESSION, Suppression, apply_suppressions, parse_suppressions
+from breaklint.index.suppress import Suppression, apply_suppressions, may_hold_suppressions, parse_suppressions
 from breaklint.infra.walk import Visitor, trivia_names, visit
 
 # suppress.py's comments need one of these (its patterns are case-insensitive).
@@ -355,7 +355,7 @@ class Engine:
             except Exception as error:  # the engine itself failed on this file: keep the others
                 internal_error(None, error)
             file.scope = None
-        suppressions = parse_suppressions(file.text) if MAYBE_SUPPRESSION.search(file.text) else []
+        suppressions = parse_suppressions(file.text) if may_hold_suppressions(file.text) else []
         if not suppressions:
             return raw
         return apply_suppressions(raw, suppressions, lambda s, idle: self._unused(file.display, s, idle))

@@ -26,7 +26,7 @@ from breaklint.infra.recursion import with_room
 from breaklint.index.def_lines import split_lines
 from breaklint.index.region_text import Block, outline
 from breaklint.index.summary import ModuleSummary
-from breaklint.index.suppress import MAYBE_SUPPRESSION
+from breaklint.index.suppress import may_hold_suppressions
 
 T = TypeVar("T")
 
@@ -78,7 +78,7 @@ def read_bytes(path: Path) -> bytes | ReadProblem:
 
 def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> FileFacts:
     """Facts of decoded text (a file's, or an editor buffer's)."""
-    maybe_suppressed = MAYBE_SUPPRESSION.search(text) is not None
+    maybe_suppressed = may_hold_suppressions(text)
     if "\0" in text:  # a buffer gets the verdict the same text gets from disk
         return FileFacts(digest, NUL_BYTES, b"", "", False, False, maybe_suppressed, len(text))
     try:

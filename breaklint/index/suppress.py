@@ -17,7 +17,19 @@ _DIRECTIVE = re.compile(
 # list is every code (letters, digits) separated by commas or spaces, and only ours count here.
 _NOQA = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 # A cheap test of a whole file before it is tokenized: every suppression matches it.
-MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa\s*:[^\n]*?bl\d", re.IGNORECASE)
+_MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa\s*:[^\n]*?bl\d", re.IGNORECASE)
+_MAYBE_NOQA = re.compile(r"noqa\s*:[^\n]*?bl\d")  # on lowered text
+
+
+def may_hold_suppressions(text: str) -> bool:
+    """Whether `text` may hold a suppression comment (every one matches). On ASCII text, from
+    its lowered copy and plain searches: a case-blind regex tries every position (twice as
+    long over the torch tree); other text is lowered differently than the regex folds case
+    (U+0130), so it gets the regex."""
+    if not text.isascii():
+        return _MAYBE_SUPPRESSION.search(text) is not None
+    lowered = text.lower()
+    return "breaklint:" in lowered or ("noqa" in lowered and _MAYBE_NOQA.search(lowered) is not None)
 
 
 @dataclass
