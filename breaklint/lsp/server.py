@@ -52,7 +52,7 @@ from breaklint.report import ruledoc
 from breaklint.report.lsp_format import SOURCE, diagnostic
 from breaklint.lsp.workspace import PYPROJECT, First, Project, load_project
 
-DEBOUNCE_S = 0.2  # after a keystroke, wait this long for the next one before checking
+DEBOUNCE_S = 0.1  # after a keystroke, wait this long for the next one before checking (docs/speed.md, "In the editor")
 OTHERS_IDLE_S = 0.5  # after that check, the other open files once no new edit came
 WATCHED = ("**/*.py", "**/*.pyi", f"**/{PYPROJECT}")
 _DIRECTIVE = re.compile(r"#\s*breaklint:\s*ignore\s*\[(?P<codes>[^\]]*)\]", re.IGNORECASE)
