@@ -446,6 +446,7 @@ class _Run:
         self._fingerprint: Callable[[str], Any] | None = None
         self.checked_here = 0  # files checked in this process (see worker.check_task)
         self.work = Work()
+        self._content_read: set[int] = set()  # files whose text a content view read (Work.content_texts)
         self._positions: dict[Path, int] | None = None  # see _position
         self.scanned = 0  # files the pre-pass ran on (not in the cache)
 
@@ -656,11 +657,14 @@ class _Run:
         return bind_tree(module, parsed, summary)
 
     def _content_text(self, index: int) -> str | None:
-        """The file's text for a content view's defs (counted as libcst's work when parsed)."""
+        """The file's text for a content view's defs (counted as libcst's work when parsed),
+        decoded again for each def read: a view does not keep it (view.read_alone)."""
         text = self._text(index)
         if isinstance(text, ReadProblem):
             return None
-        self.work.content_texts += 1
+        if index not in self._content_read:
+            self._content_read.add(index)
+            self.work.content_texts += 1
         return text
 
     def _text(self, index: int) -> str | ReadProblem:
