@@ -65,7 +65,9 @@ def _position_state() -> type:
         def __enter__(self) -> None:
             return None
 
-        def __exit__(self, *exc: object) -> bool:
+        def __exit__(self, kind: type | None, *exc: object) -> bool:
+            if kind is not None:  # a RecursionError on the way out (deep code): it goes on, as it is
+                return False
             state = self.state
             positions = state.positions
             start = positions[id(self.start_node)][0] if self.start_node is not None else self.start

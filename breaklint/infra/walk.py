@@ -74,14 +74,28 @@ def own_code_nodes(function: cst.FunctionDef) -> typing.Iterator[cst.CSTNode]:
     return content_nodes(function, enter)
 
 
-def if_arms(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]]:
-    """Every if/elif/else block of one function's own code, outer blocks first, each with the
-    tests of its chain that decide whether it runs: (test, True) for its own, (test, False) for
-    each earlier `if`/`elif` of the chain."""
-    found: list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]] = []
+# One if/elif/else block and the tests that decide whether it runs (annotations only: libcst
+# loads on first use, deferred.py).
+Arm = "tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]"
+
+
+class Shape(typing.NamedTuple):
+    """What the rules ask of one function's own code about where a node sits, from one walk."""
+
+    arms: list[Arm]  # if_arms
+    loop_bodies: list[cst.CSTNode]  # the bodies of its for/while loops, in visit order
+    while_tests: list[cst.BaseExpression]  # the tests of its while loops, in visit order
+
+
+def shape(function: cst.FunctionDef) -> Shape:
+    """The if/elif/else blocks, loop bodies and while tests of one function's own code (nested
+    defs, lambdas and classes are not entered), from one walk."""
+    found: list[Arm] = []
+    loops: list[cst.CSTNode] = []
+    tests: list[cst.BaseExpression] = []
     elifs: set[int] = set()  # `elif` Ifs, already recorded with the tests of their chain
 
-    class _Ifs(OwnCode):
+    class _Shape(OwnCode):
         def visit_If(self, node: cst.If) -> None:
             if id(node) in elifs:
                 return
@@ -96,8 +110,22 @@ def if_arms(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[tuple[c
             if isinstance(branch, cst.Else):
                 found.append((branch.body, earlier))
 
-    visit(function, _Ifs(function), trivia=False)
-    return found
+        def visit_For(self, node: cst.For) -> None:
+            loops.append(node.body)
+
+        def visit_While(self, node: cst.While) -> None:
+            loops.append(node.body)
+            tests.append(node.test)
+
+    visit(function, _Shape(function), trivia=False)
+    return Shape(found, loops, tests)
+
+
+def if_arms(function: cst.FunctionDef) -> list[Arm]:
+    """Every if/elif/else block of one function's own code, outer blocks first, each with the
+    tests of its chain that decide whether it runs: (test, True) for its own, (test, False) for
+    each earlier `if`/`elif` of the chain."""
+    return shape(function).arms
 
 
 @lru_cache(maxsize=None)
