@@ -89,18 +89,26 @@ class Shape(typing.NamedTuple):
 
 def shape(function: cst.FunctionDef) -> Shape:
     """The if/elif/else blocks, loop bodies and while tests of one function's own code (nested
-    defs, lambdas and classes are not entered), from one walk."""
+    defs, lambdas and classes are not entered, as OwnCode(function) visits it), from one pass of
+    content_nodes: no visitor callbacks per node."""
     found: list[Arm] = []
     loops: list[cst.CSTNode] = []
     tests: list[cst.BaseExpression] = []
     elifs: set[int] = set()  # `elif` Ifs, already recorded with the tests of their chain
+    if_, for_, while_ = cst.If, cst.For, cst.While
+    function_def, lambda_, class_def = cst.FunctionDef, cst.Lambda, cst.ClassDef
 
-    class _Shape(OwnCode):
-        def visit_If(self, node: cst.If) -> None:
+    def enter(node: cst.CSTNode) -> bool:  # OwnCode's visit_FunctionDef, visit_Lambda, visit_ClassDef
+        kind = type(node)
+        return (node is function or kind is not function_def) and kind is not lambda_ and kind is not class_def
+
+    for node in content_nodes(function, enter):
+        kind = type(node)
+        if kind is if_:
             if id(node) in elifs:
-                return
+                continue
             earlier: list[tuple[cst.BaseExpression, bool]] = []
-            branch: cst.If | cst.Else | None = node
+            branch: cst.If | cst.Else | None = node  # type: ignore[assignment]
             while isinstance(branch, cst.If):
                 found.append((branch.body, [*earlier, (branch.test, True)]))
                 earlier = [*earlier, (branch.test, False)]
@@ -109,15 +117,11 @@ def shape(function: cst.FunctionDef) -> Shape:
                     elifs.add(id(branch))
             if isinstance(branch, cst.Else):
                 found.append((branch.body, earlier))
-
-        def visit_For(self, node: cst.For) -> None:
-            loops.append(node.body)
-
-        def visit_While(self, node: cst.While) -> None:
-            loops.append(node.body)
-            tests.append(node.test)
-
-    visit(function, _Shape(function), trivia=False)
+        elif kind is for_:
+            loops.append(node.body)  # type: ignore[attr-defined]
+        elif kind is while_:
+            loops.append(node.body)  # type: ignore[attr-defined]
+            tests.append(node.test)  # type: ignore[attr-defined]
     return Shape(found, loops, tests)
 
 
