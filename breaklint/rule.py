@@ -44,7 +44,7 @@ from breaklint.analysis.values import Kind  # noqa: F401
 from breaklint.index.project import (COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES, Assigned, ClassInfo,  # noqa: F401
                                      CompileSite)
 from breaklint.infra.walk import Visitor  # noqa: F401
-from breaklint.infra.walk import OwnCode, content_nodes, if_arms, visit  # noqa: F401 (content_nodes: for the rules)
+from breaklint.infra.walk import content_nodes, visit  # noqa: F401 (content_nodes: for the rules)
 from breaklint.infra.walk import Arm, Shape, shape
 from breaklint.infra.lazy import real_node  # noqa: F401 (for the rules)
 
