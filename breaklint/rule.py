@@ -44,7 +44,8 @@ from breaklint.analysis.values import Kind  # noqa: F401
 from breaklint.index.project import (COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES, Assigned, ClassInfo,  # noqa: F401
                                      CompileSite)
 from breaklint.infra.walk import Visitor  # noqa: F401
-from breaklint.infra.walk import OwnCode, content_nodes, if_arms, visit  # noqa: F401 (content_nodes: for the rules)
+from breaklint.infra.walk import content_nodes, visit  # noqa: F401 (content_nodes: for the rules)
+from breaklint.infra.walk import Arm, Shape, shape
 from breaklint.infra.lazy import real_node  # noqa: F401 (for the rules)
 
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
@@ -91,6 +92,8 @@ class FileContext:
     _computing: set[FunctionInfo] = field(default_factory=set)
     _flow: NumpyFlow | None = None
     _returns: ReturnFlow | None = None
+    # Each function's if/elif/else blocks, loop bodies and while tests, from one walk (walk.shape).
+    _shapes: dict[FunctionInfo, Shape] = field(default_factory=dict)
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _while_tests: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
@@ -216,8 +219,7 @@ class FileContext:
         if fn is None:
             return False
         if fn not in self._loops:
-            bodies = _loop_bodies(fn.node)
-            spans = [self.file.span(body) for body in bodies]
+            spans = [self.file.span(body) for body in self.shape(fn).loop_bodies]
             self._loops[fn] = [((s.start_line, s.start_col), (s.end_line, s.end_col)) for s in spans]
         if not self._loops[fn]:
             return False
@@ -237,7 +239,7 @@ class FileContext:
         if fn is None or (jump and self.target_python < (3, 12)):
             return False
         if fn not in self._while_tests:
-            self._while_tests[fn] = [self._bounds(test) for test in _while_tests(fn.node)]
+            self._while_tests[fn] = [self._bounds(test) for test in self.shape(fn).while_tests]
         span = self.file.span(node)
         start = (span.start_line, span.start_col)
         return any(low <= start < high for low, high in self._while_tests[fn])
@@ -250,7 +252,7 @@ class FileContext:
         if fn is None or region is None or not region.settings:
             return ""
         if fn not in self._arms:
-            self._arms[fn] = [(start, end, guards) for suite, guards in _arm_guards(fn.node)
+            self._arms[fn] = [(start, end, guards) for suite, guards in _arm_guards(self.arms_of(fn))
                               for start, end in [self._bounds(suite)]]
         known = dict(region.settings)
         span = self.file.span(node)
@@ -262,6 +264,17 @@ class FileContext:
                     if why:
                         return why
         return ""
+
+    def shape(self, fn: FunctionInfo) -> Shape:
+        """fn's if/elif/else blocks, loop bodies and while tests (walk.shape), walked once."""
+        found = self._shapes.get(fn)
+        if found is None:
+            found = self._shapes[fn] = shape(fn.node)
+        return found
+
+    def arms_of(self, fn: FunctionInfo) -> list[Arm]:
+        """if_arms of fn's node, walked once per function (rules ask it at every finding)."""
+        return self.shape(fn).arms
 
     def _bounds(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
         span = self.file.span(node)
@@ -535,11 +548,11 @@ def _own_code(fn: FunctionInfo) -> FunctionInfo:
     return content.functions.get(fn.qualname, fn) if content is not None else fn
 
 
-def _arm_guards(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[Guard]]]:
-    """Every if/elif/else block of one function (nested defs excluded) with the settings guards
-    that decide whether it runs (conditions.cst_guards_of, through the whole chain)."""
+def _arm_guards(arms: list[Arm]) -> list[tuple[cst.BaseSuite, list[Guard]]]:
+    """Every if/elif/else block of one function (nested defs excluded, walk.if_arms) with the
+    settings guards that decide whether it runs (conditions.cst_guards_of, through the whole chain)."""
     return [(body, [guard for test, holds in tests for guard in cst_guards_of(test, holds)])
-            for body, tests in if_arms(function)]
+            for body, tests in arms]
 
 
 def _loop_calls(function: cst.FunctionDef) -> list[cst.Call]:
@@ -564,28 +577,6 @@ def _loop_calls(function: cst.FunctionDef) -> list[cst.Call]:
     return found
 
 
-def _while_tests(function: cst.FunctionDef) -> list[cst.BaseExpression]:
-    """The tests of the while loops of one function, nested defs and lambdas excluded."""
-    found: list[cst.BaseExpression] = []
-
-    class _Tests(OwnCode):
-        def visit_While(self, node: cst.While) -> None:
-            found.append(node.test)
-
-    visit(function, _Tests(function), trivia=False)
-    return found
-
-
 def _loop_bodies(function: cst.FunctionDef) -> list[cst.CSTNode]:
     """The bodies of the for/while loops of one function, nested defs and lambdas excluded."""
-    found: list[cst.CSTNode] = []
-
-    class _Loops(OwnCode):
-        def visit_For(self, node: cst.For) -> None:
-            found.append(node.body)
-
-        def visit_While(self, node: cst.While) -> None:
-            found.append(node.body)
-
-    visit(function, _Loops(function), trivia=False)
-    return found
+    return shape(function).loop_bodies

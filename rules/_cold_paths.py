@@ -15,7 +15,7 @@ from typing import Callable
 import libcst as cst
 
 from breaklint.finding import Confidence, Severity
-from breaklint.rule import FileContext, if_arms, Rule
+from breaklint.rule import FileContext, Rule
 
 Statement = "cst.BaseStatement | cst.BaseSmallStatement"  # annotations only: libcst loads on first use
 
@@ -30,10 +30,10 @@ def diagnostic_branch(ctx: FileContext, node: cst.CSTNode, is_message_call: Call
     span = ctx.file.span(node)
     where = (span.start_line, span.start_col)
     innermost: tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]] | None = None
-    for suite, tests in _branches(fn.node):
+    for suite, tests in ctx.arms_of(fn):
         inner = ctx.file.span(suite)
         if (inner.start_line, inner.start_col) <= where < (inner.end_line, inner.end_col):
-            innermost = (suite, tests)  # _branches yields outer branches before inner ones
+            innermost = (suite, tests)  # arms_of gives outer branches before inner ones
     if innermost is None:
         return None
     suite, decided = innermost
@@ -84,7 +84,7 @@ def training_arm(ctx: FileContext, node: cst.CSTNode) -> str | None:
         return None
     span = ctx.file.span(node)
     where = (span.start_line, span.start_col)
-    for suite, tests in _branches(fn.node):
+    for suite, tests in ctx.arms_of(fn):
         inner = ctx.file.span(suite)
         if not (inner.start_line, inner.start_col) <= where < (inner.end_line, inner.end_col):
             continue
@@ -93,12 +93,6 @@ def training_arm(ctx: FileContext, node: cst.CSTNode) -> str | None:
             if holds and ".training" in source and not ctx.value(test).tensorish:
                 return source
     return None
-
-
-def _branches(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]]:
-    """Every if/elif/else block of one function (nested defs excluded), with the tests that
-    decide whether it runs and the value each must have, outer blocks first."""
-    return if_arms(function)
 
 
 def _statements(suite: cst.BaseSuite) -> list[Statement]:

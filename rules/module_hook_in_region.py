@@ -77,6 +77,7 @@ class ModuleHookInRegion(Rule):
         super().__init__(ctx)
         self._hooked: dict[ClassInfo, set[str]] = {}
         self._module_hooked: set[str] | None = None
+        self._registers: bool | None = None  # whether this file's text names a backward-hook registration
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -97,14 +98,21 @@ class ModuleHookInRegion(Rule):
         fn = self.ctx.function
         cls = fn.class_info if fn is not None else None
         found: set[str] = set()
+        if self._registers is None:
+            self._registers = any(name in self.ctx.file.content.text for name in BACKWARD)
+        registers = self._registers
         if cls is not None:
             if cls not in self._hooked:
+                # A class of this file registers nothing when its text names no registration:
+                # its methods' calls are not read (under --scope all, every class's methods).
                 self._hooked[cls] = {
-                    receiver for klass in self.ctx.project.mro(cls) for method in klass.methods.values()
+                    receiver for klass in self.ctx.project.mro(cls)
+                    if registers or klass.module is not self.ctx.module
+                    for method in klass.methods.values()
                     for receiver in _hooked_receivers(method.calls, method.self_name)
                 }
             found = self._hooked[cls]
-        if self._module_hooked is None and not any(name in self.ctx.file.content.text for name in BACKWARD):
+        if self._module_hooked is None and not registers:
             self._module_hooked = set()  # no registration in the file: no module-level tree to read
         if self._module_hooked is None:
             calls = [small.value for statement in self.ctx.file.content.tree.body

@@ -32,10 +32,11 @@ def _is_container(value: Assigned, resolve) -> bool:  # type: ignore[no-untyped-
 
 def _mentions(expr: cst.BaseExpression, target: str) -> bool:
     """Whether `expr` reads `target` (a dotted name such as `self.step` or `STEP`)."""
+    last = target.rpartition(".")[2]  # an Attribute's dotted name ends with its attr: asked only then
     for node in content_nodes(expr):
         if isinstance(node, cst.Name) and node.value == target:
             return True
-        if isinstance(node, cst.Attribute) and dotted(node) == target:
+        if isinstance(node, cst.Attribute) and node.attr.value == last and dotted(node) == target:
             return True
     return False
 

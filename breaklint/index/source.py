@@ -3,45 +3,123 @@
 libcst computes positions by generating the code of the whole module; on a big file that costs
 more than parsing it. Findings sit in functions, so positions are computed for the function
 being checked alone (`scope`, set by the engine while its rules visit that function) and moved
-to where the function starts in the file. Each line used is compared with the file's own line
-(indentation added, or as it stands: libcst writes a line inside brackets or a string verbatim);
-where it is neither, the whole module's positions are computed instead.
+to where the function starts in the file. Each line used is compared with the file's own line:
+the same with the function's indentation added (moved right by it), or the same as it is (a line
+of a multi-line string, a continuation line dedented below its block: libcst writes those with no
+indentation of the block, so they are not moved); where neither holds, the whole module's
+positions are computed instead.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 from pathlib import Path
 
 import libcst as cst
-
-if TYPE_CHECKING:
-    from libcst.metadata import CodeRange
 
 from breaklint.finding import Span
 from breaklint.index.region_text import RegionText
 
 
-def _positions_and_code(module: cst.Module) -> tuple[dict[cst.CSTNode, CodeRange], str]:
-    """PositionProvider's positions of every node of `module`, and its code, from one code
-    generation (MetadataWrapper's positions and `module.code` would generate it twice: a third of
-    a `--scope all` run went there). The state and provider are libcst's own."""
-    from libcst.metadata import PositionProvider  # on first use (deferred.py)
-    from libcst.metadata.position_provider import PositionProvidingCodegenState
+# A node's position: ((start line, start column), (end line, end column)), lines from 1 and
+# columns from 0, as libcst's PositionProvider's CodeRange holds them.
+Position = tuple[tuple[int, int], tuple[int, int]]
 
-    provider = PositionProvider()
-    state = PositionProvidingCodegenState(default_indent=module.default_indent,
-                                          default_newline=module.default_newline, provider=provider)
+
+def _positions_and_code(module: cst.Module) -> tuple[dict[int, Position], str]:
+    """PositionProvider's positions of every node of `module` (by the node's id: the tree holds
+    the nodes as long as the positions are kept), and its code, from one code generation
+    (MetadataWrapper's positions and `module.code` would generate it twice)."""
+    state = _position_state()(module.default_indent, module.default_newline)
     module._codegen(state)
-    return provider._computed, "".join(state.tokens)  # type: ignore[return-value]
+    return state.positions, "".join(state.tokens)
+
+
+_STATE: list[type] = []  # the state class, made on first use: libcst is imported then (deferred.py)
+
+
+def _position_state() -> type:
+    """libcst's PositionProvidingCodegenState (private API) made cheaper, with the same answers
+    (tests/test_positions.py compares them on every node of the examples and testdata): positions
+    are tuples, not CodePosition and CodeRange dataclasses; a token without a line end moves the
+    column without a regular expression; the syntactic position is recorded by a small object,
+    not a generator-based context manager. It was half of the cost of a function's positions,
+    which a `--scope all` run computes for every function with a finding."""
+    if _STATE:
+        return _STATE[0]
+    import re
+
+    from libcst._nodes.internal import CodegenState
+
+    newline = re.compile(r"\r\n?|\n")  # libcst's NEWLINE_RE
+
+    class Syntactic:
+        __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+        def __init__(self, state: State, node: cst.CSTNode, start_node: cst.CSTNode | None,
+                     end_node: cst.CSTNode | None) -> None:
+            self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+            self.start = (state.line, state.column)
+
+        def __enter__(self) -> None:
+            return None
+
+        def __exit__(self, kind: type | None, *exc: object) -> bool:
+            if kind is not None:  # a RecursionError on the way out (deep code): it goes on, as it is
+                return False
+            state = self.state
+            positions = state.positions
+            start = positions[id(self.start_node)][0] if self.start_node is not None else self.start
+            end = positions[id(self.end_node)][1] if self.end_node is not None else (state.line, state.column)
+            positions[id(self.node)] = (start, end)
+            return False
+
+    class State(CodegenState):  # type: ignore[misc, valid-type]
+        __slots__ = ("positions", "line", "column", "_stack")
+
+        def __init__(self, default_indent: str, default_newline: str) -> None:
+            super().__init__(default_indent=default_indent, default_newline=default_newline)
+            self.positions: dict[int, Position] = {}
+            self.line = 1
+            self.column = 0
+            self._stack: list[tuple[int, int]] = []
+
+        def add_indent_tokens(self) -> None:
+            for token in self.indent_tokens:
+                self.add_token(token)
+
+        def add_token(self, value: str) -> None:
+            self.tokens.append(value)
+            if "\n" in value or "\r" in value:
+                segments = newline.split(value)
+                self.line += len(segments) - 1
+                self.column = len(segments[-1])
+            else:
+                self.column += len(value)
+
+        def before_codegen(self, node: cst.CSTNode) -> None:
+            self._stack.append((self.line, self.column))
+
+        def after_codegen(self, node: cst.CSTNode) -> None:
+            start = self._stack.pop()
+            key = id(node)
+            if key not in self.positions:  # a syntactic position already recorded stays
+                self.positions[key] = (start, (self.line, self.column))
+
+        def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+                                      end_node: cst.CSTNode | None = None) -> Syntactic:
+            return Syntactic(self, node, start_node, end_node)
+
+    _STATE.append(State)
+    return State
 
 
 @dataclass
 class _Chunk:
     """Positions of one function's nodes, as generated alone; `shift` lines to the file's."""
 
-    positions: dict[cst.CSTNode, CodeRange]
+    positions: dict[int, Position]  # by the node's id (see _positions_and_code)
     lines: list[str]  # the function's code, generated alone
     shift: int
     indent: str  # the function's indentation in the file
@@ -55,7 +133,7 @@ class ParsedFile:
     is_package: bool  # an `__init__.py`
     text: str
     tree: cst.Module
-    _positions: dict[cst.CSTNode, CodeRange] | None = field(default=None, repr=False)
+    _positions: dict[int, Position] | None = field(default=None, repr=False)  # by the node's id
     # Where each def starts (its first decorator's `@`, else `def`): the pre-pass knows.
     starts: dict[cst.FunctionDef, int] = field(default_factory=dict, repr=False)
     scope: cst.FunctionDef | None = field(default=None, repr=False)  # the function being checked
@@ -93,18 +171,10 @@ class ParsedFile:
             if found is not None:
                 return found
         if self._positions is None:
-            from libcst.metadata import MetadataWrapper, PositionProvider  # on first use (deferred.py)
-
-            wrapper = MetadataWrapper(self.tree, unsafe_skip_copy=True)
-            self._positions = dict(wrapper.resolve(PositionProvider))
-        code_range = self._positions[node]
+            self._positions = _positions_and_code(self.tree)[0]
+        (start_line, start_col), (end_line, end_col) = self._positions[id(node)]
         line = self.region.file_line if self.region is not None else _same
-        return Span(
-            line(code_range.start.line),
-            code_range.start.column + 1,
-            line(code_range.end.line),
-            code_range.end.column + 1,
-        )
+        return Span(line(start_line), start_col + 1, line(end_line), end_col + 1)
 
     def span_later(self, node: cst.CSTNode) -> Callable[[], Span]:
         """`node`'s span, when called: from the positions of the function being checked now (a
@@ -119,14 +189,15 @@ class ParsedFile:
         if function not in self._chunks:
             self._chunks[function] = self._chunk(function)
         chunk = self._chunks[function]
-        if chunk is None or node not in chunk.positions:
+        position = chunk.positions.get(id(node)) if chunk is not None else None
+        if position is None:
             return None
-        code_range = chunk.positions[node]
-        start, end = code_range.start, code_range.end
-        start_column, end_column = self._column(chunk, start.line, start.column), self._column(chunk, end.line, end.column)
-        if start_column is None or end_column is None:
+        (start_line, start_col), (end_line, end_col) = position
+        start_shift, end_shift = self._columns(chunk, start_line), self._columns(chunk, end_line)  # type: ignore[arg-type]
+        if start_shift is None or end_shift is None:
             return None
-        return Span(start.line + chunk.shift, start_column + 1, end.line + chunk.shift, end_column + 1)
+        shift = chunk.shift  # type: ignore[union-attr]
+        return Span(start_line + shift, start_col + 1 + start_shift, end_line + shift, end_col + 1 + end_shift)
 
     def _chunk(self, function: cst.FunctionDef) -> _Chunk | None:
         start = self.starts.get(function)
@@ -141,22 +212,22 @@ class ParsedFile:
             return None
         first = lines[start - 1]
         indent = first[: len(first) - len(first.lstrip(" \t\f"))]
-        return _Chunk(positions, code.split("\n"), start - positions[anchor].start.line, indent)
+        return _Chunk(positions, code.split("\n"), start - positions[id(anchor)][0][0], indent)
 
-    def _column(self, chunk: _Chunk, line: int, column: int) -> int | None:
-        """Column `column` of line `line` of the function alone, in the file: right by the
-        function's indentation where the generator indented the line (a statement's line; but
-        column 0 of a line indented within the function is before any indentation), as it is
-        where the line is the file's as written (inside brackets or a string, which libcst
-        reproduces verbatim), None where it is neither."""
+    def _columns(self, chunk: _Chunk, line: int) -> int | None:
+        """How many columns line `line` of the function alone is to the right in the file: the
+        function's indentation when the file's line is it indented, 0 when the file's line is the
+        same text (libcst writes a continuation line dedented below its block, and the lines of
+        a multi-line string, as they are, with no indentation of the block), None when neither."""
         lines = self._file_lines()
         at = line + chunk.shift
         if not (0 < line <= len(chunk.lines) and 0 < at <= len(lines)):
             return None
-        alone, real = chunk.lines[line - 1].rstrip("\r"), lines[at - 1].rstrip("\r")
-        if not alone or real == chunk.indent + alone:
-            return 0 if column == 0 and (not alone or alone[0].isspace()) else column + len(chunk.indent)
-        return column if real == alone else None
+        alone = chunk.lines[line - 1].rstrip("\r")
+        there = lines[at - 1].rstrip("\r")
+        if not alone or there == chunk.indent + alone:
+            return len(chunk.indent)
+        return 0 if there == alone else None
 
     def _file_lines(self) -> list[str]:
         if self._lines is None:

@@ -74,19 +74,41 @@ def own_code_nodes(function: cst.FunctionDef) -> typing.Iterator[cst.CSTNode]:
     return content_nodes(function, enter)
 
 
-def if_arms(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]]:
-    """Every if/elif/else block of one function's own code, outer blocks first, each with the
-    tests of its chain that decide whether it runs: (test, True) for its own, (test, False) for
-    each earlier `if`/`elif` of the chain."""
-    found: list[tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]] = []
-    elifs: set[int] = set()  # `elif` Ifs, already recorded with the tests of their chain
+# One if/elif/else block and the tests that decide whether it runs (annotations only: libcst
+# loads on first use, deferred.py).
+Arm = "tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]"
 
-    class _Ifs(OwnCode):
-        def visit_If(self, node: cst.If) -> None:
+
+class Shape(typing.NamedTuple):
+    """What the rules ask of one function's own code about where a node sits, from one walk."""
+
+    arms: list[Arm]  # if_arms
+    loop_bodies: list[cst.CSTNode]  # the bodies of its for/while loops, in visit order
+    while_tests: list[cst.BaseExpression]  # the tests of its while loops, in visit order
+
+
+def shape(function: cst.FunctionDef) -> Shape:
+    """The if/elif/else blocks, loop bodies and while tests of one function's own code (nested
+    defs, lambdas and classes are not entered, as OwnCode(function) visits it), from one pass of
+    content_nodes: no visitor callbacks per node."""
+    found: list[Arm] = []
+    loops: list[cst.CSTNode] = []
+    tests: list[cst.BaseExpression] = []
+    elifs: set[int] = set()  # `elif` Ifs, already recorded with the tests of their chain
+    if_, for_, while_ = cst.If, cst.For, cst.While
+    function_def, lambda_, class_def = cst.FunctionDef, cst.Lambda, cst.ClassDef
+
+    def enter(node: cst.CSTNode) -> bool:  # OwnCode's visit_FunctionDef, visit_Lambda, visit_ClassDef
+        kind = type(node)
+        return (node is function or kind is not function_def) and kind is not lambda_ and kind is not class_def
+
+    for node in content_nodes(function, enter):
+        kind = type(node)
+        if kind is if_:
             if id(node) in elifs:
-                return
+                continue
             earlier: list[tuple[cst.BaseExpression, bool]] = []
-            branch: cst.If | cst.Else | None = node
+            branch: cst.If | cst.Else | None = node  # type: ignore[assignment]
             while isinstance(branch, cst.If):
                 found.append((branch.body, [*earlier, (branch.test, True)]))
                 earlier = [*earlier, (branch.test, False)]
@@ -95,9 +117,19 @@ def if_arms(function: cst.FunctionDef) -> list[tuple[cst.BaseSuite, list[tuple[c
                     elifs.add(id(branch))
             if isinstance(branch, cst.Else):
                 found.append((branch.body, earlier))
+        elif kind is for_:
+            loops.append(node.body)  # type: ignore[attr-defined]
+        elif kind is while_:
+            loops.append(node.body)  # type: ignore[attr-defined]
+            tests.append(node.test)  # type: ignore[attr-defined]
+    return Shape(found, loops, tests)
 
-    visit(function, _Ifs(function), trivia=False)
-    return found
+
+def if_arms(function: cst.FunctionDef) -> list[Arm]:
+    """Every if/elif/else block of one function's own code, outer blocks first, each with the
+    tests of its chain that decide whether it runs: (test, True) for its own, (test, False) for
+    each earlier `if`/`elif` of the chain."""
+    return shape(function).arms
 
 
 @lru_cache(maxsize=None)
