@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 import sys
 import warnings
+from itertools import accumulate
 from typing import Callable, Iterable, Iterator, Optional
 
 from breaklint.index.conditions import dotted, guards_of, is_concatenation
@@ -32,22 +32,13 @@ _EXPR_FIELDS: dict[type, tuple[str, ...]] = {}  # a memo of ast's static field l
 _SELF_REGISTRATIONS = ("register_buffer", "register_parameter", "add_module", "register_module")
 
 
-_LONE_CR = re.compile(rb"\r(?!\n)")
-_LINE_END = re.compile(rb"\r\n|\r|\n")
-
-
 def line_starts(source: bytes) -> list[int]:
-    """The offset where each line starts. Python ends a line at CRLF, LF and a lone CR (ast's
-    line numbers count all three); a lone CR is rare, so the common case searches for LF only."""
-    starts = [0]
-    if b"\r" in source and _LONE_CR.search(source):
-        starts.extend(match.end() for match in _LINE_END.finditer(source))
-        return starts
-    find = source.find
-    at = find(b"\n")
-    while at != -1:
-        starts.append(at + 1)
-        at = find(b"\n", at + 1)
+    """The offset where each line starts, and where the text ends when it ends a line. Python ends
+    a line at CRLF, LF and a lone CR (ast's line numbers count all three), as bytes.splitlines does."""
+    lines = source.splitlines(keepends=True)
+    starts = [0, *accumulate(map(len, lines))]
+    if lines and lines[-1][-1:] not in (b"\n", b"\r"):
+        starts.pop()  # the last line has no end: nothing starts after it
     return starts
 
 
@@ -131,8 +122,13 @@ class _Walker:
         self.function_stack: list[int] = []
         self.class_stack: list[int] = []
         self.untraced_depth = 0
+        # The function whose body is being walked (None at module level and in a class body) and
+        # its index (-1): asked at every call, so kept rather than found from the stacks.
+        self.fn: _Function | None = None
+        self.scope = -1
         # Per function being walked (innermost last): the guards of the `if` arms it is in.
         self.guard_frames: list[list[list[Guard]]] = [[]]
+        self.guards_now: Guards | None = ()  # those guards flattened; None when an arm changed them
         # Unbound methods, so that a walker makes no reference cycle: the engine runs the
         # pre-pass with the garbage collector off.
         self.stmt_handlers: dict[type, Callable[[_Walker, ast.AST], None]] = _STATEMENTS
@@ -168,7 +164,7 @@ class _Walker:
         """node's position as finding.Span counts it (columns in code points, not ast's bytes),
         in `scope` (default: the function being walked)."""
         if scope is None:
-            scope = self.function_stack[-1] if self._current() is not None else -1
+            scope = self.scope
         return Place(node.lineno, self._col(node.lineno, node.col_offset) + 1, node.end_lineno or node.lineno,  # type: ignore[attr-defined]
                      self._col(node.end_lineno or node.lineno, node.end_col_offset or 0) + 1, scope)  # type: ignore[attr-defined]
 
@@ -265,11 +261,15 @@ class _Walker:
     # --- source text --------------------------------------------------------------------
     def text(self, node: ast.expr) -> Expr:
         """The expression as written; Name/Attribute chains (most of them) without slicing."""
-        name = _dotted(node)
-        if name is not None:
-            return name
-        if isinstance(node, ast.Constant) and _is_singleton(node.value):
-            return _SINGLETONS[node.value]
+        kind = type(node)
+        if kind is ast.Name:
+            return node.id  # type: ignore[attr-defined]
+        if kind is ast.Attribute:
+            name = _dotted(node)
+            if name is not None:
+                return name
+        elif kind is ast.Constant and _is_singleton(node.value):  # type: ignore[attr-defined]
+            return _SINGLETONS[node.value]  # type: ignore[attr-defined]
         start = self.line_starts[node.lineno - 1] + node.col_offset
         end = self.line_starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[operator]
         return self.source[start:end].decode("utf-8", "surrogatepass")
@@ -280,9 +280,7 @@ class _Walker:
 
     # --- scopes ---------------------------------------------------------------------------
     def _current(self) -> _Function | None:
-        if self.scope_kinds and self.scope_kinds[-1] == "function":
-            return self.functions[self.function_stack[-1]]
-        return None
+        return self.fn
 
     def _prefix(self) -> str:
         if not self.scope_kinds:
@@ -315,6 +313,20 @@ class _Walker:
                 self.expr(value)
             elif isinstance(value, ast.AST):  # excepthandler, withitem, match_case, pattern
                 self._generic(value)
+
+    def _value_statement(self, node: ast.Expr | ast.Return) -> None:
+        if node.value is not None and type(node.value) not in _LEAVES:
+            self.expr(node.value)
+
+    def _raise(self, node: ast.Raise) -> None:
+        if node.exc is not None:
+            self._two(node.exc, node.cause)
+
+    def _assert(self, node: ast.Assert) -> None:
+        self._two(node.test, node.msg)
+
+    def _nothing(self, node: ast.stmt) -> None:
+        pass
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         kinds = self.scope_kinds
@@ -350,7 +362,10 @@ class _Walker:
         self._decorators(node, index, parent)
         self.function_stack.append(index)
         kinds.append("function")
+        outer_fn, outer_scope, outer_guards = self.fn, self.scope, self.guards_now
+        self.fn, self.scope = info, index
         self.guard_frames.append([])
+        self.guards_now = ()
         for decorator in node.decorator_list:
             self.expr(decorator)
         self._arguments(args)
@@ -363,6 +378,7 @@ class _Walker:
         self._block(node.body)
         self.loops, self.grad_off = outer
         self.guard_frames.pop()
+        self.fn, self.scope, self.guards_now = outer_fn, outer_scope, outer_guards
         kinds.pop()
         self.function_stack.pop()
 
@@ -429,6 +445,8 @@ class _Walker:
             self.imports.local_defs.add(node.name)
         self.class_stack.append(index)
         self.scope_kinds.append("class")
+        outer_fn, outer_scope = self.fn, self.scope
+        self.fn, self.scope = None, -1
         for decorator in node.decorator_list:
             self.expr(decorator)
         for base in node.bases:
@@ -436,6 +454,7 @@ class _Walker:
         for keyword in node.keywords:
             self.expr(keyword.value)
         self._block(node.body)
+        self.fn, self.scope = outer_fn, outer_scope
         self.scope_kinds.pop()
         self.class_stack.pop()
 
@@ -518,15 +537,21 @@ class _Walker:
 
     # --- guards (project.guards_of's twin) -------------------------------------------------
     def _enter_arm(self, test: ast.expr, holds: bool) -> None:
-        if self._current() is not None:  # module-level and class-body tests guard nothing kept
+        if self.fn is not None:  # module-level and class-body tests guard nothing kept
             self.guard_frames[-1].append(self._guards_of(test, holds))
+            self.guards_now = None
 
     def _leave_arm(self) -> None:
-        if self._current() is not None:
+        if self.fn is not None:
             self.guard_frames[-1].pop()
+            self.guards_now = None
 
     def _guards(self) -> Guards:
-        return tuple(guard for arm in self.guard_frames[-1] for guard in arm)
+        """A tuple of its own for each statement: shared, it would be pickled once for all (the
+        summary's bytes, and so its digest, would depend on how its tuples are shared)."""
+        if self.guards_now is None:  # flattened once per arm, not at each call in it
+            self.guards_now = tuple(guard for arm in self.guard_frames[-1] for guard in arm)
+        return (*self.guards_now,)
 
     def _guards_of(self, test: ast.expr, holds: bool) -> list[Guard]:
         return guards_of(test, holds, self.text)
@@ -565,50 +590,84 @@ class _Walker:
     def expr(self, node: ast.expr) -> None:
         """Calls and comprehension bindings inside `node`, in libcst's visit order."""
         kind = type(node)
-        if kind is ast.Name or kind is ast.Constant:
-            return
-        if kind is ast.Attribute:
-            self.expr(node.value)  # type: ignore[attr-defined]
-        elif kind is ast.Call:
-            self._call(node)  # type: ignore[arg-type]
-        elif kind in _COMPREHENSIONS:
-            self._comprehension(node)  # type: ignore[arg-type]
-        elif kind is ast.Compare:
-            operands = [node.left, *node.comparators]  # type: ignore[attr-defined]
-            for op, left in zip(node.ops, operands):  # type: ignore[attr-defined]
-                method = _COMPARE_DUNDERS.get(type(op))
-                if method is not None:
-                    self._implicit(left, method)
-            for operand in operands:
-                self.expr(operand)
-        elif kind is ast.IfExp:
-            self._enter_arm(node.test, True)  # type: ignore[attr-defined]
-            self.expr(node.body)  # type: ignore[attr-defined]
-            self._leave_arm()
-            self.expr(node.test)  # type: ignore[attr-defined]
-            self._enter_arm(node.test, False)  # type: ignore[attr-defined]
-            self.expr(node.orelse)  # type: ignore[attr-defined]
-            self._leave_arm()
-        elif kind is ast.Dict:
-            for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
-                if key is not None:
-                    self.expr(key)
+        while kind is ast.Attribute:  # (ast's classes are not subclassed: `type` is exact)
+            node = node.value  # type: ignore[attr-defined]
+            kind = type(node)
+        handler = _EXPRESSIONS.get(kind, _Walker._fields)
+        if handler is not None:  # None: a Name or a Constant, which hold nothing
+            handler(self, node)
+
+    def _exprs(self, nodes: list[ast.expr]) -> None:
+        for node in nodes:
+            if type(node) not in _LEAVES:  # most are: no call made for them
+                self.expr(node)
+
+    def _fields(self, node: ast.expr) -> None:
+        """An expression that holds expressions only, in _fields (source) order."""
+        kind = type(node)
+        fields = _EXPR_FIELDS.get(kind)
+        if fields is None:
+            fields = _EXPR_FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_CHILDREN)
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if item is not None and type(item) not in _LEAVES:
+                        self.expr(item)
+            elif value is not None and type(value) not in _LEAVES:
                 self.expr(value)
-        elif kind is ast.Lambda:
-            self._arguments(node.args)  # type: ignore[attr-defined]
-            self.expr(node.body)  # type: ignore[attr-defined]
-        else:  # the other expressions hold expressions only, in _fields (source) order
-            fields = _EXPR_FIELDS.get(kind)
-            if fields is None:
-                fields = _EXPR_FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_CHILDREN)
-            for field in fields:
-                value = getattr(node, field, None)
-                if type(value) is list:
-                    for item in value:
-                        if item is not None:
-                            self.expr(item)
-                elif value is not None:
-                    self.expr(value)
+
+    def _two(self, first: ast.expr, second: ast.expr | None) -> None:
+        if type(first) not in _LEAVES:
+            self.expr(first)
+        if second is not None and type(second) not in _LEAVES:
+            self.expr(second)
+
+    def _binop(self, node: ast.BinOp) -> None:
+        self._two(node.left, node.right)
+
+    def _subscript(self, node: ast.Subscript) -> None:
+        self._two(node.value, node.slice)
+
+    def _formatted(self, node: ast.FormattedValue) -> None:
+        self._two(node.value, node.format_spec)
+
+    def _elts(self, node: ast.Tuple | ast.List | ast.Set) -> None:
+        self._exprs(node.elts)
+
+    def _values(self, node: ast.JoinedStr | ast.BoolOp) -> None:
+        self._exprs(node.values)
+
+    def _operand(self, node: ast.UnaryOp) -> None:
+        if type(node.operand) not in _LEAVES:
+            self.expr(node.operand)
+
+    def _compare(self, node: ast.Compare) -> None:
+        operands = [node.left, *node.comparators]
+        for op, left in zip(node.ops, operands):
+            method = _COMPARE_DUNDERS.get(type(op))
+            if method is not None:
+                self._implicit(left, method)
+        self._exprs(operands)
+
+    def _if_exp(self, node: ast.IfExp) -> None:
+        self._enter_arm(node.test, True)
+        self.expr(node.body)
+        self._leave_arm()
+        self.expr(node.test)
+        self._enter_arm(node.test, False)
+        self.expr(node.orelse)
+        self._leave_arm()
+
+    def _dict(self, node: ast.Dict) -> None:
+        for key, value in zip(node.keys, node.values):
+            if key is not None:
+                self.expr(key)
+            self.expr(value)
+
+    def _lambda(self, node: ast.Lambda) -> None:
+        self._arguments(node.args)
+        self.expr(node.body)
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
         if isinstance(node, ast.DictComp):
@@ -624,53 +683,74 @@ class _Walker:
                 self.expr(condition)
 
     def _call(self, node: ast.Call) -> None:
-        args = _call_args(node)
-        fn = self._current()
+        func = node.func
+        name = _dotted(func)  # the callee's chain and what it resolves to, asked once per call
+        resolved = self.imports.resolve_dotted(name) if name is not None else None
+        # (keyword, layout mark, value) in source order, as libcst's Call.args: `*x` and `**x`
+        # have no keyword and stand for x; the mark is summary.CallArgs's ("*", "**", keyword).
+        items: list[tuple[str | None, str | None, ast.expr]] = [
+            (None, "*", arg.value) if type(arg) is ast.Starred else (None, None, arg) for arg in node.args  # type: ignore[attr-defined]
+        ]
+        if node.keywords:
+            items += [(keyword.arg, keyword.arg or "**", keyword.value) for keyword in node.keywords]
+            if node.args:  # the two lists interleave in the source
+                where = [(arg.lineno, arg.col_offset) for arg in node.args]
+                where += [(keyword.lineno, keyword.col_offset) for keyword in node.keywords]
+                items = [item for _, item in sorted(zip(where, items), key=lambda pair: pair[0])]
+        fn = self.fn
         if fn is not None:
-            self._appended(fn, node)
-        if fn is not None and not self.untraced_depth:
-            guards = self._guards()
-            if guards:
-                fn.call_guards.append((len(fn.calls), guards))
-            fn.calls.append(self.text(node.func))
-            fn.call_args.append(self._arg_layout(node))
-            for _, value in args if not self._disables_its_argument(node, args) else ():
-                if isinstance(value, _DOTTED) or (isinstance(value, ast.Constant) and _is_singleton(value.value)):
-                    fn.refs.append(self.text(value))
-            self._self_registration(fn, node, args)
-        self._compile_call(node, fn, args)
+            if type(func) is ast.Attribute and func.attr == "append":
+                self._appended(fn, node)
+            if not self.untraced_depth:
+                self._record_call(fn, node, name, resolved, items)
+        if resolved in COMPILE_NAMES or type(func) is ast.Call or (type(func) is ast.Attribute and func.attr == "compile"):
+            self._compile_call(node, fn, resolved, items)
         # Not a class (`Config(...)`): a compiled callable is bound to a lowercase name.
-        if isinstance(node.func, ast.Name) and node.args and node.func.id in self.from_names \
-                and not node.func.id[:1].isupper():
+        if type(func) is ast.Name and node.args and func.id in self.from_names and not func.id[:1].isupper():
             self.imported_calls.append(CompiledCall(
-                node.func.id, self.place(node), tuple((keyword, self.text(value)) for keyword, value in _arg_items(node)),
+                func.id, self.place(node), tuple((mark, self.text(value)) for _, mark, value in items),
                 tuple(self.loops), self.grad_off > 0))
-        func = _dotted(node.func) if self.tracks else None
-        if func is not None:
-            self.dotted_calls.append((func, node, self.function_stack[-1] if fn is not None else -1,
-                                      tuple(self.loops), self.grad_off > 0))
-        self.expr(node.func)
-        for _, value in args:
-            self.expr(value)
+        if name is not None:
+            if self.tracks:  # (a string of its own, as `calls` has: see _guards)
+                self.dotted_calls.append((_dotted(func), node, self.scope, tuple(self.loops), self.grad_off > 0))
+        else:  # a Name/Attribute chain holds no call
+            self.expr(func)
+        for _, _, value in items:
+            if type(value) not in _LEAVES:
+                self.expr(value)
 
-    def _disables_its_argument(self, node: ast.Call, args: list[tuple[Optional[str], ast.expr]]) -> bool:
+    def _record_call(self, fn: _Function, node: ast.Call, name: str | None, resolved: str | None,
+                     items: list[tuple[str | None, str | None, ast.expr]]) -> None:
+        """The call in its function's calls, with its guards, arguments and refs."""
+        guards = self._guards() if self.guards_now != () else ()
+        if guards:
+            fn.call_guards.append((len(fn.calls), guards))
+        fn.calls.append(name if name is not None else self.text(node.func))
+        # summary.CallArgs: the text of each Name/Attribute argument (others None), () when none is one.
+        layout: list[tuple[str | None, Expr | None]] = []
+        dotted_args = False
+        for _, mark, value in items:
+            kind = type(value)
+            if kind is ast.Name or kind is ast.Attribute:
+                layout.append((mark, self.text(value)))
+                dotted_args = True
+            else:
+                layout.append((mark, None))
+        fn.call_args.append(tuple(layout) if dotted_args else ())
+        if not (resolved in DISABLE_NAMES and self._disables_its_argument(items)):
+            for (_, text), (_, _, value) in zip(layout, items):
+                if text is not None:  # an attribute's text made again, not shared: see _guards
+                    fn.refs.append(text if type(value) is ast.Name else self.text(value))
+                elif type(value) is ast.Constant and _is_singleton(value.value):  # type: ignore[attr-defined]
+                    fn.refs.append(_SINGLETONS[value.value])  # type: ignore[attr-defined]
+        if fn.class_index >= 0 and len(items) >= 2:
+            self._self_registration(fn, node, items)
+
+    def _disables_its_argument(self, items: list[tuple[str | None, str | None, ast.expr]]) -> bool:
         """`torch.compiler.disable(fn)(x)` does not reach fn (Dynamo calls it untraced)."""
-        if self.resolve(node.func) not in DISABLE_NAMES:
-            return False
         return all(not (isinstance(value, ast.Constant) and value.value is False)
-                   for keyword, value in args if keyword == "recursive")
+                   for keyword, _, value in items if keyword == "recursive")
 
-    def _arg_layout(self, node: ast.Call) -> CallArgs:
-        """summary.CallArgs of a call, as libcst orders its arguments (source order)."""
-        items: list[tuple[tuple[int, int], str | None, ast.expr]] = []
-        for arg in node.args:
-            star = isinstance(arg, ast.Starred)
-            items.append(((arg.lineno, arg.col_offset), "*" if star else None, arg.value if star else arg))
-        for keyword in node.keywords:
-            items.append(((keyword.lineno, keyword.col_offset), keyword.arg or "**", keyword.value))
-        items.sort(key=lambda item: item[0])
-        layout = tuple((kw, self.text(value) if isinstance(value, _DOTTED) else None) for _, kw, value in items)
-        return layout if any(text is not None for _, text in layout) else ()
     def _appended(self, fn: _Function, node: ast.Call) -> None:
         """`name.append(x)` on a bound local binds `[x]` (the list then holds it)."""
         func = node.func
@@ -682,50 +762,65 @@ class _Walker:
         if name in fn.assigns and name not in fn.global_names:
             fn.assigns[name].append((f"[{self.text(node.args[0])}]", False))
 
-    def _self_registration(self, fn: _Function, node: ast.Call, args: list[tuple[Optional[str], ast.expr]]) -> None:
+    def _self_registration(self, fn: _Function, node: ast.Call,
+                           items: list[tuple[str | None, str | None, ast.expr]]) -> None:
         func = node.func
         if fn.class_index < 0 or not isinstance(func, ast.Attribute):
             return
         if not (isinstance(func.value, ast.Name) and func.value.id == fn.self_name):
             return
-        if func.attr not in _SELF_REGISTRATIONS or len(args) < 2:
+        if func.attr not in _SELF_REGISTRATIONS or len(items) < 2:
             return
-        first = args[0][1]
+        first = items[0][2]
         if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
             return
         if is_concatenation(self.text(first)):
             return  # libcst's SimpleString: one literal, not "a" "b" or an f-string
         cls = self.classes[fn.class_index]
-        cls.bind(first.value, self.text(args[1][1]), False, self._guards())
+        cls.bind(first.value, self.text(items[1][2]), False, self._guards())
         if func.attr in ("register_buffer", "register_parameter"):
             cls.tensor_attrs[first.value] = None
 
-    def _compile_call(self, node: ast.Call, fn: _Function | None, args: list[tuple[Optional[str], ast.expr]]) -> None:
+    def _compile_call(self, node: ast.Call, fn: _Function | None, resolved: str | None,
+                      items: list[tuple[str | None, str | None, ast.expr]]) -> None:
+        """A compile site or compiled name; asked only of a call of a compile function, of an
+        `x.compile` attribute, or of a call's result (`optimize(...)(f)`)."""
         func = node.func
-        scope = self.function_stack[-1] if fn is not None else -1
+        scope = self.scope
         if isinstance(func, ast.Attribute) and func.attr == "compile" and not node.args \
-                and (not args or self.resolve(func) not in COMPILE_NAMES):
+                and (not items or resolved not in COMPILE_NAMES):
             # `net.compile()`; with options (`net.compile(mode=...)`) it is a compiled name too.
-            if not args:
+            if not items:
                 self.sites.append(SiteSummary(node.lineno, self.text(func.value), -1, scope, True, self.text(node)))
             name = _dotted(func.value)
             if name is not None:
                 self.compiled_names.append(CompiledName(name, name, self.text(node), self.place(node)))
             return
-        positional = bool(args) and args[0][0] is None
-        resolved = self.resolve(func)
+        positional = bool(items) and items[0][0] is None
         if resolved in COMPILE_NAMES and positional:
-            self.sites.append(SiteSummary(node.lineno, self.text(args[0][1]), -1, scope, False, self.text(node)))
+            self.sites.append(SiteSummary(node.lineno, self.text(items[0][2]), -1, scope, False, self.text(node)))
         elif isinstance(func, ast.Call) and positional:
             inner = self.resolve(func.func)
             if inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES:
-                self.sites.append(SiteSummary(node.lineno, self.text(args[0][1]), -1, scope, False, self.text(node)))
+                self.sites.append(SiteSummary(node.lineno, self.text(items[0][2]), -1, scope, False, self.text(node)))
 
 
 
 # The method a comparison calls on its left operand first.
 _COMPARE_DUNDERS = {ast.Eq: "__eq__", ast.NotEq: "__ne__", ast.Lt: "__lt__", ast.LtE: "__le__", ast.Gt: "__gt__",
                     ast.GtE: "__ge__"}
+
+# What `expr` does with each kind of expression: None for those that hold no expression; a
+# kind not here has its fields walked (_Walker._fields).
+_EXPRESSIONS: dict[type, Callable[[_Walker, ast.expr], None] | None] = {
+    ast.Name: None, ast.Constant: None, ast.Call: _Walker._call, ast.Compare: _Walker._compare,  # type: ignore[dict-item]
+    ast.IfExp: _Walker._if_exp, ast.Dict: _Walker._dict, ast.Lambda: _Walker._lambda,  # type: ignore[dict-item]
+    ast.BinOp: _Walker._binop, ast.Subscript: _Walker._subscript, ast.FormattedValue: _Walker._formatted,  # type: ignore[dict-item]
+    ast.Tuple: _Walker._elts, ast.List: _Walker._elts, ast.Set: _Walker._elts,  # type: ignore[dict-item]
+    ast.JoinedStr: _Walker._values, ast.BoolOp: _Walker._values, ast.UnaryOp: _Walker._operand,  # type: ignore[dict-item]
+    **{kind: _Walker._comprehension for kind in _COMPREHENSIONS},  # type: ignore[dict-item]
+}
+_LEAVES = frozenset(kind for kind, handler in _EXPRESSIONS.items() if handler is None)
 
 _STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
     ast.FunctionDef: _Walker._function, ast.AsyncFunctionDef: _Walker._function,  # type: ignore[dict-item]
@@ -734,6 +829,10 @@ _STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
     ast.AugAssign: _Walker._aug_assign, ast.For: _Walker._for, ast.AsyncFor: _Walker._for,  # type: ignore[dict-item]
     ast.If: _Walker._if, ast.Global: _Walker._global, ast.Nonlocal: _Walker._nonlocal,  # type: ignore[dict-item]
     ast.While: _Walker._while, ast.With: _Walker._with, ast.AsyncWith: _Walker._with,  # type: ignore[dict-item]
+    # The commonest of the others, which hold expressions only (the rest: _Walker._generic).
+    ast.Expr: _Walker._value_statement, ast.Return: _Walker._value_statement,  # type: ignore[dict-item]
+    ast.Raise: _Walker._raise, ast.Assert: _Walker._assert,  # type: ignore[dict-item]
+    ast.Pass: _Walker._nothing, ast.Break: _Walker._nothing, ast.Continue: _Walker._nothing,
 }
 
 

@@ -68,13 +68,15 @@ def dotted(node: ast.AST) -> str | None:
     if kind is not ast.Attribute:
         return None
     parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
+    while kind is ast.Attribute:
+        parts.append(node.attr)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+        kind = type(node)
+    if kind is not ast.Name:
         return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
+    parts.append(node.id)  # type: ignore[attr-defined]
+    parts.reverse()
+    return ".".join(parts)
 
 
 def is_concatenation(text: str) -> bool:
