@@ -4,12 +4,15 @@ prefilter."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from breaklint.index.builder import line_starts
+from breaklint.index.region_text import ALONE, CLASS, DEFINES, FUNCTION, outline
+from testdata import ROOT, TESTDATA
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
@@ -29,3 +32,102 @@ def test_line_starts_are_where_pythons_lines_start(text: str) -> None:
 def test_line_starts_edges() -> None:
     for source in (b"", b"a", b"\n", b"a\n", b"a\r\nb", b"\r", b"a\rb\r\n", b"\n\n"):
         assert line_starts(source) == starts_by_pattern(source), source
+
+
+# --- the outline (region_text.outline) -------------------------------------------------------
+def outline_plainly(statements: list[ast.stmt], lines: list[str]) -> tuple:  # type: ignore[type-arg]
+    """region_text's outline as first written: every statement asked each question in turn."""
+    defines = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    compound = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
+
+    def blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+        found = [getattr(statement, name) for name in ("body", "orelse", "finalbody") if getattr(statement, name, None)]
+        found += [handler.body for handler in getattr(statement, "handlers", ())]
+        return found + [case.body for case in getattr(statement, "cases", ())]
+
+    def holds_a_def(statement: ast.stmt) -> bool:
+        return any(isinstance(inner, defines) or (isinstance(inner, compound) and holds_a_def(inner))
+                   for block in blocks(statement) for inner in block)
+
+    items: list[tuple] = []  # type: ignore[type-arg]
+    for statement in statements:
+        first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+        last = statement.end_lineno or statement.lineno
+        if isinstance(statement, defines) or (isinstance(statement, compound) and holds_a_def(statement)):
+            flags = (FUNCTION if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     else CLASS if isinstance(statement, ast.ClassDef) else DEFINES)
+            items.append((first, last, flags, tuple(outline_plainly(inner, lines) for inner in blocks(statement))))
+            continue
+        starts = not lines[statement.lineno - 1][:statement.col_offset].strip()
+        rest = lines[last - 1][statement.end_col_offset or 0:].strip()
+        if starts and (not rest or rest.startswith("#")):
+            if items and items[-1][2] == ALONE:
+                items[-1] = (items[-1][0], last, ALONE, ())
+            else:
+                items.append((first, last, ALONE, ()))
+        else:
+            items.append((first, last, 0, ()))
+    return tuple(items)
+
+
+SHAPES = '''\
+import torch; x = 1
+y = "é"; z = 2  # é
+@torch.compile
+@other(
+    1)
+def f(a):
+    if a:
+        def g(): pass
+    elif a > 1:
+        pass
+    else:
+        class C:
+            w = 1
+    for i in a:
+        pass
+    else:
+        def h(): return 1
+    try:
+        def t(): pass
+    except ValueError:
+        def u(): pass
+    else:
+        v = 1
+    finally:
+        def w(): pass
+    while a:
+        with a:
+            def k(): pass
+    match a:
+        case 1:
+            def m(): pass
+        case _:
+            pass
+    return 1
+async def q():
+    async with a:
+        async for b in c:
+            def r(): pass
+if True: s = 1
+class D: pass
+'''
+
+
+def test_the_outline_is_the_plain_outline() -> None:
+    sources = [SHAPES, *(path.read_text(encoding="utf-8") for folder in (ROOT / "examples", TESTDATA)
+                         for path in sorted(folder.rglob("*.py")))]
+    for source in sources:
+        lines = source.splitlines(keepends=True)
+        tree = ast.parse(source)
+        assert outline(tree, lines) == outline_plainly(tree.body, lines)
+    found: set[int] = set()
+
+    def flags_in(block: tuple) -> None:  # type: ignore[type-arg]
+        for _, _, flags, inner in block:
+            found.add(flags)
+            for each in inner:
+                flags_in(each)
+
+    flags_in(outline(ast.parse(SHAPES), SHAPES.splitlines(True)))
+    assert found == {0, ALONE, FUNCTION, CLASS, DEFINES}

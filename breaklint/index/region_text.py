@@ -19,12 +19,15 @@ from __future__ import annotations
 import ast
 import bisect
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
-_DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BLOCKS = ("body", "orelse", "finalbody")
 # What may hold a def (a simple statement never does: a lambda is not one).
-_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
+_COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
+                       ast.Match})
+# Kinds whose blocks are only `body` (never empty), or `body` and `orelse` (_blocks's fast paths).
+_BODY_ONLY = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith})
+_BODY_ELSE = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While})
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class RegionText:
 # whole def, never part of a run).
 Block = tuple  # type: ignore[type-arg]
 FUNCTION, CLASS, DEFINES, ALONE = 1, 2, 4, 8  # DEFINES: a compound statement with a def or class in it
+_DEFINE_FLAGS = {ast.FunctionDef: FUNCTION, ast.AsyncFunctionDef: FUNCTION, ast.ClassDef: CLASS}
 
 
 def outline(tree: ast.Module, lines: Sequence[str]) -> Block:
@@ -63,10 +67,16 @@ def outline(tree: ast.Module, lines: Sequence[str]) -> Block:
 def _outline(statements: list[ast.stmt], lines: Sequence[str]) -> Block:
     items: list[tuple[int, int, int, tuple[Block, ...]]] = []
     for statement in statements:
-        first, last = _first_line(statement), statement.end_lineno or statement.lineno
-        if isinstance(statement, _DEFINES) or (isinstance(statement, _COMPOUND) and _defines(statement)):
-            flags = (FUNCTION if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-                     else CLASS if isinstance(statement, ast.ClassDef) else DEFINES)
+        kind = type(statement)  # (ast's classes are not subclassed: `type` is exact)
+        last = statement.end_lineno or statement.lineno
+        flags = _DEFINE_FLAGS.get(kind)
+        if flags is not None:
+            first = _first_line(statement)
+        else:
+            first = statement.lineno
+            if kind in _COMPOUND and _defines(statement):
+                flags = DEFINES
+        if flags is not None:
             items.append((first, last, flags, tuple(_outline(inner, lines) for inner in _blocks(statement))))
         elif _starts_its_line(statement, lines) and _ends_its_line(statement, lines):
             if items and items[-1][2] == ALONE:
@@ -157,7 +167,7 @@ class _Blanker:
 def _starts_its_line(statement: ast.stmt, lines: Sequence[str]) -> bool:
     """Nothing but indentation before it (not the body of `if x: y` on one line, not the
     second of `a; b`: those go with the statement they share a line with, or stay)."""
-    return not lines[statement.lineno - 1][:statement.col_offset].strip()
+    return not statement.col_offset or not lines[statement.lineno - 1][:statement.col_offset].strip()
 
 
 def _ends_its_line(statement: ast.stmt, lines: Sequence[str]) -> bool:
@@ -168,24 +178,30 @@ def _ends_its_line(statement: ast.stmt, lines: Sequence[str]) -> bool:
 
 def _first_line(statement: ast.stmt) -> int:
     decorators = getattr(statement, "decorator_list", ())
-    return min([statement.lineno, *(d.lineno for d in decorators)])
+    return min([statement.lineno, *(d.lineno for d in decorators)]) if decorators else statement.lineno
 
 
 def _defines(statement: ast.stmt) -> bool:
     """Whether a def or class stands anywhere in its blocks (only statements are looked into)."""
-    return any(isinstance(inner, _DEFINES) or (isinstance(inner, _COMPOUND) and _defines(inner))
-               for block in _blocks(statement) for inner in block)
+    for block in _blocks(statement):
+        for inner in block:
+            kind = type(inner)
+            if kind in _DEFINE_FLAGS or (kind in _COMPOUND and _defines(inner)):
+                return True
+    return False
 
 
-def _blocks(statement: ast.stmt) -> Iterable[list[ast.stmt]]:
-    for name in _BLOCKS:
-        inner = getattr(statement, name, None)
-        if inner:
-            yield inner
-    for handler in getattr(statement, "handlers", ()):
-        yield handler.body
-    for case in getattr(statement, "cases", ()):
-        yield case.body
+def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """Its non-empty blocks: body, orelse, finalbody, then each handler's and case's body."""
+    kind = type(statement)
+    if kind in _BODY_ONLY:
+        return [statement.body]  # type: ignore[attr-defined]
+    if kind in _BODY_ELSE:
+        return [statement.body, statement.orelse] if statement.orelse else [statement.body]  # type: ignore[attr-defined]
+    found = [inner for name in _BLOCKS if (inner := getattr(statement, name, None))]
+    found += [handler.body for handler in getattr(statement, "handlers", ())]
+    found += [case.body for case in getattr(statement, "cases", ())]
+    return found
 
 
 def _ending(line: str) -> str:
