@@ -5,13 +5,17 @@ prefilter."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from breaklint.index.builder import line_starts
+from breaklint.index import summary
+from breaklint.index.builder import line_starts, summarize
 from breaklint.index.region_text import ALONE, CLASS, DEFINES, FUNCTION, outline
+from breaklint.index.scan import part_digests
+from breaklint.index.summary import ClassSummary, FunctionSummary, Guard
 from testdata import ROOT, TESTDATA
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -131,3 +135,94 @@ def test_the_outline_is_the_plain_outline() -> None:
 
     flags_in(outline(ast.parse(SHAPES), SHAPES.splitlines(True)))
     assert found == {0, ALONE, FUNCTION, CLASS, DEFINES}
+
+
+# --- definitions' digests (scan.part_digests) ------------------------------------------------
+DIGESTED = '''\
+import torch
+
+
+class Net(torch.nn.Module):
+    size: int = 3
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.lin = torch.nn.Linear(cfg.width, cfg.width)
+        if cfg.flag == "on":
+            self.register_buffer("scale", torch.ones(cfg.width))
+
+    def forward(self, x, *, scale=2.5):
+        if self.training and x.dim() in (2, 3):
+            x = self.lin(x) * scale
+        return helper(x, self.lin, x)
+
+
+def helper(x, module, y=None):
+    return module(x) + module(y)
+'''
+
+
+def fresh(value: object) -> object:
+    """An equal copy that shares no string or tuple with `value` (nor within itself)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
+    if isinstance(value, tuple):
+        return tuple(fresh(item) for item in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return type(value)(**{field.name: fresh(getattr(value, field.name)) for field in dataclasses.fields(value)})
+    return value
+
+
+def test_a_summary_holds_no_set_or_dict() -> None:
+    """What lets a definition's digest be its pickle: no set, whose order differs between
+    processes (hash randomization), and no dict, anywhere in a summary."""
+    kinds: set[type] = set()
+
+    def walk(value: object) -> None:
+        kinds.add(type(value))
+        if dataclasses.is_dataclass(value):
+            for field in dataclasses.fields(value):
+                walk(getattr(value, field.name))
+        elif isinstance(value, (tuple, list, set, frozenset, dict)):
+            for item in value:
+                walk(item)
+
+    sources = [DIGESTED, SHAPES, *(path.read_text(encoding="utf-8") for folder in (ROOT / "examples", TESTDATA)
+                                   for path in sorted(folder.rglob("*.py")))]
+    for source in sources:
+        walk(summarize(source, "m", False))
+    plain = {str, int, float, bool, type(None), tuple}
+    assert kinds - plain <= {cls for cls in vars(summary).values()
+                             if isinstance(cls, type) and dataclasses.is_dataclass(cls)}
+    assert {FunctionSummary, ClassSummary, Guard} <= kinds
+
+
+def test_a_definitions_digest_is_of_its_value_not_of_what_it_shares() -> None:
+    indexed = summarize(DIGESTED, "m", False)
+    same = "x.y"
+    shared = dataclasses.replace(indexed.functions[0], calls=(same, same), refs=(same,))
+    alone = fresh(shared)
+    assert alone == shared and alone.calls[0] is not alone.calls[1]  # type: ignore[attr-defined]
+    digests = dict(part_digests(dataclasses.replace(indexed, functions=(shared, *indexed.functions[1:]))))
+    assert digests == dict(part_digests(dataclasses.replace(indexed, functions=(alone, *indexed.functions[1:]))))
+    assert dict(part_digests(indexed)) == dict(part_digests(fresh(indexed)))  # type: ignore[arg-type]
+
+
+def test_a_definitions_digest_changes_with_each_of_its_fields() -> None:
+    indexed = summarize(DIGESTED, "m", False)
+    before = dict(part_digests(indexed))
+    for kind in ("functions", "classes"):
+        items = getattr(indexed, kind)
+        for at, item in enumerate(items):
+            for field in dataclasses.fields(item):
+                value = getattr(item, field.name)
+                # another value of the field's type (a tuple one longer, a string or number apart)
+                other = (value + (value[-1] if value else "x",) if isinstance(value, tuple) else
+                         not value if isinstance(value, bool) else value + 1 if isinstance(value, int) else
+                         (value or "") + "x")
+                changed = dataclasses.replace(item, **{field.name: other})
+                edited = dataclasses.replace(indexed, **{kind: (*items[:at], changed, *items[at + 1:])})
+                after = dict(part_digests(edited))
+                key = f"{kind}:{item.qualname}"
+                if field.name != "qualname":
+                    assert after[key] != before[key], (key, field.name)
