@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import hashlib
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from breaklint.index import summary
-from breaklint.index.builder import line_starts, summarize
+from breaklint.index.builder import line_starts, summarize, summarize_lines
+from breaklint.index.def_lines import split_lines
 from breaklint.index.region_text import ALONE, CLASS, DEFINES, FUNCTION, outline
-from breaklint.index.scan import part_digests
-from breaklint.index.summary import ClassSummary, FunctionSummary, Guard
+from breaklint.index.scan import part_digests, scan_text, text_digests
+from breaklint.index.summary import ClassSummary, FunctionSummary, Guard, ModuleSummary
 from testdata import ROOT, TESTDATA
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -226,3 +229,37 @@ def test_a_definitions_digest_changes_with_each_of_its_fields() -> None:
                 key = f"{kind}:{item.qualname}"
                 if field.name != "qualname":
                     assert after[key] != before[key], (key, field.name)
+
+
+# --- definitions' lines (scan.text_digests) --------------------------------------------------
+def text_digests_plainly(indexed: ModuleSummary, text: str) -> dict[str, str]:
+    """text_digests as first written: from the text split into def_lines's lines."""
+    tops: dict[str, list[tuple[int, int]]] = {}
+    for item in (*indexed.functions, *indexed.classes):
+        if "." not in item.qualname:
+            tops.setdefault(item.qualname, []).append((item.line, item.end_line))
+    lines = split_lines(text)
+    found = {}
+    for name, spans in tops.items():
+        if any(not 0 < first <= last <= len(lines) for first, last in spans):
+            continue
+        h = hashlib.blake2b(digest_size=16)
+        for first, last in spans:
+            h.update(f"{first}:{last}\0".encode())
+            h.update("".join(lines[first - 1:last]).encode("utf-8", "surrogatepass"))
+        found[f"text:{name}"] = h.hexdigest()
+    return found
+
+
+@pytest.mark.parametrize("text", [
+    DIGESTED, DIGESTED.rstrip("\n"), DIGESTED.replace("\n", "\r\n"), DIGESTED.replace("\n", "\r"),
+    DIGESTED.replace("    size", "    # \u00e9\x0c\u2028\n    size"), "def f():\n    return '\U0001f600 \u00e9'", "def f(): pass",
+    "", "x = 1\n", "@torch.compile\ndef f(x):\n    return x\r\n\r\nf(1)",
+])
+def test_definitions_lines_are_digested_as_before(text: str) -> None:
+    indexed, source, starts = summarize_lines(text, "m", False, ast.parse(text))
+    assert source == text.encode("utf-8", "surrogatepass")
+    assert dict(text_digests(indexed, source, starts)) == text_digests_plainly(indexed, text)
+    facts = scan_text(text, "d", "m", False)
+    assert {key: value for key, value in facts.parts if key.startswith("text:")} == \
+        text_digests_plainly(indexed, text)

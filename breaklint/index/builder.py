@@ -54,6 +54,14 @@ def summarize(text: str, module_name: str, is_package: bool, tree: ast.Module | 
     return _Walker(text, module_name, is_package).run(tree if tree is not None else parse(text))
 
 
+def summarize_lines(text: str, module_name: str, is_package: bool,
+                    tree: ast.Module) -> tuple[ModuleSummary, bytes, list[int]]:
+    """The summary, with the text's UTF-8 bytes and line starts (`line_starts`) it was read
+    from: the pre-pass digests definitions' lines from them (scan.text_digests)."""
+    walker = _Walker(text, module_name, is_package)
+    return walker.run(tree), walker.source, walker.line_starts
+
+
 class _Function:
     """A FunctionSummary being built."""
 

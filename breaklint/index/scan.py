@@ -24,7 +24,6 @@ from typing import NamedTuple, TypeVar
 
 from breaklint.infra.files import NUL_BYTES, ReadProblem, decode_source, read_capped
 from breaklint.infra.recursion import with_room
-from breaklint.index.def_lines import split_lines
 from breaklint.index.region_text import Block, outline
 from breaklint.index.summary import ModuleSummary
 from breaklint.index.suppress import may_hold_suppressions
@@ -83,7 +82,7 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
     if "\0" in text:  # a buffer gets the verdict the same text gets from disk
         return FileFacts(digest, NUL_BYTES, b"", "", False, False, maybe_suppressed, len(text))
     try:
-        summary, blocks = _summary(text, module_name, is_package)
+        summary, blocks, source, starts = _summary(text, module_name, is_package)
     except Exception as error:  # a bug of ours on this one file: BL005 for it, the others go on
         summary = ReadProblem("BL005", f"internal error while indexing this file: {type(error).__name__}: {error}",
                               details="".join(traceback.format_exception(error)))
@@ -98,34 +97,37 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
     return FileFacts(digest, None, zlib.compress(blob, 1), hashlib.blake2b(blob, digest_size=16).hexdigest(),
                      summary.has_functions, entry, maybe_suppressed, len(text),
                      frozenset(f.qualname for f in summary.functions), frozenset(c.qualname for c in summary.classes),
-                     bool(summary.compile_sites), part_digests(summary) + text_digests(summary, text),
+                     bool(summary.compile_sites), part_digests(summary) + text_digests(summary, source, starts),
                      frozenset(summary.local_defs),
                      bool(summary.compiled_calls),
                      frozenset(n.name for n in summary.compiled_names if n.place.scope < 0 and "." not in n.name),
                      frozenset(aliases[c.callee] for c in summary.imported_calls if c.callee in aliases),
                      pickle.dumps(blocks, protocol=pickle.HIGHEST_PROTOCOL))
 
-def text_digests(summary: ModuleSummary, text: str) -> tuple[tuple[str, str], ...]:
+def text_digests(summary: ModuleSummary, source: bytes, starts: list[int]) -> tuple[tuple[str, str], ...]:
     """`text:<name>`: the lines of the top-level definitions named `name` (a def or class with
     its decorators, as a content view parses them alone: view.read_alone), digested. Every
     definition nested in one lies within its lines, so a reader of one def's code (a caller's
     arguments, a callee's returns, a class body) depends on the text of its outermost one and
-    on nothing else of the file (engine.py, `code:` reads)."""
+    on nothing else of the file (engine.py, `code:` reads). `source`: the text in UTF-8
+    (surrogates passed), `starts` its lines' (builder.line_starts): the lines are def_lines's,
+    sliced from the bytes the summary was made from rather than split from the text again."""
     tops: dict[str, list[tuple[int, int]]] = {}
     for item in (*summary.functions, *summary.classes):
         if "." not in item.qualname:
             tops.setdefault(item.qualname, []).append((item.line, item.end_line))
     if not tops:
         return ()
-    lines = split_lines(text)
+    # line_starts holds the end too when the text ends a line (and is [0] for an empty text)
+    count = len(starts) - 1 if not source or source.endswith((b"\n", b"\r")) else len(starts)
     found = []
     for name, spans in tops.items():
-        if any(not 0 < first <= last <= len(lines) for first, last in spans):
+        if any(not 0 < first <= last <= count for first, last in spans):
             continue  # not known by its lines: a read of it depends on the whole file
         h = hashlib.blake2b(digest_size=16)
         for first, last in spans:
             h.update(f"{first}:{last}\0".encode())
-            h.update("".join(lines[first - 1:last]).encode("utf-8", "surrogatepass"))
+            h.update(source[starts[first - 1]:starts[last] if last < len(starts) else len(source)])
         found.append((f"text:{name}", h.hexdigest()))
     return tuple(found)
 
@@ -274,20 +276,26 @@ def _plain_data(statement: ast.stmt) -> bool:
     return all(isinstance(node, _DATA) for part in parts if part is not None for node in ast.walk(part))
 
 
-def _summary(text: str, module_name: str, is_package: bool) -> tuple[ModuleSummary | ReadProblem, Block]:
-    """The summary from `ast`, and the statements' outline: Python's own parser is the judge of
-    what is valid (one indexer, one parser), so syntax newer than the running Python's is its BL001."""
-    from breaklint.index.builder import summarize
+def _summary(text: str, module_name: str,
+             is_package: bool) -> tuple[ModuleSummary | ReadProblem, Block, bytes, list[int]]:
+    """The summary from `ast`, the statements' outline, and the text's bytes and line starts
+    (builder.summarize_lines): Python's own parser is the judge of what is valid (one indexer,
+    one parser), so syntax newer than the running Python's is its BL001."""
+    from breaklint.index.builder import summarize_lines
 
     verdict = python_verdict(text)
     tree = verdict.tree
     if tree is None:
-        return verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file"), ()
+        return verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file"), (), b"", []
+
+    def made() -> tuple[ModuleSummary, Block, bytes, list[int]]:
+        summary, source, starts = summarize_lines(text, module_name, is_package, tree)
+        return summary, outline(tree, text.splitlines(keepends=True)), source, starts
+
     try:
-        return summarize(text, module_name, is_package, tree), outline(tree, text.splitlines(keepends=True))
+        return made()
     except RecursionError:  # Python parsed it: it is deep, not wrong
-        return with_room(lambda: (summarize(text, module_name, is_package, tree),
-                                  outline(tree, text.splitlines(keepends=True))))
+        return with_room(made)
 
 
 def python_error_is_final(error: SyntaxError) -> bool:
