@@ -8,6 +8,7 @@ import ast
 import dataclasses
 import hashlib
 import re
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -19,6 +20,7 @@ from breaklint.index.def_lines import split_lines
 from breaklint.index.region_text import ALONE, CLASS, DEFINES, FUNCTION, outline
 from breaklint.index.scan import part_digests, scan_text, text_digests
 from breaklint.index.summary import ClassSummary, FunctionSummary, Guard, ModuleSummary
+from breaklint.index.suppress import _FOLDED_OTHERWISE, _MAYBE_SUPPRESSION, may_hold_suppressions
 from testdata import ROOT, TESTDATA
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -263,3 +265,28 @@ def test_definitions_lines_are_digested_as_before(text: str) -> None:
     facts = scan_text(text, "d", "m", False)
     assert {key: value for key, value in facts.parts if key.startswith("text:")} == \
         text_digests_plainly(indexed, text)
+
+
+# --- the suppression prefilter (suppress.may_hold_suppressions) ------------------------------
+def test_only_two_characters_are_folded_otherwise_than_lowered() -> None:
+    """Every character the case-blind pattern takes for a letter of its words is lowered to that
+    letter, but for those the prefilter leaves to the regex (and no other is lowered to two)."""
+    letters = "abeiklnoqrt"
+    every = "".join(chr(code) for code in range(0x80, sys.maxunicode + 1) if not 0xD800 <= code < 0xE000)
+    taken = {match.group() for match in re.finditer(f"[{letters}]", every, re.IGNORECASE)}
+    otherwise = {char for char in taken if char.lower() not in letters or len(char.lower()) != 1}
+    otherwise |= {char for char in every if len(char.lower()) != 1 and char.lower()[0] in letters}
+    assert otherwise == set(_FOLDED_OTHERWISE)
+    assert taken - otherwise == {"\u212a"}  # the Kelvin sign, lowered to "k"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=list("breaklintoqBREAKLINTOQ: #\n1\u0130\u0131\u212a\u00e9\u3000\u0663"), max_size=30))
+def test_the_prefilter_agrees_with_the_case_blind_pattern(text: str) -> None:
+    assert may_hold_suppressions(text) == (_MAYBE_SUPPRESSION.search(text) is not None)
+
+
+@pytest.mark.parametrize("text", ["# br\u212aaklint: ignore\n", "# \u00e9 noqa: BL1\n", "# \u00e9 NOQA : x bl\u0663\n",
+                                  "# \u00e9 breaklint ignore\n", "# breakl\u0130nt:", "# breakl\u0131nt:", "# \u00e9 bl1 noqa:"])
+def test_the_prefilter_on_non_ascii_text(text: str) -> None:
+    assert may_hold_suppressions(text) == (_MAYBE_SUPPRESSION.search(text) is not None)

@@ -21,12 +21,18 @@ _MAYBE_SUPPRESSION = re.compile(r"breaklint:|noqa\s*:[^\n]*?bl\d", re.IGNORECASE
 _MAYBE_NOQA = re.compile(r"noqa\s*:[^\n]*?bl\d")  # on lowered text
 
 
+# The characters the case-blind pattern takes for a letter of its words that str.lower does not
+# lower to that letter: İ (lowered to two characters) and ı, both taken for "i" (the only ones
+# among all characters: tests/test_prepass.py).
+_FOLDED_OTHERWISE = ("\u0130", "\u0131")
+
+
 def may_hold_suppressions(text: str) -> bool:
-    """Whether `text` may hold a suppression comment (every one matches). On ASCII text, from
-    its lowered copy and plain searches: a case-blind regex tries every position (twice as
-    long over the torch tree); other text is lowered differently than the regex folds case
-    (U+0130), so it gets the regex."""
-    if not text.isascii():
+    """Whether `text` may hold a suppression comment (every one matches). From its lowered copy
+    and plain searches: a case-blind regex tries every position (over the torch tree, 0.28 s
+    against 0.12 s). Text with a character that is lowered otherwise than the regex folds case
+    gets the regex."""
+    if not text.isascii() and any(odd in text for odd in _FOLDED_OTHERWISE):
         return _MAYBE_SUPPRESSION.search(text) is not None
     lowered = text.lower()
     return "breaklint:" in lowered or ("noqa" in lowered and _MAYBE_NOQA.search(lowered) is not None)
