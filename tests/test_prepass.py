@@ -18,7 +18,7 @@ from breaklint.index import summary
 from breaklint.index.builder import line_starts, summarize, summarize_lines
 from breaklint.index.def_lines import split_lines
 from breaklint.index.region_text import ALONE, CLASS, DEFINES, FUNCTION, outline
-from breaklint.index.scan import part_digests, scan_text, text_digests
+from breaklint.index.scan import _plain_data, part_digests, scan_text, text_digests
 from breaklint.index.summary import ClassSummary, FunctionSummary, Guard, ModuleSummary
 from breaklint.index.suppress import _FOLDED_OTHERWISE, _MAYBE_SUPPRESSION, may_hold_suppressions
 from testdata import ROOT, TESTDATA
@@ -290,3 +290,53 @@ def test_the_prefilter_agrees_with_the_case_blind_pattern(text: str) -> None:
                                   "# \u00e9 breaklint ignore\n", "# breakl\u0130nt:", "# breakl\u0131nt:", "# \u00e9 bl1 noqa:"])
 def test_the_prefilter_on_non_ascii_text(text: str) -> None:
     assert may_hold_suppressions(text) == (_MAYBE_SUPPRESSION.search(text) is not None)
+
+
+# --- what is left out of compile() (scan._worth_compiling) -----------------------------------
+_TAKEN = (ast.Constant, ast.Name, ast.Load, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp, ast.BinOp, ast.BoolOp,
+          ast.Compare, ast.Attribute, ast.Subscript, ast.Slice, ast.IfExp, ast.JoinedStr, ast.FormattedValue,
+          ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.expr_context)
+
+
+def plain_data_by_walk(statement: ast.stmt) -> bool:
+    """scan._plain_data as first written: every node of the value by ast.walk."""
+    if isinstance(statement, ast.Assign):
+        targets: list[ast.expr] = statement.targets
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        targets = [statement.target]
+    elif isinstance(statement, ast.Expr):
+        targets = []
+    else:
+        return False
+    if not all(isinstance(t, ast.Name) and t.id != "__debug__" for t in targets):
+        return False
+    parts = [statement.value, getattr(statement, "annotation", None)]
+    return all(isinstance(node, _TAKEN) for part in parts if part is not None for node in ast.walk(part))
+
+
+DATA = '''\
+A = [1, -2, (3, {4}), {"k": [5.0, None]}, {**B}, not C, D and E or F, G < H <= I, J.K, L[1:2, ::3], M if N else O]
+P: int = f"{Q!r:>{R}}" + "s" * 2
+"""doc"""
+S = [*T]
+U = V(1)
+W = [x for x in Y]
+Z = lambda: 1
+a = (b := 1)
+c.d = 1
+e, f = 1, 2
+__debug__ = 1
+g: h(1) = 2
+i: int
+j = k[l()]
+m = {n: o(p) for n in q}
+'''
+
+
+def test_plain_data_is_found_as_by_walking_every_node() -> None:
+    sources = [DATA, DIGESTED, SHAPES, *(path.read_text(encoding="utf-8") for folder in (ROOT / "examples", TESTDATA)
+                                         for path in sorted(folder.rglob("*.py")))]
+    verdicts = [(_plain_data(statement), plain_data_by_walk(statement))
+                for source in sources for statement in ast.walk(ast.parse(source)) if isinstance(statement, ast.stmt)]
+    assert all(ours == theirs for ours, theirs in verdicts)
+    assert [ours for ours, _ in verdicts[:15]] == [True] * 3 + [False] * 12

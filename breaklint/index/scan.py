@@ -246,10 +246,16 @@ def compiler_refuses(tree: ast.Module) -> SyntaxError | None:
         return None
     return None
 
-# Expressions the compiler takes whenever the parser did (no call: `f(a=1, a=2)` is refused).
-_DATA = (ast.Constant, ast.Name, ast.Load, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp, ast.BinOp, ast.BoolOp,
-         ast.Compare, ast.Attribute, ast.Subscript, ast.Slice, ast.IfExp, ast.JoinedStr, ast.FormattedValue,
-         ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.expr_context)
+# Expressions the compiler takes whenever the parser did (no call: `f(a=1, a=2)` is refused),
+# with the fields that hold their expressions. Their other fields hold only operators and
+# contexts, which the compiler takes too.
+_DATA: dict[type, tuple[str, ...]] = {
+    ast.Constant: (), ast.Name: (), ast.List: ("elts",), ast.Tuple: ("elts",), ast.Set: ("elts",),
+    ast.Dict: ("keys", "values"), ast.UnaryOp: ("operand",), ast.BinOp: ("left", "right"), ast.BoolOp: ("values",),
+    ast.Compare: ("left", "comparators"), ast.Attribute: ("value",), ast.Subscript: ("value", "slice"),
+    ast.Slice: ("lower", "upper", "step"), ast.IfExp: ("test", "body", "orelse"), ast.JoinedStr: ("values",),
+    ast.FormattedValue: ("value", "format_spec"),
+}
 
 
 def _worth_compiling(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -273,7 +279,27 @@ def _plain_data(statement: ast.stmt) -> bool:
     if not all(isinstance(t, ast.Name) and t.id != "__debug__" for t in targets):
         return False
     parts = [statement.value, getattr(statement, "annotation", None)]
-    return all(isinstance(node, _DATA) for part in parts if part is not None for node in ast.walk(part))
+    return all(_all_data(part) for part in parts if part is not None)
+
+
+def _all_data(expression: ast.expr) -> bool:
+    """Whether every expression in `expression` is one of _DATA's (walked by their fields, not
+    by ast.walk: a module's tables are most of what this walks)."""
+    stack: list[ast.expr | None] = [expression]
+    while stack:
+        node = stack.pop()
+        if node is None:  # an absent part (`x[a:]`, `{**d}`)
+            continue
+        fields = _DATA.get(type(node))
+        if fields is None:
+            return False
+        for field in fields:
+            value = getattr(node, field)
+            if type(value) is list:
+                stack += value
+            else:
+                stack.append(value)
+    return True
 
 
 def _summary(text: str, module_name: str,
