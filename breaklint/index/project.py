@@ -16,10 +16,10 @@ from typing import Callable, Iterable, Iterator, Mapping, Union
 
 import libcst as cst
 
-from breaklint.infra.lazy import calls_inside, parse_fragment
+from breaklint.infra.lazy import calls_inside, parse_fragment, written_test
 from breaklint.index.imports import ImportTable, dotted
 from breaklint.index.source import ParsedFile
-from breaklint.index.conditions import cst_guards_of
+from breaklint.index.conditions import cst_guards_of, text_guards_of
 from breaklint.index.summary import CompiledCall, CompiledName, Guards, StateWrite
 from breaklint.infra.walk import content_nodes
 
@@ -582,8 +582,9 @@ class ProjectIndex:
                     found.append(Build(cls, expr, scope, module, guards))
             return found
         if kind is cst.IfExp:
+            test = written_test(expr)  # a fragment's test is read as written: libcst never parses it
             for arm, holds in ((expr.body, True), (expr.orelse, False)):
-                arm_guards = tuple(cst_guards_of(expr.test, holds))
+                arm_guards = tuple(cst_guards_of(expr.test, holds) if test is None else text_guards_of(test, holds))
                 found.extend(inner(arm, under=(*guards, (arm_guards, scope)) if arm_guards else guards))
             return found
         if kind in _sequences():
@@ -676,6 +677,8 @@ def _sequences() -> frozenset[type]:  # made on first use: nothing of libcst is 
 def _constructor_calls(expr: cst.BaseExpression) -> tuple[cst.Call, ...]:
     """Calls inside a container literal or comprehension: `[Block(d) for _ in range(n)]` (from
     the fragment's `ast` shape where it has one: nothing parsed)."""
+    if expr.__class__ is cst.Call:  # itself, as the search gives it, but without parsing a fragment's
+        return (expr,)  # type: ignore[return-value]
     return calls_inside(expr, _outer_calls)  # type: ignore[return-value]
 
 
