@@ -131,8 +131,7 @@ def _shape(node: ast.expr, source: str) -> Shape:
         return ("bin", _shape(node.left, source), _shape(node.right, source))
     if isinstance(node, ast.IfExp):
         # its test as written: the settings it tests are read from it with `ast` (conditions.py)
-        return ("ifexp", _shape(node.body, source), _shape(node.orelse, source),
-                ast.get_source_segment(source, node.test))
+        return ("ifexp", _shape(node.body, source), _shape(node.orelse, source), _segment(source, node.test))
     if isinstance(node, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp)):
         return ("seq", _kinds()[0][type(node)], _calls_in(node, source))
     if isinstance(node, ast.Constant):
@@ -142,6 +141,14 @@ def _shape(node: ast.expr, source: str) -> Shape:
     else:
         kind = _kinds()[0].get(type(node))
     return None if kind is None else ("kind", kind)
+
+
+def _segment(source: str, node: ast.expr) -> str:
+    """ast.get_source_segment, without splitting the source into lines where it is one line of
+    ASCII (offsets are UTF-8 bytes): most fragments."""
+    if node.lineno == node.end_lineno == 1 and source.isascii():
+        return source[node.col_offset:node.end_col_offset]
+    return ast.get_source_segment(source, node) or ""
 
 
 def _calls_in(node: ast.expr, source: str) -> tuple[Shape, ...] | None:
