@@ -52,11 +52,15 @@ class Defaults:
         # `_sorted` of `builds` are in it (each class's `__init__` looked up once, not per question).
         self._by_init: dict[FunctionInfo | None, list[ClassInfo]] = {}
         self._sorted = 0
+        self._noted = 0  # builds noted so far: param_values' answers hold until it grows
+        self._values: dict[tuple[FunctionInfo, str], tuple[int, list[tuple[cst.BaseExpression, FunctionInfo | None,
+                                                                         ModuleIndex]]]] = {}
 
     def note(self, build: Build) -> None:
         found = self.builds.setdefault(build.cls, [])
         if build not in found:
             found.append(build)
+            self._noted += 1
 
     def _built_through(self, init: FunctionInfo) -> list[ClassInfo]:
         """The classes noted so far whose `__init__` is `init`, in `builds`' order."""
@@ -70,6 +74,15 @@ class Defaults:
         """What parameter `name` of `fn` may hold (project.ParamValues): for an `__init__` whose
         class the walk reached through builds, the argument each build passes, or the default
         where it passes none; otherwise the default."""
+        kept = self._values.get((fn, name))
+        if kept is not None and kept[0] == self._noted:
+            return kept[1]
+        found = self._param_values(fn, name)
+        self._values[(fn, name)] = (self._noted, found)
+        return found
+
+    def _param_values(self, fn: FunctionInfo, name: str
+                      ) -> list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]:
         param = _param(fn, name)
         default = [(param.default, fn.parent, fn.module)] if param is not None and param.default is not None else []
         builds = [build for cls in self._built_through(fn)

@@ -122,8 +122,9 @@ class CallResolver:
             found.extend(targets)
             seen.update(target for target, _, _, _ in targets)
         for ref in fn.refs:
-            found.extend((t, "", "", None) for t in self.function_refs(ref, fn) if t not in seen)
-            seen.update(self.function_refs(ref, fn))
+            refs = self.function_refs(ref, fn)
+            found.extend((t, "", "", None) for t in refs if t not in seen)
+            seen.update(refs)
         found.extend((t, "", "", None) for t in self.implicit_targets(fn) if t not in seen)
         return found
 
