@@ -1,7 +1,8 @@
 """infra/lazy.py answers from the `ast` what the parsed libcst tree would: the node's class, a
 call's func and its arguments (order, `*`/`**`, keywords), for every expression of the bundled
 examples and testdata, and for forms where ast and libcst order or group things differently; and
-the calls inside a list, tuple or comprehension (`calls_inside`) as a search of the real tree."""
+the calls inside a list, tuple or comprehension (`calls_inside`) as a search of the real tree; and
+the settings a conditional expression's test decides, from its text (`written_test`) as from the tree."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from breaklint.infra.lazy import calls_inside, parse_fragment, real_node
+from breaklint.index.conditions import cst_guards_of, text_guards_of
+from breaklint.infra.lazy import calls_inside, parse_fragment, real_node, written_test
 from breaklint.infra.walk import content_nodes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,6 +26,8 @@ WRITTEN = [
     "[A(1), B(C(2))]", "(f(x) for x in g(y) if h(x))", "[a.b(c)[d(e)] for _ in range(n)]", "[*f(), g()]",
     "[f(x) for x in y for z in w(x)]", "[lambda: f(1), (g(2), [h(3)])]", "[f'{a(1)}', b(2)]", "(\n  f(1),\n g(2))",
     "[x[k(1)] + m(2) for x in y]", "[]", "(f(1), )",
+    "A(c) if c.flag else B(c)", "a if not (c.x or c.y == 'v') else b", "a if (c.k in ('p',\n  'q')) else b",
+    "a if c.s == 'x' 'y' else b", "a if (  # why\n  c.x and c.y != 2) else b", "a if c.n is None else (b if c.m else d)",
 ]
 
 
@@ -56,6 +60,10 @@ def _same(lazy: object, real: cst.CSTNode, text: str) -> None:
         _same(lazy.left, real.left, text)  # type: ignore[attr-defined]
         _same(lazy.right, real.right, text)  # type: ignore[attr-defined]
     elif isinstance(real, cst.IfExp):
+        test = written_test(lazy)  # instance_builds reads the settings tested from it, libcst parsing nothing
+        assert test is not None, text
+        for holds in (True, False):
+            assert text_guards_of(test, holds) == cst_guards_of(real.test, holds), text
         _same(lazy.body, real.body, text)  # type: ignore[attr-defined]
         _same(lazy.orelse, real.orelse, text)  # type: ignore[attr-defined]
     elif isinstance(real, cst.Name):
@@ -95,3 +103,16 @@ def test_every_expression_of_the_examples() -> None:
         _same(parse_fragment(text), real, text)
         checked += 1
     assert checked > 500
+
+
+def test_the_calls_of_a_call_are_itself_without_parsing() -> None:
+    from breaklint.index.project import _constructor_calls
+
+    heard: list[str] = []
+    for text in ("nn.Sequential(A(1), B(C(2)))", "nn.ModuleList([A(1)] + [B(2)], f(x)(y))"):
+        fragment = parse_fragment(text, lambda: heard.append(text))
+        for arg in fragment.args:  # type: ignore[attr-defined]
+            value = arg.value
+            if isinstance(value, cst.Call):
+                assert _constructor_calls(value) == (value,), text
+    assert heard == []  # libcst parsed none of them

@@ -48,20 +48,45 @@ class Defaults:
         self.project = project
         self.builds: dict[ClassInfo, list[Build]] = {}
         self._attr_memo: dict[tuple[int, str], tuple[object, ...] | None] = {}
+        # The noted classes by their `__init__`, in the order they were first noted; the first
+        # `_sorted` of `builds` are in it (each class's `__init__` looked up once, not per question).
+        self._by_init: dict[FunctionInfo | None, list[ClassInfo]] = {}
+        self._sorted = 0
+        self._noted = 0  # builds noted so far: param_values' answers hold until it grows
+        self._values: dict[tuple[FunctionInfo, str], tuple[int, list[tuple[cst.BaseExpression, FunctionInfo | None,
+                                                                         ModuleIndex]]]] = {}
 
     def note(self, build: Build) -> None:
         found = self.builds.setdefault(build.cls, [])
         if build not in found:
             found.append(build)
+            self._noted += 1
+
+    def _built_through(self, init: FunctionInfo) -> list[ClassInfo]:
+        """The classes noted so far whose `__init__` is `init`, in `builds`' order."""
+        if self._sorted < len(self.builds):
+            for cls in list(self.builds)[self._sorted:]:
+                self._by_init.setdefault(self.project.method(cls, "__init__"), []).append(cls)
+            self._sorted = len(self.builds)
+        return self._by_init.get(init, [])
 
     def param_values(self, fn: FunctionInfo, name: str) -> list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]:
         """What parameter `name` of `fn` may hold (project.ParamValues): for an `__init__` whose
         class the walk reached through builds, the argument each build passes, or the default
         where it passes none; otherwise the default."""
+        kept = self._values.get((fn, name))
+        if kept is not None and kept[0] == self._noted:
+            return kept[1]
+        found = self._param_values(fn, name)
+        self._values[(fn, name)] = (self._noted, found)
+        return found
+
+    def _param_values(self, fn: FunctionInfo, name: str
+                      ) -> list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]:
         param = _param(fn, name)
         default = [(param.default, fn.parent, fn.module)] if param is not None and param.default is not None else []
-        builds = [build for cls, found in self.builds.items() if self.project.method(cls, "__init__") is fn
-                  for build in found] if fn.name == "__init__" and fn.class_info is not None else []
+        builds = [build for cls in self._built_through(fn)
+                  for build in self.builds[cls]] if fn.name == "__init__" and fn.class_info is not None else []
         if not builds:
             return default  # evaluated where the def is
         values: list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]] = []
@@ -125,9 +150,6 @@ class Defaults:
         if len(assigned) != 1:
             return None
         owner, value = assigned[0]
-        if any(cls in self.project.mro(built) and len(self.project.attr_values(built, attr)) != 1
-               for built in self.builds):
-            return None
         init = owner.methods.get("__init__")
         source = dotted(value.expr)
         if init is None or source is None or init.self_name is None:
@@ -135,7 +157,12 @@ class Defaults:
         root, *rest = source.split(".")
         is_setting = (root in init.header.params and root != init.self_name and len(rest) == 1) or \
             (root == init.self_name and len(rest) == 2)
-        if not is_setting or not _stored_in_init(owner, init, attr, value.expr):
+        if not is_setting:  # most attributes: before the walk over every class built so far
+            return None
+        if any(cls in self.project.mro(built) and len(self.project.attr_values(built, attr)) != 1
+               for built in self.builds):
+            return None
+        if not _stored_in_init(owner, init, attr, value.expr):
             return None
         return source, init
 
@@ -191,10 +218,8 @@ class Defaults:
         if owner is None or fn.name != "__init__":
             return None
         classes: set[ClassInfo] = set()
-        for cls, builds in self.builds.items():
-            if self.project.method(cls, "__init__") is not fn:
-                continue
-            for build in builds:
+        for cls in self._built_through(fn):
+            for build in self.builds[cls]:
                 if build.call is None:
                     continue  # an instance passed down as an argument: its build is noted too (pass_instances)
                 held = self._argument_class(build, fn, name, depth)

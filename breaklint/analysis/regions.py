@@ -122,8 +122,9 @@ class CallResolver:
             found.extend(targets)
             seen.update(target for target, _, _, _ in targets)
         for ref in fn.refs:
-            found.extend((t, "", "", None) for t in self.function_refs(ref, fn) if t not in seen)
-            seen.update(self.function_refs(ref, fn))
+            refs = self.function_refs(ref, fn)
+            found.extend((t, "", "", None) for t in refs if t not in seen)
+            seen.update(refs)
         found.extend((t, "", "", None) for t in self.implicit_targets(fn) if t not in seen)
         return found
 
@@ -186,7 +187,7 @@ class CallResolver:
                 return [nested]
         if module is None or not isinstance(expr, (cst.Name, cst.Attribute)):
             return []
-        qualified = module.imports.resolve(expr)
+        qualified = project.resolved(expr, module)
         found = project.lookup(qualified, module) if qualified else None
         if isinstance(found, FunctionInfo):
             return [found]
@@ -318,6 +319,12 @@ def compute_regions(project: ProjectIndex, entries: list[EntryPoint],
 
     With `on_error`, a function whose calls cannot be resolved (an internal error) is reported
     to it and keeps its region; only what nothing else reaches is left out. Without, it raises."""
+    with project.memoized():  # the walk asks the same of many calls (ProjectIndex.memoized)
+        return _walk(project, entries, on_error)
+
+
+def _walk(project: ProjectIndex, entries: list[EntryPoint],
+          on_error: Callable[[FunctionInfo, Exception], None] | None) -> dict[FunctionInfo, Region]:
     arguments: dict[tuple[FunctionInfo, str], list[ClassInfo]] = {}
     resolver = CallResolver(project, arguments)
     defaults = Defaults(project)

@@ -95,6 +95,13 @@ def cst_guards_of(test: cst.BaseExpression, holds: bool) -> list[Guard]:
     return guards_of(found[0], holds, found[1]) if found is not None else []
 
 
+def text_guards_of(test: str, holds: bool) -> list[Guard]:
+    """cst_guards_of for a test given as written (a fragment's, infra/lazy.written_test): no
+    libcst node is made or printed."""
+    found = _text_as_ast(test)
+    return guards_of(found[0], holds, found[1]) if found is not None else []
+
+
 def cst_literal(expr: cst.BaseExpression) -> object:
     found = _as_ast(expr)
     return literal(found[0], found[1]) if found is not None else NO_LITERAL
@@ -103,7 +110,11 @@ def cst_literal(expr: cst.BaseExpression) -> object:
 def _as_ast(expr: cst.BaseExpression) -> tuple[ast.expr, Text] | None:
     import libcst as cst
 
-    source = "(\n" + cst.Module(body=[]).code_for_node(expr) + "\n)"
+    return _text_as_ast(cst.Module(body=[]).code_for_node(expr))
+
+
+def _text_as_ast(code: str) -> tuple[ast.expr, Text] | None:
+    source = "(\n" + code + "\n)"
     try:
         tree = ast.parse(source, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -9,6 +9,7 @@ happens in `ProjectIndex` (imports may point anywhere in the tree).
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -16,10 +17,10 @@ from typing import Callable, Iterable, Iterator, Mapping, Union
 
 import libcst as cst
 
-from breaklint.infra.lazy import calls_inside, parse_fragment
+from breaklint.infra.lazy import calls_inside, parse_fragment, written_test
 from breaklint.index.imports import ImportTable, dotted
 from breaklint.index.source import ParsedFile
-from breaklint.index.conditions import cst_guards_of
+from breaklint.index.conditions import cst_guards_of, text_guards_of
 from breaklint.index.summary import CompiledCall, CompiledName, Guards, StateWrite
 from breaklint.infra.walk import content_nodes
 
@@ -390,6 +391,7 @@ class ProjectIndex:
         self.asked: set[str] = set()  # module names looked up (see ModulesByName)
         self.by_name = ModulesByName(self._slots_by_name, self.asked)
         self._mro: dict[ClassInfo, list[ClassInfo]] = {}
+        self._memo: _Memo | None = None  # while memoized()
 
     @property
     def modules(self) -> list[ModuleIndex]:
@@ -401,11 +403,25 @@ class ProjectIndex:
         their paths; the other modules are shared, built or not."""
         view = ProjectIndex(())
         view._mro = {}
+        view._memo = None
         by_path = {module.file.path: module for module in modules}
         view._slots = [_Slot(s.name, s.path, None, by_path[s.path]) if s.path in by_path else s for s in self._slots]
         for slot in view._slots:
             view._slots_by_name.setdefault(slot.name, []).append(slot)
         return view
+
+    @contextmanager
+    def memoized(self) -> Iterator[None]:
+        """Within it, answers that depend on the index alone are kept (one region walk, which asks
+        the same of many calls): the first answer's reads were recorded (`asked`, view.Record) in
+        the same recording, so a repeated one needs none."""
+        outer = self._memo
+        if outer is None:
+            self._memo = _Memo()
+        try:
+            yield
+        finally:
+            self._memo = outer
 
     def compile_sites_at(self, location: str) -> list[CompileSite]:
         """The compile sites at `location` (`display:line`, a region's site), building only the
@@ -446,6 +462,16 @@ class ProjectIndex:
         """The project definition a fully qualified dotted name refers to, if any."""
         if depth > 8:  # re-export cycles
             return None
+        memo = self._memo
+        if memo is not None and depth == 0:
+            key = (qualified, near)
+            if key in memo.lookups:
+                return memo.lookups[key]
+            found = memo.lookups[key] = self._lookup(qualified, near, 0)
+            return found
+        return self._lookup(qualified, near, depth)
+
+    def _lookup(self, qualified: str, near: ModuleIndex, depth: int) -> Definition | None:
         parts = qualified.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             candidates = self._module_candidates(".".join(parts[:cut]), near)
@@ -467,8 +493,22 @@ class ProjectIndex:
             return self.lookup(".".join([target, *rest[1:]]), module, depth + 1)
         return None
 
-    def resolve_class(self, expr: cst.BaseExpression, module: ModuleIndex) -> ClassInfo | None:
+    def resolved(self, expr: cst.BaseExpression, module: ModuleIndex) -> str | None:
+        """`module.imports.resolve(expr)`, kept while memoized: by node, as a fragment's node is
+        shared by every reader of its text (view.Fragments)."""
+        memo = self._memo
+        if memo is None:
+            return module.imports.resolve(expr)
+        key = (id(expr), module)
+        kept = memo.resolved.get(key)
+        if kept is not None and kept[0] is expr:
+            return kept[1]
         name = module.imports.resolve(expr)
+        memo.resolved[key] = (expr, name)  # it holds expr: no other node takes its id meanwhile
+        return name
+
+    def resolve_class(self, expr: cst.BaseExpression, module: ModuleIndex) -> ClassInfo | None:
+        name = self.resolved(expr, module)
         if name is None:
             return None
         found = self.lookup(name, module)
@@ -503,6 +543,16 @@ class ProjectIndex:
         return order
 
     def method(self, cls: ClassInfo, name: str, skip_self: bool = False) -> FunctionInfo | None:
+        memo = self._memo
+        if memo is not None:
+            key = (cls, name, skip_self)
+            if key in memo.methods:
+                return memo.methods[key]
+            found = memo.methods[key] = self._method(cls, name, skip_self)
+            return found
+        return self._method(cls, name, skip_self)
+
+    def _method(self, cls: ClassInfo, name: str, skip_self: bool) -> FunctionInfo | None:
         for klass in self.mro(cls)[1 if skip_self else 0 :]:
             if name in klass.methods:
                 return klass.methods[name]
@@ -546,7 +596,40 @@ class ProjectIndex:
         With `params` (what a parameter may hold: its default, the arguments it was given), a
         class passed as an argument is followed too: `self.mlp = mlp_layer(dim)`. With `passed`,
         a module instance passed as an argument: `for layer in layers: layer(h)`."""
+        memo = self._memo
+        if memo is None:
+            return self._instance_builds(expr, scope, module, depth, guards, params, passed)
+        # A name is its text (`x.view` and `x.sum` hold two nodes of `x`), another node itself.
+        named = expr.__class__ is cst.Name
+        node = None if named else expr
+        key = (expr.value if named else id(expr), scope, module, guards, params is None, passed is None)
+        if depth == 0:
+            memo.epoch += 1  # a new question: what the walk has learnt may have grown since the last
+        kept = memo.builds.get(key)
+        if kept is not None and kept[0] is node and depth <= kept[1]:
+            return list(kept[2])
+        moment = memo.transient.get((key, depth))
+        if moment is not None and moment[0] is node and moment[3] in (None, memo.epoch):
+            memo.cuts += moment[2]  # what made it transient holds for whoever asked this
+            memo.state_reads += moment[3] is not None
+            return list(moment[1])
+        state, cuts = memo.state_reads, memo.cuts
+        found = self._instance_builds(expr, scope, module, depth, guards, params, passed)
+        read, cut = memo.state_reads != state, memo.cuts != cuts
+        if not read and not cut:  # the same answer whenever asked again
+            memo.builds[key] = (node, depth, found)  # from this depth or a shallower one: nothing was cut
+        else:  # cut short: the same answer at this depth; what the walk learnt read: within this question
+            memo.transient[(key, depth)] = (node, found, int(cut), memo.epoch if read else None)
+        return list(found)
+
+    def _instance_builds(
+        self, expr: cst.BaseExpression, scope: FunctionInfo | None, module: ModuleIndex, depth: int,
+        guards: tuple[tuple[Guards, FunctionInfo | None], ...], params: ParamValues | None,
+        passed: ParamClasses | None,
+    ) -> list[Build]:
         if depth > 6:
+            if self._memo is not None:
+                self._memo.cuts += 1
             return []
         found: list[Build] = []
 
@@ -562,7 +645,7 @@ class ProjectIndex:
                 return [Build(cls, expr, scope, module, guards)]
             if isinstance(func, cst.Attribute) and func.attr.value in MODULE_CHAIN_METHODS:
                 return inner(func.value)
-            qualified = module.imports.resolve(func)
+            qualified = self.resolved(func, module)
             if qualified in MODULE_CONTAINERS:
                 for arg in expr.args:
                     if arg.star and isinstance(arg.value, cst.Name):  # nn.Sequential(*blocks)
@@ -582,8 +665,9 @@ class ProjectIndex:
                     found.append(Build(cls, expr, scope, module, guards))
             return found
         if kind is cst.IfExp:
+            test = written_test(expr)  # a fragment's test is read as written: libcst never parses it
             for arm, holds in ((expr.body, True), (expr.orelse, False)):
-                arm_guards = tuple(cst_guards_of(expr.test, holds))
+                arm_guards = tuple(cst_guards_of(expr.test, holds) if test is None else text_guards_of(test, holds))
                 found.extend(inner(arm, under=(*guards, (arm_guards, scope)) if arm_guards else guards))
             return found
         if kind in _sequences():
@@ -599,6 +683,8 @@ class ProjectIndex:
             if not bound and passed is not None:
                 owner = _parameter_owner(expr.value, scope)
                 if owner is not None:
+                    if self._memo is not None:
+                        self._memo.state_reads += 1  # what the walk has passed so far
                     found.extend(Build(cls, None, scope, module, guards) for cls in passed(owner, expr.value))
             return found
         if kind is cst.Attribute:
@@ -615,7 +701,11 @@ class ProjectIndex:
                    params: ParamValues, depth: int = 0) -> list[ClassInfo]:
         """The project classes `expr` names as a value (a class, not an instance): `LSTM2d`, a
         local bound to one, or a parameter given one (by default or by an argument)."""
-        if depth > 8 or not isinstance(expr, (cst.Name, cst.Attribute)):
+        if depth > 8:
+            if self._memo is not None:
+                self._memo.cuts += 1
+            return []
+        if not isinstance(expr, (cst.Name, cst.Attribute)):
             return []
         cls = self.resolve_class(expr, module)
         if cls is not None:
@@ -630,6 +720,8 @@ class ProjectIndex:
         fn = scope
         while not bound and fn is not None:
             if expr.value in fn.header.params:
+                if self._memo is not None:
+                    self._memo.state_reads += 1  # what the walk has learnt of the arguments so far
                 for value, where, held_in in params(fn, expr.value):
                     found.extend(c for c in self.class_refs(value, where, held_in, params, depth + 1) if c not in found)
                 break
@@ -655,6 +747,27 @@ class ProjectIndex:
         return None
 
 
+class _Memo:
+    """ProjectIndex.memoized's answers. An instance_builds answer is kept for good unless it read
+    what the region walk learns as it goes (`params`, `passed`: state_reads) or was cut short by
+    depth (cuts); those are kept for the same depth and question (`transient`): a name bound to
+    itself (`x = x[0]`) is asked again at every level below, from each of its values."""
+
+    __slots__ = ("lookups", "methods", "resolved", "builds", "transient", "state_reads", "cuts", "epoch")
+
+    def __init__(self) -> None:
+        self.lookups: dict[tuple[str, ModuleIndex], Definition | None] = {}
+        self.methods: dict[tuple[ClassInfo, str, bool], FunctionInfo | None] = {}
+        self.resolved: dict[tuple[int, ModuleIndex], tuple[cst.BaseExpression, str | None]] = {}
+        self.builds: dict[tuple[object, ...], tuple[cst.BaseExpression | None, int, list[Build]]] = {}
+        # An answer cut short by depth, kept for that depth; one that read what the walk learns,
+        # with the question (epoch) it was made in: (node, builds, cut, epoch or None).
+        self.transient: dict[tuple[object, int], tuple[cst.BaseExpression | None, list[Build], int, int | None]] = {}
+        self.state_reads = 0
+        self.cuts = 0
+        self.epoch = 0  # top-level instance_builds questions asked: the walk learns only between them
+
+
 def _parameter_owner(name: str, scope: FunctionInfo | None) -> FunctionInfo | None:
     """The function (scope or one enclosing it) whose parameter `name` is, unless a nearer one
     binds the name locally."""
@@ -676,6 +789,8 @@ def _sequences() -> frozenset[type]:  # made on first use: nothing of libcst is 
 def _constructor_calls(expr: cst.BaseExpression) -> tuple[cst.Call, ...]:
     """Calls inside a container literal or comprehension: `[Block(d) for _ in range(n)]` (from
     the fragment's `ast` shape where it has one: nothing parsed)."""
+    if expr.__class__ is cst.Call:  # itself, as the search gives it, but without parsing a fragment's
+        return (expr,)  # type: ignore[return-value]
     return calls_inside(expr, _outer_calls)  # type: ignore[return-value]
 
 

@@ -24,6 +24,7 @@ from breaklint.infra.recursion import parse_safely
 
 _OWN = frozenset({"_kind", "_known", "_real", "_resolved", "_on_read"})
 _CALLS = "calls inside"  # the key of a sequence's calls in LazyNode._known: no libcst field is named so
+_TEST = "test source"  # the key of a conditional expression's test, as written
 
 
 class LazyNode:
@@ -87,8 +88,9 @@ def parse_fragment(text: str, on_parse: Callable[[], None] | None = None) -> cst
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(f"({text})", mode="eval").body
-        shape = _shape(tree)
+            source = f"({text})"
+            tree = ast.parse(source, mode="eval").body
+        shape = _shape(tree, source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return root()
     del tree  # the shape is what stays: an ast tree costs several times more
@@ -111,26 +113,27 @@ def _dotted_node(text: str) -> cst.BaseExpression | None:
 
 # What the ast says of an expression's spine, compactly (kept with each fragment until read):
 # ("name", id), ("attr", value, attr), ("call", func, ((star, keyword, value), ...)),
-# ("sub", value), ("bin", left, right), ("ifexp", body, orelse), ("seq", libcst class, the calls
-# inside it or None), ("kind", libcst class), or None (read it from the parsed tree).
+# ("sub", value), ("bin", left, right), ("ifexp", body, orelse, the test as written), ("seq", libcst
+# class, the calls inside it or None), ("kind", libcst class), or None (read it from the parsed tree).
 Shape = tuple | None  # type: ignore[type-arg]
 
 
-def _shape(node: ast.expr) -> Shape:
+def _shape(node: ast.expr, source: str) -> Shape:
     if isinstance(node, ast.Name):
         return ("name", node.id)
     if isinstance(node, ast.Attribute):
-        return ("attr", _shape(node.value), node.attr)
+        return ("attr", _shape(node.value, source), node.attr)
     if isinstance(node, ast.Call):
-        return ("call", _shape(node.func), _arguments(node))
+        return ("call", _shape(node.func, source), _arguments(node, source))
     if isinstance(node, ast.Subscript):
-        return ("sub", _shape(node.value))
+        return ("sub", _shape(node.value, source))
     if isinstance(node, ast.BinOp):  # both group `a + b + c` (and `a ** b ** c`) alike
-        return ("bin", _shape(node.left), _shape(node.right))
+        return ("bin", _shape(node.left, source), _shape(node.right, source))
     if isinstance(node, ast.IfExp):
-        return ("ifexp", _shape(node.body), _shape(node.orelse))
+        # its test as written: the settings it tests are read from it with `ast` (conditions.py)
+        return ("ifexp", _shape(node.body, source), _shape(node.orelse, source), _segment(source, node.test))
     if isinstance(node, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp)):
-        return ("seq", _kinds()[0][type(node)], _calls_in(node))
+        return ("seq", _kinds()[0][type(node)], _calls_in(node, source))
     if isinstance(node, ast.Constant):
         if node.value is None or isinstance(node.value, bool):
             return ("name", repr(node.value))
@@ -140,7 +143,15 @@ def _shape(node: ast.expr) -> Shape:
     return None if kind is None else ("kind", kind)
 
 
-def _calls_in(node: ast.expr) -> tuple[Shape, ...] | None:
+def _segment(source: str, node: ast.expr) -> str:
+    """ast.get_source_segment, without splitting the source into lines where it is one line of
+    ASCII (offsets are UTF-8 bytes): most fragments."""
+    if node.lineno == node.end_lineno == 1 and source.isascii():
+        return source[node.col_offset:node.end_col_offset]
+    return ast.get_source_segment(source, node) or ""
+
+
+def _calls_in(node: ast.expr, source: str) -> tuple[Shape, ...] | None:
     """The shapes of the calls under `node` that are not inside another call, in source order
     (libcst's content order: the calls are disjoint, so their starts order them); None where the
     `ast`'s positions are not the source's (an f-string's parts)."""
@@ -155,7 +166,7 @@ def _calls_in(node: ast.expr) -> tuple[Shape, ...] | None:
         else:
             stack.extend(ast.iter_child_nodes(current))
     found.sort(key=lambda call: (call.lineno, call.col_offset))
-    return tuple(_shape(call) for call in found)
+    return tuple(_shape(call, source) for call in found)
 
 
 def calls_inside(node: object, find: Callable[[cst.CSTNode], Iterator[cst.Call]]) -> tuple[object, ...]:
@@ -166,6 +177,16 @@ def calls_inside(node: object, find: Callable[[cst.CSTNode], Iterator[cst.Call]]
         if known is not None:
             return known()(find)  # type: ignore[operator, no-any-return]
     return tuple(find(node))  # type: ignore[arg-type]
+
+
+def written_test(node: object) -> str | None:
+    """The test of a conditional expression as written, from its shape (None where it has none:
+    read `node.test` then)."""
+    if type(node) is LazyNode:
+        known = node._known.get(_TEST)
+        if known is not None:
+            return known()  # type: ignore[no-any-return]
+    return None
 
 
 def _sequence(kind: type, calls: tuple[Shape, ...] | None, real: Callable[[], object]) -> LazyNode:
@@ -188,14 +209,14 @@ def _sequence(kind: type, calls: tuple[Shape, ...] | None, real: Callable[[], ob
     return LazyNode(kind, {_CALLS: lambda: inside}, real)  # type: ignore[arg-type]
 
 
-def _arguments(call: ast.Call) -> tuple[tuple[str, str | None, Shape], ...]:
+def _arguments(call: ast.Call, source: str) -> tuple[tuple[str, str | None, Shape], ...]:
     """A call's arguments in libcst's order (the source's: ast keeps positional and keyword
     arguments apart), each as (star, keyword, value)."""
     written: list[tuple[ast.AST, str, str | None, ast.expr]] = [
         (arg, "*", None, arg.value) if isinstance(arg, ast.Starred) else (arg, "", None, arg) for arg in call.args]
     written += [(kw, "**" if kw.arg is None else "", kw.arg, kw.value) for kw in call.keywords]
     written.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
-    return tuple((star, keyword, _shape(value)) for _, star, keyword, value in written)
+    return tuple((star, keyword, _shape(value, source)) for _, star, keyword, value in written)
 
 
 def _spine(shape: Shape, real: Callable[[], object]) -> object:
@@ -223,8 +244,9 @@ def _spine(shape: Shape, real: Callable[[], object]) -> object:
     if what == "bin":
         return LazyNode(cst.BinaryOperation, {"left": _part(shape[1], real, "left"),
                                               "right": _part(shape[2], real, "right")}, real)  # type: ignore[arg-type]
-    return LazyNode(cst.IfExp, {"body": _part(shape[1], real, "body"),
-                                "orelse": _part(shape[2], real, "orelse")}, real)  # type: ignore[arg-type]
+    test = shape[3]
+    return LazyNode(cst.IfExp, {"body": _part(shape[1], real, "body"), "orelse": _part(shape[2], real, "orelse"),
+                                _TEST: lambda: test}, real)  # type: ignore[arg-type]
 
 
 def _part(shape: Shape, real: Callable[[], object], field: str) -> Callable[[], object]:

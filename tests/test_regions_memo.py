@@ -1,0 +1,109 @@
+"""The region walk keeps answers that depend on the index alone (ProjectIndex.memoized): the
+regions, and what their computation read for the cache, are those of a walk that keeps none,
+on the examples, the rules' testdata and every testdata project, and on names bound to
+themselves (`x = x[0]`), whose answers are cut short by depth."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from testdata import ROOT, project_dirs, write_tree
+
+from breaklint.check import engine as engine_module
+from breaklint.check.cache import Cache
+from breaklint.check.engine import Engine
+from breaklint.check.registry import RuleSet
+from breaklint.config import Config
+from breaklint.index.project import ProjectIndex
+
+SELF_BOUND = {
+    "pkg/__init__.py": "",
+    "pkg/blocks.py": """
+        import torch
+        from torch import nn
+
+        class Block(nn.Module):
+            def forward(self, x):
+                return x.sum().item()
+
+        class Other(nn.Module):
+            def forward(self, x):
+                return x.sum().item()
+
+        class Stage(nn.Module):
+            def __init__(self, config, layer=Block):
+                super().__init__()
+                self.blocks = nn.ModuleList([layer() for _ in range(2)])
+                self.extra = Other() if config.extra else Block()
+
+            def forward(self, x):
+                blocks = self.blocks
+                blocks = blocks[0] if x else blocks
+                blocks = blocks[1:]
+                for block in blocks:
+                    x = block(x)
+                    x = x[0]
+                    x = x if x else x[1]
+                y = x.view(1)
+                y = y.flatten()
+                return run(self.extra, y)
+
+        def run(layer, y):
+            return layer(y)
+    """,
+    "train.py": """
+        import torch
+        from pkg.blocks import Stage, Other
+
+        class Config:
+            def __init__(self, extra=False):
+                self.extra = extra
+
+        model = torch.compile(Stage(Config(), layer=Other))
+    """,
+}
+
+
+def _regions(root: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, memo: bool) -> list[Any]:
+    if not memo:
+        monkeypatch.setattr(ProjectIndex, "memoized", _none)
+    computed: list[Any] = []
+    original = engine_module._Run.regions_computed
+
+    def keeping(run: engine_module._Run, candidates: set[Path]):  # type: ignore[no-untyped-def]
+        found = original(run, candidates)
+        computed.append(found)
+        return found
+
+    monkeypatch.setattr(engine_module._Run, "regions_computed", keeping)
+    config = Config(root=root)
+    result = Engine(config, RuleSet(config), jobs=1, cache=Cache(cache)).check([root])
+    monkeypatch.undo()
+    return [computed, [(f.code, f.path, f.span.start_line, f.message, f.region) for f in result.findings]]
+
+
+@contextlib.contextmanager
+def _none(self: ProjectIndex) -> Iterator[None]:
+    yield
+
+
+@pytest.mark.parametrize("where", ["examples", "testdata/rules", *(str(p.relative_to(ROOT)) for p in project_dirs())])
+def test_the_walk_finds_what_it_finds_without_keeping(where: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    kept = _regions(ROOT / where, tmp_path / "a", monkeypatch, memo=True)
+    monkeypatch.chdir(ROOT)
+    assert kept == _regions(ROOT / where, tmp_path / "b", monkeypatch, memo=False)
+    assert kept[0] and kept[0][0][0]  # some regions were computed
+
+
+def test_names_bound_to_themselves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_tree(tmp_path / "p", SELF_BOUND)
+    monkeypatch.chdir(root)
+    kept = _regions(root, tmp_path / "a", monkeypatch, memo=True)
+    monkeypatch.chdir(root)
+    assert kept == _regions(root, tmp_path / "b", monkeypatch, memo=False)
+    assert sum(1 for code, *_ in kept[1] if code == "BL101") >= 2  # Other's forward, and Block's
