@@ -46,7 +46,7 @@ from breaklint.check.registry import RuleSet
 from breaklint.rule import FileContext, Rule
 from breaklint.infra.recursion import parse_safely, with_room
 from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes
-from breaklint.index.view import Fragments, bind_tree, shallow_module, tree_functions, unbind_bodiless
+from breaklint.index.view import Fragments, bind_tree, release_bound, shallow_module, tree_functions, unbind_bodiless
 from breaklint.index.libcst_gaps import parse_around_gaps
 from breaklint.index.region_text import Block, region_text
 from breaklint.index.source import ParsedFile, WholeFile
@@ -354,6 +354,8 @@ class Engine:
                 raise
             except Exception as error:  # the engine itself failed on this file: keep the others
                 internal_error(None, error)
+            finally:
+                ctx.release()
             file.scope = None
         suppressions = parse_suppressions(file.text) if may_hold_suppressions(file.text) else []
         if not suppressions:
@@ -826,6 +828,8 @@ class _Run:
         except _NeedsRoom:  # a tree deeper than the default limit: all of it again, with room
             module.file.scope = None
             return with_room(lambda: self._check_parsed(index, module, roomy=True))
+        finally:
+            release_bound(module)  # reference counting frees it and its tree (worker.check_task)
 
     def _check_parsed(self, index: int, module: ModuleIndex, roomy: bool) -> _Checked:
         source = self.sources[index]

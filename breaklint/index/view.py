@@ -613,6 +613,22 @@ def bind_tree(module: ModuleIndex, parsed: ParsedFile, summary: ModuleSummary) -
     return module
 
 
+def release_bound(module: ModuleIndex) -> None:
+    """Break the cycles of a checked file's index once its rules are done (a module and its
+    defs, classes and compile sites point at one another), so that reference counting frees it
+    and the tree bound to it: the collector then walks only what a file leaves that lives on
+    (worker.check_task). Nothing outlives the check of its own file that points into it."""
+    data = getattr(module, "_data", None)
+    if not isinstance(data, dict):
+        return
+    for owner in (*data.get("defined", ()), *data.get("defined_classes", ())):  # type: ignore[misc]
+        vars(owner).clear()
+    file = getattr(module, "file", None)
+    if isinstance(file, ParsedFile):
+        file.whole = None  # it points back at the file
+    vars(module).clear()
+
+
 def tree_functions(module: ModuleIndex) -> dict[cst.FunctionDef, FunctionInfo]:
     """The functions of a bound module (bind_tree) by their node in its tree, the last def of a
     name only (as `module.functions`), read without parsing a def that libcst was not given."""
@@ -658,6 +674,7 @@ def _definitions(tree: cst.Module) -> tuple[list[cst.FunctionDef], list[cst.Clas
             walk(child)  # type: ignore[arg-type]
 
     walk(tree)
+    del walk  # it refers to itself: a cycle that would hold the lists (and their nodes) for the collector
     return functions, classes
 
 
@@ -665,22 +682,29 @@ def own_calls(function: cst.FunctionDef, resolve: Callable[[cst.BaseExpression],
     """The calls of a function's own code (its decorators, defaults and body, not what a def or
     class inside it holds), outside the blocks Dynamo never traces, in visit order: the calls
     the pre-pass summarised, as the tree's nodes (a caller's arguments are read from them)."""
-    found: list[cst.Call] = []
+    calls = _OwnCalls(function, resolve)
+    visit(function, calls, trivia=False)
+    return calls.found
 
-    class Calls(Visitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            kind = type(node)  # walk() meets real nodes only: no LazyNode stands for one here
-            if kind is cst.Call:
-                found.append(node)  # type: ignore[arg-type]
-            elif kind is cst.If:
-                skipped.update(untraced_blocks(node, resolve))  # type: ignore[arg-type]
-            elif (kind is cst.FunctionDef or kind is cst.ClassDef) and node is not function:
-                return False
-            return not skipped or node not in skipped
 
-    skipped: set[cst.CSTNode] = set()
-    visit(function, Calls(), trivia=False)
-    return found
+class _OwnCalls(Visitor):
+    """own_calls' visitor (one class: a class made per call is cyclic garbage for the collector)."""
+
+    def __init__(self, function: cst.FunctionDef, resolve: Callable[[cst.BaseExpression], str | None]) -> None:
+        self.function = function
+        self.resolve = resolve
+        self.found: list[cst.Call] = []
+        self.skipped: set[cst.CSTNode] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = type(node)  # walk() meets real nodes only: no LazyNode stands for one here
+        if kind is cst.Call:
+            self.found.append(node)  # type: ignore[arg-type]
+        elif kind is cst.If:
+            self.skipped.update(untraced_blocks(node, self.resolve))  # type: ignore[arg-type]
+        elif (kind is cst.FunctionDef or kind is cst.ClassDef) and node is not self.function:
+            return False
+        return not self.skipped or node not in self.skipped
 
 
 @lru_cache(maxsize=None)
