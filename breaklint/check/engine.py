@@ -449,6 +449,7 @@ class _Run:
         self.checked_here = 0  # files checked in this process (see worker.check_task)
         self.work = Work()
         self._content_read: set[int] = set()  # files whose text a content view read (Work.content_texts)
+        self._last_text: tuple[int, str] | None = None  # the last of them, decoded (_content_text)
         self._positions: dict[Path, int] | None = None  # see _position
         self.scanned = 0  # files the pre-pass ran on (not in the cache)
 
@@ -459,6 +460,7 @@ class _Run:
         state["fragments"] = Fragments()
         state["_trees"] = {}
         state["_fingerprint"] = None
+        state["_last_text"] = None
         state["engine"] = Engine(self.config, self.rules, shown_from=self.engine.shown_from)
         return state
 
@@ -659,11 +661,14 @@ class _Run:
         return bind_tree(module, parsed, summary)
 
     def _content_text(self, index: int) -> str | None:
-        """The file's text for a content view's defs (counted as libcst's work when parsed),
-        decoded again for each def read: a view does not keep it (view.read_alone)."""
+        """The file's text for a content view's defs (counted as libcst's work when parsed): a
+        view does not keep it (view.read_alone); the last one decoded is kept here."""
+        if self._last_text is not None and self._last_text[0] == index:
+            return self._last_text[1]
         text = self._text(index)
         if isinstance(text, ReadProblem):
             return None
+        self._last_text = (index, text)  # a reader often reads several defs of one file in a row
         if index not in self._content_read:
             self._content_read.add(index)
             self.work.content_texts += 1
