@@ -67,3 +67,57 @@ def test_a_class_attribute_is_judged_once_per_file(tmp_path: Path, monkeypatch: 
 
     monkeypatch.setattr(values.FunctionValues, "_self_attribute", lambda self, cls, attr: class_attribute(self, cls, attr))
     assert findings(tmp_path / "each") == shared
+
+
+HELPER_CALLERS = {
+    "helpers.py": """\
+        def count(mask):
+            counts = mask.long().sum(dim=1)
+            return counts.max(), counts.shape[0]
+        """,
+    "first.py": """\
+        import torch
+        from helpers import count
+
+
+        @torch.compile
+        def first(x):
+            n, rows = count(x > 0)
+            return x.narrow(-1, n, 1)
+        """,
+    "second.py": """\
+        import torch
+        from helpers import count
+
+
+        @torch.compile
+        def second(x):
+            n, rows = count(x > 0)
+            return x.narrow(-1, n, 1)
+        """,
+}
+
+
+def test_another_files_callee_is_read_for_its_returns_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each file that calls it judges what it returns (with its own view of the project), but
+    its `return`s are found in its code once while it lives (returns.py, `_returns_of`)."""
+    from breaklint.analysis import returns
+
+    judged: list[str] = []
+    walked: list[str] = []
+    returned, own_returns = returns.ReturnFlow._returned, returns._own_returns
+
+    def judging(self: returns.ReturnFlow, fn: returns.FunctionInfo) -> returns.Returned | None:
+        judged.append(fn.qualname)
+        return returned(self, fn)
+
+    def walking(node: values.cst.FunctionDef) -> tuple[list[values.cst.Return], bool]:
+        walked.append(node.name.value)
+        return own_returns(node)
+
+    monkeypatch.setattr(returns.ReturnFlow, "_returned", judging)
+    monkeypatch.setattr(returns, "_own_returns", walking)
+    result = run(write(tmp_path, HELPER_CALLERS))
+    assert sorted((f.path.rsplit("/", 1)[-1], f.code) for f in result.findings) == [
+        ("first.py", "BL101"), ("second.py", "BL101")]
+    assert judged.count("count") >= 2 and walked.count("count") < judged.count("count")
