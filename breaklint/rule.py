@@ -200,6 +200,12 @@ class FileContext:
         return FunctionValues(fn, self.project, entry=entry, arguments=passed, flow=self._numpy_flow(),
                               returns=self._return_flow())
 
+    def release(self) -> None:
+        """The file's rules are done: break what points back at this file's passes (the NumPy
+        flow's), so that reference counting frees them and the tree (worker.check_task)."""
+        if self._flow is not None:
+            self._flow.release()
+
     def _return_flow(self) -> ReturnFlow:
         """What calls of the tree's functions return (returns.py), one cache per file."""
         if self._returns is None:
@@ -557,24 +563,29 @@ def _arm_guards(arms: list[Arm]) -> list[tuple[cst.BaseSuite, list[Guard]]]:
 
 def _loop_calls(function: cst.FunctionDef) -> list[cst.Call]:
     """The calls in the bodies of a function's for/while loops (nested defs and lambdas excluded)."""
-    found: list[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            found.append(node)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
+    calls = _LoopCalls()
     for body in _loop_bodies(function):
-        visit(body, _Calls(), trivia=False)
-    return found
+        visit(body, calls, trivia=False)
+    return calls.found
+
+
+class _LoopCalls(Visitor):
+    """_loop_calls' visitor (a class made per call would be cyclic garbage for the collector)."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
 
 
 def _loop_bodies(function: cst.FunctionDef) -> list[cst.CSTNode]:

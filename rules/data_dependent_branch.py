@@ -225,6 +225,7 @@ class DataDependentBranch(NonstrictCallSites):
                 chain.append(expr)
 
         flatten(test)
+        del flatten  # it refers to itself: a cycle holding `chain`'s nodes for the collector
         index = next((i for i, part in enumerate(chain) if _holds(part, operand)), 0)
         before = chain[:index]
         if not before or any(self.ctx.value(part).tensorish or not _decided_while_tracing(part) for part in before):

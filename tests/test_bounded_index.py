@@ -57,3 +57,33 @@ def test_the_dropped_modules_are_freed(monkeypatch: pytest.MonkeyPatch) -> None:
     Engine(config, RuleSet(config), jobs=1).check([TESTDATA / "projects", ROOT / "examples"])
     assert sum(drops) > 2  # the index was dropped between files, more than once
     assert stale == [0] * len(stale)
+
+
+def test_a_checked_files_index_and_tree_are_freed_without_the_collector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """worker.check_task collects only now and then: a checked file's index and its tree (a
+    module, its defs and classes point at one another) must be freed by reference counting as
+    soon as its rules are done (view.release_bound), or each file's would wait for the collector."""
+    monkeypatch.chdir(ROOT)
+    made: list[weakref.ref[object]] = []
+    alive: list[str] = []
+    deep_module = engine_module._Run._deep_module
+    check_file = engine_module._Run.check_file
+
+    def building(run: engine_module._Run, index: int, whole: bool = False) -> object:
+        module = deep_module(run, index, whole)
+        if not whole:  # not another file's tree, which a process keeps a few of (_KEPT_TREES)
+            made.extend((weakref.ref(module), weakref.ref(module.file)))
+        return module
+
+    def checking(run: engine_module._Run, index: int) -> engine_module._Checked:
+        result = check_file(run, index)
+        alive.extend(type(ref()).__name__ for ref in made if ref() is not None)
+        made.clear()
+        return result
+
+    monkeypatch.setattr(engine_module._Run, "_deep_module", building)
+    monkeypatch.setattr(engine_module._Run, "check_file", checking)
+    config = Config(root=ROOT)
+    result = Engine(config, RuleSet(config), jobs=1).check([TESTDATA, ROOT / "examples"])
+    assert result.findings and result.work["libcst_files"] > 50
+    assert alive == []

@@ -37,6 +37,11 @@ class NumpyFlow:
         # One cache for every depth: what a helper returns does not depend on who asks.
         self._shared = shared if shared is not None else {"returns": {}, "params": {}, "calls": None, "values": {}}
 
+    def release(self) -> None:
+        """Forget the passes made: they point back at this flow (a cycle that would keep the
+        file's tree for the collector, engine.py `_run_rules`)."""
+        self._shared["values"].clear()
+
     def _deeper(self) -> NumpyFlow | None:
         if self.depth + 1 >= MAX_DEPTH:
             return None

@@ -21,6 +21,7 @@ dependency of the reading file's cached result.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,10 +71,11 @@ class ReturnFlow:
 
     def _returned(self, fn: FunctionInfo) -> Returned | None:
         node = fn.node
-        if not isinstance(node, cst.FunctionDef) or node.asynchronous is not None or not _transparent(fn):
+        # Its decorators first: the summary has them, its body is parsed only when asked.
+        if not isinstance(node, cst.FunctionDef) or not _transparent(fn) or node.asynchronous is not None:
             return None
-        returns, yields = _own_returns(node)
-        if yields or not returns or _may_fall_off(node.body):
+        returns = _returns_of(fn, node)
+        if returns is None:
             return None
         outer = fn
         while outer.parent is not None:
@@ -86,6 +88,22 @@ class ReturnFlow:
             elements = tuple(join([_returned_value(t[i], values, fn) for t in tuples])  # type: ignore[index]
                              for i in range(len(tuples[0])))  # type: ignore[arg-type]
         return Returned(join(found), elements)
+
+
+# What each callee's code says of its returns (see _returns_of), for as long as the function
+# lives: another file's callee is judged again by every file that calls it.
+_OWN_RETURNS: weakref.WeakKeyDictionary[FunctionInfo, list[cst.Return] | None] = weakref.WeakKeyDictionary()
+
+
+def _returns_of(fn: FunctionInfo, node: cst.FunctionDef) -> list[cst.Return] | None:
+    """fn's own `return` statements, or None when a call of it may give something else: it
+    yields, has none, or may fall off its end (None on that path). Read from its code alone."""
+    if fn in _OWN_RETURNS:
+        return _OWN_RETURNS[fn]
+    returns, yields = _own_returns(node)
+    found = None if yields or not returns or _may_fall_off(node.body) else returns
+    _OWN_RETURNS[fn] = found
+    return found
 
 
 def _returned_value(expr: cst.BaseExpression | None, values: FunctionValues, fn: FunctionInfo) -> Value:

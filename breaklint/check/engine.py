@@ -46,7 +46,7 @@ from breaklint.check.registry import RuleSet
 from breaklint.rule import FileContext, Rule
 from breaklint.infra.recursion import parse_safely, with_room
 from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes
-from breaklint.index.view import Fragments, bind_tree, shallow_module, tree_functions, unbind_bodiless
+from breaklint.index.view import Fragments, bind_tree, release_bound, shallow_module, tree_functions, unbind_bodiless
 from breaklint.index.libcst_gaps import parse_around_gaps
 from breaklint.index.region_text import Block, region_text
 from breaklint.index.source import ParsedFile, WholeFile
@@ -354,6 +354,8 @@ class Engine:
                 raise
             except Exception as error:  # the engine itself failed on this file: keep the others
                 internal_error(None, error)
+            finally:
+                ctx.release()
             file.scope = None
         suppressions = parse_suppressions(file.text) if may_hold_suppressions(file.text) else []
         if not suppressions:
@@ -447,6 +449,7 @@ class _Run:
         self.checked_here = 0  # files checked in this process (see worker.check_task)
         self.work = Work()
         self._content_read: set[int] = set()  # files whose text a content view read (Work.content_texts)
+        self._last_text: tuple[int, str] | None = None  # the last of them, decoded (_content_text)
         self._positions: dict[Path, int] | None = None  # see _position
         self.scanned = 0  # files the pre-pass ran on (not in the cache)
 
@@ -457,6 +460,7 @@ class _Run:
         state["fragments"] = Fragments()
         state["_trees"] = {}
         state["_fingerprint"] = None
+        state["_last_text"] = None
         state["engine"] = Engine(self.config, self.rules, shown_from=self.engine.shown_from)
         return state
 
@@ -657,11 +661,14 @@ class _Run:
         return bind_tree(module, parsed, summary)
 
     def _content_text(self, index: int) -> str | None:
-        """The file's text for a content view's defs (counted as libcst's work when parsed),
-        decoded again for each def read: a view does not keep it (view.read_alone)."""
+        """The file's text for a content view's defs (counted as libcst's work when parsed): a
+        view does not keep it (view.read_alone); the last one decoded is kept here."""
+        if self._last_text is not None and self._last_text[0] == index:
+            return self._last_text[1]
         text = self._text(index)
         if isinstance(text, ReadProblem):
             return None
+        self._last_text = (index, text)  # a reader often reads several defs of one file in a row
         if index not in self._content_read:
             self._content_read.add(index)
             self.work.content_texts += 1
@@ -826,6 +833,8 @@ class _Run:
         except _NeedsRoom:  # a tree deeper than the default limit: all of it again, with room
             module.file.scope = None
             return with_room(lambda: self._check_parsed(index, module, roomy=True))
+        finally:
+            release_bound(module)  # reference counting frees it and its tree (worker.check_task)
 
     def _check_parsed(self, index: int, module: ModuleIndex, roomy: bool) -> _Checked:
         source = self.sources[index]

@@ -57,16 +57,25 @@ def regions_task(candidates: set[Path]) -> tuple[dict[str, _FileRegions], set[st
 
 def check_task(index: int) -> _Checked:
     """One file's rules. The collector is off while they run (libcst makes millions of objects,
-    each automatic pass would walk them all, again and again: a third of the time); what the
-    previous file left behind is collected before the next one starts, and what survives is
-    frozen (and thawed when the index is dropped: it is cyclic, and frozen objects are never
-    collected). After the last file nothing is collected: a full pass then costs more than the file
-    (a re-check of one file after an edit spent half its time there), and the process ends."""
+    each automatic pass would walk them all, again and again: a third of the time). A file's
+    index and tree are freed by reference counting when it is done (view.release_bound breaks
+    their cycles), so what the files leave behind is collected only once it has grown by
+    _COLLECT_AFTER objects (a bound on the garbage that no cycle-breaking foresaw), or when the
+    index is dropped; what survives is frozen (and thawed when the index is dropped: it is
+    cyclic, and frozen objects are never collected). After the last file nothing is collected: a
+    full pass then costs more than the file, and the process ends."""
     run = SERVED[0]
     if run.checked_here:
-        if run.release_index():  # bounded memory: a worker's files may read most of the project
+        dropped = run.release_index()  # bounded memory: a worker's files may read most of the project
+        if dropped:
             gc.unfreeze()  # the modules just dropped were frozen with the rest: else never freed
-        gc.collect()
-        gc.freeze()
+        if dropped or gc.get_count()[0] > _COLLECT_AFTER:  # counted with the collector off too
+            gc.collect()
+            gc.freeze()
     run.checked_here += 1
     return run.check_file(index)
+
+
+# Objects made (less those freed) since the last collection before the next one: a few files'
+# survivors (each walked once, then frozen), and at most about 20 MB of cyclic garbage.
+_COLLECT_AFTER = 200_000

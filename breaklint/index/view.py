@@ -13,6 +13,7 @@ by identity and a node parsed from text is never the tree's.
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 import textwrap
 from functools import lru_cache
@@ -561,11 +562,17 @@ def read_alone(read_text: Callable[[], str | None], fragments: Fragments
     """`alone(first, last)`: a reader of the def or class on those lines of the file, parsed
     from them alone, dedented, when first read (None when they do not parse alone). The text is
     asked for again at each read and not kept: a view lives as long as its module, and the
-    region computation of a large tree holds hundreds (transformers: 220 texts, 25 MiB)."""
+    region computation of a large tree holds hundreds (transformers: 220 texts, 25 MiB). Where
+    its lines end is kept (4 bytes a line, a tenth of the text), not found again over the whole
+    file at each def read."""
+    known: list[array] = []  # type: ignore[type-arg]
+
     def alone(first: int, last: int) -> Callable[[], cst.CSTNode | None]:
         def parse() -> cst.CSTNode | None:
             text = read_text() or ""
-            ends = line_ends(text)
+            if not known:
+                known.append(array("i", line_ends(text)))  # a file is at most 8 MiB (files.py)
+            ends = known[0]
             if not (0 < first <= last <= len(ends)):
                 return None
             source = textwrap.dedent(text[ends[first - 2] if first > 1 else 0:ends[last - 1]])
@@ -613,6 +620,22 @@ def bind_tree(module: ModuleIndex, parsed: ParsedFile, summary: ModuleSummary) -
     return module
 
 
+def release_bound(module: ModuleIndex) -> None:
+    """Break the cycles of a checked file's index once its rules are done (a module and its
+    defs, classes and compile sites point at one another), so that reference counting frees it
+    and the tree bound to it: the collector then walks only what a file leaves that lives on
+    (worker.check_task). Nothing outlives the check of its own file that points into it."""
+    data = getattr(module, "_data", None)
+    if not isinstance(data, dict):
+        return
+    for owner in (*data.get("defined", ()), *data.get("defined_classes", ())):  # type: ignore[misc]
+        vars(owner).clear()
+    file = getattr(module, "file", None)
+    if isinstance(file, ParsedFile):
+        file.whole = None  # it points back at the file
+    vars(module).clear()
+
+
 def tree_functions(module: ModuleIndex) -> dict[cst.FunctionDef, FunctionInfo]:
     """The functions of a bound module (bind_tree) by their node in its tree, the last def of a
     name only (as `module.functions`), read without parsing a def that libcst was not given."""
@@ -658,6 +681,7 @@ def _definitions(tree: cst.Module) -> tuple[list[cst.FunctionDef], list[cst.Clas
             walk(child)  # type: ignore[arg-type]
 
     walk(tree)
+    del walk  # it refers to itself: a cycle that would hold the lists (and their nodes) for the collector
     return functions, classes
 
 
@@ -665,22 +689,29 @@ def own_calls(function: cst.FunctionDef, resolve: Callable[[cst.BaseExpression],
     """The calls of a function's own code (its decorators, defaults and body, not what a def or
     class inside it holds), outside the blocks Dynamo never traces, in visit order: the calls
     the pre-pass summarised, as the tree's nodes (a caller's arguments are read from them)."""
-    found: list[cst.Call] = []
+    calls = _OwnCalls(function, resolve)
+    visit(function, calls, trivia=False)
+    return calls.found
 
-    class Calls(Visitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            kind = type(node)  # walk() meets real nodes only: no LazyNode stands for one here
-            if kind is cst.Call:
-                found.append(node)  # type: ignore[arg-type]
-            elif kind is cst.If:
-                skipped.update(untraced_blocks(node, resolve))  # type: ignore[arg-type]
-            elif (kind is cst.FunctionDef or kind is cst.ClassDef) and node is not function:
-                return False
-            return not skipped or node not in skipped
 
-    skipped: set[cst.CSTNode] = set()
-    visit(function, Calls(), trivia=False)
-    return found
+class _OwnCalls(Visitor):
+    """own_calls' visitor (one class: a class made per call is cyclic garbage for the collector)."""
+
+    def __init__(self, function: cst.FunctionDef, resolve: Callable[[cst.BaseExpression], str | None]) -> None:
+        self.function = function
+        self.resolve = resolve
+        self.found: list[cst.Call] = []
+        self.skipped: set[cst.CSTNode] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = type(node)  # walk() meets real nodes only: no LazyNode stands for one here
+        if kind is cst.Call:
+            self.found.append(node)  # type: ignore[arg-type]
+        elif kind is cst.If:
+            self.skipped.update(untraced_blocks(node, self.resolve))  # type: ignore[arg-type]
+        elif (kind is cst.FunctionDef or kind is cst.ClassDef) and node is not self.function:
+            return False
+        return not self.skipped or node not in self.skipped
 
 
 @lru_cache(maxsize=None)
