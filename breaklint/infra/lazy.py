@@ -2,12 +2,15 @@
 
 The pre-pass keeps expressions as source text; the resolvers mostly read the spine of one
 (`nn.Linear(dim, bias=False)`: that it is a call, of what, with which arguments), rarely more. So
-`parse_fragment` builds `a.b.c` directly, and otherwise keeps a compact shape of the expression
-from the stdlib `ast` (ten times cheaper than libcst): calls (their `func` and `args`),
+`parse_fragment` builds `a.b.c` directly, reads the spine of a postfix chain from the text
+(`self.qkv(x).reshape(B, N, 3)`: a call of an attribute of a call; the `ast` parses it only when
+an argument is read), and otherwise keeps a compact shape of the expression from the stdlib
+`ast` (ten times cheaper than libcst): calls (their `func` and `args`),
 attributes, subscripts, binary operations and conditional expressions become `LazyNode`s whose
 parts come from the shape, a list, tuple or comprehension also knows the calls inside it
 (`calls_inside`: `[Block(d) for _ in range(n)]`), and any other node whose libcst class the `ast`
-kind decides answers `isinstance` alone. Anything else is read from the real libcst tree, parsed on first need. Every
+kind decides answers `isinstance` alone; a conditional expression also knows its test as written
+(`written_test`). Anything else is read from the real libcst tree, parsed on first need. Every
 answer is the one the parsed tree gives (tests/test_lazy_nodes.py).
 """
 
@@ -120,7 +123,6 @@ _SPECIAL = re.compile(r"""[()\[\]{}#'"]""")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _STRING_END = {q: re.compile(r"(?:\\.|[^\\])*?" + re.escape(q), re.S) for q in ("'", '"', "'''", '"""')}
 _PREFIX = re.compile(r"[A-Za-z]*$")
-_OPEN = {"(": ")", "[": "]"}
 
 
 def _chain(text: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
@@ -141,7 +143,7 @@ def _chain(text: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
                 return None
             trailers.append(("attr", name.group()))
             at = name.end()
-        elif char in _OPEN:
+        elif char == "(" or char == "[":
             closed = _group_end(text, at)
             if closed is None:
                 return None
