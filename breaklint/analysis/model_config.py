@@ -61,6 +61,7 @@ class Defaults:
         if build not in found:
             found.append(build)
             self._noted += 1
+            self.project.learnt()  # param_values may answer otherwise now
 
     def _built_through(self, init: FunctionInfo) -> list[ClassInfo]:
         """The classes noted so far whose `__init__` is `init`, in `builds`' order."""

@@ -417,6 +417,7 @@ def pass_instances(project: ProjectIndex, resolver: CallResolver, call: cst.Call
             if cls not in known:
                 known.append(cls)
                 grew = True
+                project.learnt()  # passed_classes answers otherwise now
     return grew
 
 

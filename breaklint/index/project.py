@@ -423,6 +423,12 @@ class ProjectIndex:
         finally:
             self._memo = outer
 
+    def learnt(self) -> None:
+        """The region walk learnt something that `params` or `passed` answer (a build noted, a
+        class passed to a parameter): instance_builds answers that read them are stale."""
+        if self._memo is not None:
+            self._memo.epoch += 1
+
     def compile_sites_at(self, location: str) -> list[CompileSite]:
         """The compile sites at `location` (`display:line`, a region's site), building only the
         modules that may hold them (a module whose display path is that one, with sites)."""
@@ -603,8 +609,6 @@ class ProjectIndex:
         named = expr.__class__ is cst.Name
         node = None if named else expr
         key = (expr.value if named else id(expr), scope, module, guards, params is None, passed is None)
-        if depth == 0:
-            memo.epoch += 1  # a new question: what the walk has learnt may have grown since the last
         kept = memo.builds.get(key)
         if kept is not None and kept[0] is node and depth <= kept[1]:
             return list(kept[2])
@@ -618,7 +622,7 @@ class ProjectIndex:
         read, cut = memo.state_reads != state, memo.cuts != cuts
         if not read and not cut:  # the same answer whenever asked again
             memo.builds[key] = (node, depth, found)  # from this depth or a shallower one: nothing was cut
-        else:  # cut short: the same answer at this depth; what the walk learnt read: within this question
+        else:  # cut short: the same answer at this depth; what the walk learnt read: until it learns more
             memo.transient[(key, depth)] = (node, found, int(cut), memo.epoch if read else None)
         return list(found)
 
@@ -750,8 +754,8 @@ class ProjectIndex:
 class _Memo:
     """ProjectIndex.memoized's answers. An instance_builds answer is kept for good unless it read
     what the region walk learns as it goes (`params`, `passed`: state_reads) or was cut short by
-    depth (cuts); those are kept for the same depth and question (`transient`): a name bound to
-    itself (`x = x[0]`) is asked again at every level below, from each of its values."""
+    depth (cuts); those are kept for the same depth, and until the walk learns more (`transient`):
+    a name bound to itself (`x = x[0]`) is asked again at every level below, from each value."""
 
     __slots__ = ("lookups", "methods", "resolved", "builds", "transient", "state_reads", "cuts", "epoch")
 
@@ -761,11 +765,11 @@ class _Memo:
         self.resolved: dict[tuple[int, ModuleIndex], tuple[cst.BaseExpression, str | None]] = {}
         self.builds: dict[tuple[object, ...], tuple[cst.BaseExpression | None, int, list[Build]]] = {}
         # An answer cut short by depth, kept for that depth; one that read what the walk learns,
-        # with the question (epoch) it was made in: (node, builds, cut, epoch or None).
+        # with the epoch it was made in: (node, builds, cut, epoch or None).
         self.transient: dict[tuple[object, int], tuple[cst.BaseExpression | None, list[Build], int, int | None]] = {}
         self.state_reads = 0
         self.cuts = 0
-        self.epoch = 0  # top-level instance_builds questions asked: the walk learns only between them
+        self.epoch = 0  # how many times the walk learnt something (ProjectIndex.learnt)
 
 
 def _parameter_owner(name: str, scope: FunctionInfo | None) -> FunctionInfo | None:
