@@ -111,6 +111,16 @@ class _Class:
                             tuple(self.body))
 
 
+class _Arm:
+    """An `if` arm (or a conditional expression's) around the statement being walked."""
+
+    __slots__ = ("test", "holds", "guards")
+
+    def __init__(self, test: ast.expr, holds: bool) -> None:
+        self.test, self.holds = test, holds
+        self.guards: list[Guard] | None = None
+
+
 def _freeze(bindings: dict[str, list[tuple[Expr, bool]]]) -> Bindings:
     return tuple((name, tuple(values)) for name, values in bindings.items())
 
@@ -135,7 +145,7 @@ class _Walker:
         self.fn: _Function | None = None
         self.scope = -1
         # Per function being walked (innermost last): the guards of the `if` arms it is in.
-        self.guard_frames: list[list[list[Guard]]] = [[]]
+        self.guard_frames: list[list[_Arm]] = [[]]
         self.guards_now: Guards | None = ()  # those guards flattened; None when an arm changed them
         # Unbound methods, so that a walker makes no reference cycle: the engine runs the
         # pre-pass with the garbage collector off.
@@ -546,7 +556,8 @@ class _Walker:
     # --- guards (project.guards_of's twin) -------------------------------------------------
     def _enter_arm(self, test: ast.expr, holds: bool) -> None:
         if self.fn is not None:  # module-level and class-body tests guard nothing kept
-            self.guard_frames[-1].append(self._guards_of(test, holds))
+            # read when a call in the arm first asks (_guards): most arms hold none
+            self.guard_frames[-1].append(_Arm(test, holds))
             self.guards_now = None
 
     def _leave_arm(self) -> None:
@@ -558,8 +569,13 @@ class _Walker:
         """A tuple of its own for each statement: shared, it would be pickled once for all (the
         summary's bytes, and so its digest, would depend on how its tuples are shared)."""
         if self.guards_now is None:  # flattened once per arm, not at each call in it
-            self.guards_now = tuple(guard for arm in self.guard_frames[-1] for guard in arm)
+            self.guards_now = tuple(guard for arm in self.guard_frames[-1] for guard in self._arm_guards(arm))
         return (*self.guards_now,)
+
+    def _arm_guards(self, arm: _Arm) -> list[Guard]:
+        if arm.guards is None:  # once per arm: its guards are the same objects at every call in it
+            arm.guards = self._guards_of(arm.test, arm.holds)
+        return arm.guards
 
     def _guards_of(self, test: ast.expr, holds: bool) -> list[Guard]:
         return guards_of(test, holds, self.text)
@@ -692,7 +708,8 @@ class _Walker:
 
     def _call(self, node: ast.Call) -> None:
         func = node.func
-        name = _dotted(func)  # the callee's chain and what it resolves to, asked once per call
+        # the callee's chain and what it resolves to, asked once per call
+        name = func.id if type(func) is ast.Name else _dotted(func)  # type: ignore[attr-defined]
         resolved = self.imports.resolve_dotted(name) if name is not None else None
         # (keyword, layout mark, value) in source order, as libcst's Call.args: `*x` and `**x`
         # have no keyword and stand for x; the mark is summary.CallArgs's ("*", "**", keyword).

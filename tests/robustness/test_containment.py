@@ -147,14 +147,14 @@ def test_cli_exit_code_and_no_traceback_on_stderr(tree: Path) -> None:
 def test_error_while_indexing_one_file(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import breaklint.index.builder as prepass
 
-    original = prepass.summarize
+    original = prepass.summarize_lines  # what the pre-pass calls (scan._summary)
 
     def explode(text: str, module_name: str, *args, **kwargs):  # type: ignore[no-untyped-def]
         if module_name == "boom":
             raise RuntimeError("index")
         return original(text, module_name, *args, **kwargs)
 
-    monkeypatch.setattr(prepass, "summarize", explode)
+    monkeypatch.setattr(prepass, "summarize_lines", explode)
     result = check([tree], root=tree)
     found = by_path(result.findings)
     assert [code for code, _, _ in found["boom.py"]] == ["BL005"]
