@@ -9,7 +9,7 @@ import weakref
 import pytest
 from testdata import ROOT, TESTDATA
 
-from breaklint.check import engine as engine_module
+from breaklint.check import engine as engine_module, worker
 from breaklint.check.engine import Engine
 from breaklint.check.registry import RuleSet
 from breaklint.config import Config
@@ -32,12 +32,17 @@ def test_dropping_the_modules_after_every_file_changes_no_finding(monkeypatch: p
     assert dropped_work["fragments_parsed"] > kept_work["fragments_parsed"] > 0
 
 
-def test_the_dropped_modules_are_freed(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("thaw", [True, False])
+def test_the_dropped_modules_are_freed(monkeypatch: pytest.MonkeyPatch, thaw: bool) -> None:
     """What survives a file is frozen (worker.check_task: the collector leaves it alone); the
     modules dropped later were frozen with it, and they are cyclic (a module and its functions
-    point at each other), so they are freed only if they are thawed first. Else a process's
-    memory grew with every drop (1.27 GB with one job on transformers)."""
+    point at each other), so they are freed only if they are thawed first, or if their cycles
+    are broken when they are dropped (view.release_bound: the thaw walks every object of the
+    process, so it is rare). Else a process's memory grew with every drop (1.27 GB with one job
+    on transformers)."""
     monkeypatch.setattr(engine_module, "_KEPT_MODULES", 3)  # kept over a few files, then dropped
+    monkeypatch.setattr(worker, "_COLLECT_AFTER", -1)  # collected and frozen after every file
+    monkeypatch.setattr(worker, "_THAW_EVERY", 1 if thaw else 10**9)
     monkeypatch.chdir(ROOT)
     built: list[weakref.ref[object]] = []
     stale: list[int] = []  # before each file: modules no longer in the index but not freed

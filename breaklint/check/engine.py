@@ -447,6 +447,7 @@ class _Run:
         self.reads: set[tuple[Path, str]] = set()
         self._fingerprint: Callable[[str], Any] | None = None
         self.checked_here = 0  # files checked in this process (see worker.check_task)
+        self.drops = 0  # indexes dropped in this process (release_index)
         self.work = Work()
         self._content_read: set[int] = set()  # files whose text a content view read (Work.content_texts)
         self._last_text: tuple[int, str] | None = None  # the last of them, decoded (_content_text)
@@ -812,9 +813,17 @@ class _Run:
         limit = _KEPT_MODULES if above is None else above
         if self._project is None or self._project.by_name.built() <= limit:
             return False
+        # Their cycles broken, reference counting frees them (a collection that thaws what was
+        # frozen walks every object of the process: 0.1 s a drop on torch's tree).
+        for slot in self._project._slots:
+            if slot.module is not None:
+                release_bound(slot.module)
+        for module in self._trees.values():
+            release_bound(module)
         self._project = None
         self.fragments = Fragments(self.fragments)
         self._trees.clear()
+        self.drops += 1
         return True
 
     def check_file(self, index: int) -> _Checked:
