@@ -92,3 +92,25 @@ def test_a_checked_files_index_and_tree_are_freed_without_the_collector(monkeypa
     result = Engine(config, RuleSet(config), jobs=1).check([TESTDATA, ROOT / "examples"])
     assert result.findings and result.work["libcst_files"] > 50
     assert alive == []
+
+
+def test_the_modules_built_are_counted_as_they_are_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """release_index compares what the project built with _KEPT_MODULES after every file; it is
+    counted as each module is built (counting the built slots walked all of them each time)."""
+    monkeypatch.setattr(engine_module, "_KEPT_MODULES", 5)
+    monkeypatch.chdir(ROOT)
+    counts: list[tuple[int, int]] = []
+    check_file = engine_module._Run.check_file
+
+    def counting(run: engine_module._Run, index: int) -> engine_module._Checked:
+        project = run.project  # made again after a drop
+        counts.append((run._built[0], project.by_name.built()))
+        result = check_file(run, index)
+        counts.append((run._built[0], run.project.by_name.built()))
+        return result
+
+    monkeypatch.setattr(engine_module._Run, "check_file", counting)
+    config = Config(root=ROOT)
+    Engine(config, RuleSet(config), jobs=1).check([TESTDATA, ROOT / "examples"])
+    assert len(counts) > 100 and len({built for built, _ in counts}) > 3
+    assert all(built == slots for built, slots in counts)
