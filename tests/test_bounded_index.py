@@ -9,7 +9,7 @@ import weakref
 import pytest
 from testdata import ROOT, TESTDATA
 
-from breaklint.check import engine as engine_module
+from breaklint.check import engine as engine_module, worker
 from breaklint.check.engine import Engine
 from breaklint.check.registry import RuleSet
 from breaklint.config import Config
@@ -32,12 +32,17 @@ def test_dropping_the_modules_after_every_file_changes_no_finding(monkeypatch: p
     assert dropped_work["fragments_parsed"] > kept_work["fragments_parsed"] > 0
 
 
-def test_the_dropped_modules_are_freed(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("thaw", [True, False])
+def test_the_dropped_modules_are_freed(monkeypatch: pytest.MonkeyPatch, thaw: bool) -> None:
     """What survives a file is frozen (worker.check_task: the collector leaves it alone); the
     modules dropped later were frozen with it, and they are cyclic (a module and its functions
-    point at each other), so they are freed only if they are thawed first. Else a process's
-    memory grew with every drop (1.27 GB with one job on transformers)."""
+    point at each other), so they are freed only if they are thawed first, or if their cycles
+    are broken when they are dropped (view.release_bound: the thaw walks every object of the
+    process, so it is rare). Else a process's memory grew with every drop (1.27 GB with one job
+    on transformers)."""
     monkeypatch.setattr(engine_module, "_KEPT_MODULES", 3)  # kept over a few files, then dropped
+    monkeypatch.setattr(worker, "_COLLECT_AFTER", -1)  # collected and frozen after every file
+    monkeypatch.setattr(worker, "_THAW_EVERY", 1 if thaw else 10**9)
     monkeypatch.chdir(ROOT)
     built: list[weakref.ref[object]] = []
     stale: list[int] = []  # before each file: modules no longer in the index but not freed
@@ -87,3 +92,25 @@ def test_a_checked_files_index_and_tree_are_freed_without_the_collector(monkeypa
     result = Engine(config, RuleSet(config), jobs=1).check([TESTDATA, ROOT / "examples"])
     assert result.findings and result.work["libcst_files"] > 50
     assert alive == []
+
+
+def test_the_modules_built_are_counted_as_they_are_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """release_index compares what the project built with _KEPT_MODULES after every file; it is
+    counted as each module is built (counting the built slots walked all of them each time)."""
+    monkeypatch.setattr(engine_module, "_KEPT_MODULES", 5)
+    monkeypatch.chdir(ROOT)
+    counts: list[tuple[int, int]] = []
+    check_file = engine_module._Run.check_file
+
+    def counting(run: engine_module._Run, index: int) -> engine_module._Checked:
+        project = run.project  # made again after a drop
+        counts.append((run._built[0], project.by_name.built()))
+        result = check_file(run, index)
+        counts.append((run._built[0], run.project.by_name.built()))
+        return result
+
+    monkeypatch.setattr(engine_module._Run, "check_file", counting)
+    config = Config(root=ROOT)
+    Engine(config, RuleSet(config), jobs=1).check([TESTDATA, ROOT / "examples"])
+    assert len(counts) > 100 and len({built for built, _ in counts}) > 3
+    assert all(built == slots for built, slots in counts)

@@ -447,9 +447,11 @@ class _Run:
         self.reads: set[tuple[Path, str]] = set()
         self._fingerprint: Callable[[str], Any] | None = None
         self.checked_here = 0  # files checked in this process (see worker.check_task)
+        self.drops = 0  # indexes dropped in this process (release_index)
         self.work = Work()
         self._content_read: set[int] = set()  # files whose text a content view read (Work.content_texts)
         self._last_text: tuple[int, str] | None = None  # the last of them, decoded (_content_text)
+        self._built = [0]  # modules the project built (see _module_builder)
         self._positions: dict[Path, int] | None = None  # see _position
         self.scanned = 0  # files the pre-pass ran on (not in the cache)
 
@@ -461,6 +463,7 @@ class _Run:
         state["_trees"] = {}
         state["_fingerprint"] = None
         state["_last_text"] = None
+        state["_built"] = [0]
         state["engine"] = Engine(self.config, self.rules, shown_from=self.engine.shown_from)
         return state
 
@@ -577,17 +580,24 @@ class _Run:
     def project(self) -> ProjectIndex:
         """Every file that has a summary, each module built (from it) only when looked up."""
         if self._project is None:
+            built = self._built = [0]
             self._project = ProjectIndex(
-                PendingModule(s.module_name, s.path, self._module_builder(i), s.display, self.facts[i].has_sites)
+                PendingModule(s.module_name, s.path, self._module_builder(i, built), s.display, self.facts[i].has_sites)
                 for i, s in enumerate(self.sources) if self.facts[i].problem is None
             )
         return self._project
 
-    def _module_builder(self, index: int) -> Callable[[], ModuleIndex]:
+    def _module_builder(self, index: int, built: list[int]) -> Callable[[], ModuleIndex]:
+        """`built` counts the project's modules built (release_index: counting its slots after
+        every file walked all of them, thousands on a large tree)."""
         source, facts = self.sources[index], self.facts[index]
-        return lambda: shallow_module(facts.summary(), source.path, source.display,
-                                      lambda: self._tree_module(index), self.fragments, self.deep_reads.add,
-                                      self._record_read, lambda: self._content_text(index))
+
+        def build() -> ModuleIndex:
+            built[0] += 1
+            return shallow_module(facts.summary(), source.path, source.display,
+                                  lambda: self._tree_module(index), self.fragments, self.deep_reads.add,
+                                  self._record_read, lambda: self._content_text(index))
+        return build
 
     def _record_read(self, path: Path, what: str) -> None:
         if self.recording:
@@ -810,11 +820,20 @@ class _Run:
         stays bounded however many modules its files read. Whether it dropped them: they are
         cyclic, so only the collector frees them (and not while they are frozen, worker.py)."""
         limit = _KEPT_MODULES if above is None else above
-        if self._project is None or self._project.by_name.built() <= limit:
+        if self._project is None or self._built[0] <= limit:
             return False
+        # Their cycles broken, reference counting frees them (a collection that thaws what was
+        # frozen walks every object of the process: 0.1 s a drop on torch's tree).
+        for slot in self._project._slots:
+            if slot.module is not None:
+                release_bound(slot.module)
+        for module in self._trees.values():
+            release_bound(module)
         self._project = None
+        self._built = [0]
         self.fragments = Fragments(self.fragments)
         self._trees.clear()
+        self.drops += 1
         return True
 
     def check_file(self, index: int) -> _Checked:

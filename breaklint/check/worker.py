@@ -61,14 +61,17 @@ def check_task(index: int) -> _Checked:
     index and tree are freed by reference counting when it is done (view.release_bound breaks
     their cycles), so what the files leave behind is collected only once it has grown by
     _COLLECT_AFTER objects (a bound on the garbage that no cycle-breaking foresaw), or when the
-    index is dropped; what survives is frozen (and thawed when the index is dropped: it is
-    cyclic, and frozen objects are never collected). After the last file nothing is collected: a
-    full pass then costs more than the file, and the process ends."""
+    index is dropped (its modules' cycles broken as well); what survives is frozen (and thawed
+    at every _THAW_EVERY-th drop: frozen objects are never collected). After the last file nothing
+    is collected: a full pass then costs more than the file, and the process ends."""
     run = SERVED[0]
     if run.checked_here:
         dropped = run.release_index()  # bounded memory: a worker's files may read most of the project
-        if dropped:
-            gc.unfreeze()  # the modules just dropped were frozen with the rest: else never freed
+        if dropped and run.drops % _THAW_EVERY == 0:
+            # What the dropped modules left in cycles was frozen with the rest, else never freed; their
+            # own cycles are broken (view.release_bound), so the thaw, which walks every object of
+            # the process, is only a safety net.
+            gc.unfreeze()
         if dropped or gc.get_count()[0] > _COLLECT_AFTER:  # counted with the collector off too
             gc.collect()
             gc.freeze()
@@ -79,3 +82,4 @@ def check_task(index: int) -> _Checked:
 # Objects made (less those freed) since the last collection before the next one: a few files'
 # survivors (each walked once, then frozen), and at most about 20 MB of cyclic garbage.
 _COLLECT_AFTER = 200_000
+_THAW_EVERY = 4  # index drops

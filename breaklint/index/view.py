@@ -44,6 +44,7 @@ class ShallowFile:
         self._promote = promote
         self._read_content = read_content
         self._content_view = content_view
+        self.views: list[ModuleIndex] = []  # its content view, once made (shallow_module)
 
     @property
     def content(self) -> ParsedFile:
@@ -474,6 +475,7 @@ def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Pr
     imports.local_defs.update(summary.local_defs)
     file = ShallowFile(path, display, summary.module_name, summary.is_package, promote_reported, read_content,
                        content_view)
+    file.views = views  # for release_bound
     module = ShallowModuleIndex(file, imports, record)
     data = module._data
     defined: list[FunctionInfo] = data["defined"]  # type: ignore[assignment]
@@ -621,10 +623,11 @@ def bind_tree(module: ModuleIndex, parsed: ParsedFile, summary: ModuleSummary) -
 
 
 def release_bound(module: ModuleIndex) -> None:
-    """Break the cycles of a checked file's index once its rules are done (a module and its
-    defs, classes and compile sites point at one another), so that reference counting frees it
-    and the tree bound to it: the collector then walks only what a file leaves that lives on
-    (worker.check_task). Nothing outlives the check of its own file that points into it."""
+    """Break the cycles of a module built here once nothing reads it any more (a checked file's
+    index when its rules are done; the modules of an index the engine drops, engine.py
+    `release_index`): a module and its defs, classes and compile sites point at one another,
+    and so does a content view (its own module) with its file. Reference counting then frees
+    it, and the tree bound to it: the collector walks only what lives on (worker.check_task)."""
     data = getattr(module, "_data", None)
     if not isinstance(data, dict):
         return
@@ -633,6 +636,10 @@ def release_bound(module: ModuleIndex) -> None:
     file = getattr(module, "file", None)
     if isinstance(file, ParsedFile):
         file.whole = None  # it points back at the file
+    elif isinstance(file, ShallowFile):
+        for view in file.views:
+            release_bound(view)
+        file.views.clear()
     vars(module).clear()
 
 
