@@ -556,7 +556,7 @@ class _Walker:
     # --- guards (project.guards_of's twin) -------------------------------------------------
     def _enter_arm(self, test: ast.expr, holds: bool) -> None:
         if self.fn is not None:  # module-level and class-body tests guard nothing kept
-            # read when a call in the arm first asks (_guards): most arms hold none
+            # read when a call in the arm first asks (_guards): a third of them hold none
             self.guard_frames[-1].append(_Arm(test, holds))
             self.guards_now = None
 
