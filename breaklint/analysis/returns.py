@@ -14,7 +14,10 @@ A callee's parameter that is a tensor only by a guess from its body (values.Func
 guessed), returned as it is, is unknown: its callers may pass a Python number.
 
 Bounded: a few calls deep (MAX_DEPTH), a function calling itself is unknown meanwhile, and each
-function's returns are computed once per file checked (one shared cache). Another file's callee
+function's returns are computed once per file checked (one shared cache). A callee's pass asks
+only for the calls whose value may reach its returns (_feeding_calls); any other call of a
+function not yet in the cache takes its slot as a deferred entry, judged when first read, so the
+cache holds what it held when every call was judged at once. Another file's callee
 is read from its tree as content (ModuleIndex.content_module), which the engine records as a
 dependency of the reading file's cached result.
 """
@@ -31,7 +34,7 @@ from breaklint.index.imports import dotted
 from breaklint.index.project import FunctionInfo, ProjectIndex
 from breaklint.analysis.regions import CallResolver
 from breaklint.analysis.values import PYTHON, UNKNOWN, FunctionValues, Kind, Value, join
-from breaklint.infra.walk import own_code_nodes
+from breaklint.infra.walk import content_nodes, own_code_nodes
 
 MAX_DEPTH = 3  # helpers of helpers of helpers: deeper chains are rare and cost a pass each
 # Decorators that hand back what the function returns (or leave it a plain function).
@@ -47,9 +50,12 @@ class Returned:
 class ReturnFlow:
     """Per file checked: what each project function called from it returns."""
 
-    def __init__(self, project: ProjectIndex, depth: int = 0, shared: dict[str, Any] | None = None) -> None:
+    def __init__(self, project: ProjectIndex, depth: int = 0, shared: dict[str, Any] | None = None,
+                 feeding: frozenset[cst.Call] | None = None) -> None:
         self.project = project
         self.depth = depth
+        # In a callee's pass: its calls whose value may reach its returns (None: every call counts).
+        self.feeding = feeding
         # One cache for every depth: what a function returns does not depend on who asks.
         self._shared = shared if shared is not None else {"returns": {}, "resolver": CallResolver(project)}
 
@@ -63,11 +69,20 @@ class ReturnFlow:
         if len(targets) != 1:
             return None
         fn = _own_code(targets[0])
-        cache: dict[FunctionInfo, Returned | None] = self._shared["returns"]
+        cache: dict[FunctionInfo, Returned | _Deferred | None] = self._shared["returns"]
+        if self.feeding is not None and call not in self.feeding and self.depth + 2 >= MAX_DEPTH:
+            # Its value reaches none of the returns read. It would be judged by a last-level pass,
+            # which reads no cache (its calls give nothing), so judging it later gives the same.
+            if fn not in cache:
+                cache[fn] = _Deferred(self.depth)
+            return None
         if fn not in cache:
             cache[fn] = None  # recursion: a function that calls itself returns unknown meanwhile
             cache[fn] = self._returned(fn)
-        return cache[fn]
+        found = cache[fn]
+        if isinstance(found, _Deferred):
+            found = cache[fn] = ReturnFlow(self.project, found.depth, self._shared)._returned(fn)
+        return found
 
     def _returned(self, fn: FunctionInfo) -> Returned | None:
         node = fn.node
@@ -80,7 +95,10 @@ class ReturnFlow:
         outer = fn
         while outer.parent is not None:
             outer = outer.parent
-        values = FunctionValues(outer, self.project, returns=ReturnFlow(self.project, self.depth + 1, self._shared))
+        # Its pass judges its callees only below the last level: which of its calls feed its returns.
+        feeding = _feeding_calls(outer, returns) if self.depth + 2 < MAX_DEPTH else None
+        flow = ReturnFlow(self.project, self.depth + 1, self._shared, feeding)
+        values = FunctionValues(outer, self.project, returns=flow)
         found = [_returned_value(r.value, values, fn) for r in returns]
         tuples = [_tuple_elements(r.value) for r in returns]
         elements = None
@@ -88,6 +106,12 @@ class ReturnFlow:
             elements = tuple(join([_returned_value(t[i], values, fn) for t in tuples])  # type: ignore[index]
                              for i in range(len(tuples[0])))  # type: ignore[arg-type]
         return Returned(join(found), elements)
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """A cache slot taken by a call whose value was not needed: judged (at `depth`) when read."""
+    depth: int
 
 
 # What each callee's code says of its returns (see _returns_of), for as long as the function
@@ -103,6 +127,62 @@ def _returns_of(fn: FunctionInfo, node: cst.FunctionDef) -> list[cst.Return] | N
     returns, yields = _own_returns(node)
     found = None if yields or not returns or _may_fall_off(node.body) else returns
     _OWN_RETURNS[fn] = found
+    return found
+
+
+# For each callee's outermost function: what each name may be bound from (_bindings).
+_BINDINGS: weakref.WeakKeyDictionary[FunctionInfo, dict[str, list[cst.BaseExpression]]] = weakref.WeakKeyDictionary()
+
+
+def _feeding_calls(outer: FunctionInfo, returns: list[cst.Return]) -> frozenset[cst.Call]:
+    """The calls in outer's code whose value may reach one of `returns` (a backward slice).
+    FunctionValues carries values from one statement to another only through the names it binds
+    (by name, in every scope of outer's pass), so: the calls within a returned expression or
+    within what is bound to a name such an expression reads, and so on."""
+    bindings = _BINDINGS.get(outer)
+    if bindings is None:
+        bindings = _BINDINGS[outer] = _bindings(outer.node)
+    pending: list[cst.BaseExpression] = [r.value for r in returns if r.value is not None]
+    seen_names: set[str] = set()
+    seen: set[cst.CSTNode] = set()
+    calls: set[cst.Call] = set()
+    while pending:
+        expr = pending.pop()
+        if expr in seen:
+            continue
+        seen.add(expr)
+        for node in content_nodes(expr):
+            kind = type(node)
+            if kind is cst.Call:
+                calls.add(node)  # type: ignore[arg-type]
+            elif kind is cst.Name and node.value not in seen_names:  # type: ignore[attr-defined]
+                seen_names.add(node.value)  # type: ignore[attr-defined]
+                pending.extend(bindings.get(node.value, ()))  # type: ignore[attr-defined]
+    return frozenset(calls)
+
+
+def _bindings(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+    """Each name bound in the function's code (nested defs, lambdas and comprehensions too) and
+    the expressions it is bound from: assignments, `for` and comprehension targets, walruses.
+    Every name under a target counts (`a[i] = v` too): more than FunctionValues binds, never less."""
+    found: dict[str, list[cst.BaseExpression]] = {}
+    for node in content_nodes(function):
+        kind = type(node)
+        if kind is cst.Assign:
+            targets = [t.target for t in node.targets]  # type: ignore[attr-defined]
+            source = node.value  # type: ignore[attr-defined]
+        elif kind is cst.AnnAssign or kind is cst.AugAssign or kind is cst.NamedExpr:
+            targets, source = [node.target], node.value  # type: ignore[attr-defined]
+        elif kind is cst.For or kind is cst.CompFor:
+            targets, source = [node.target], node.iter  # type: ignore[attr-defined]
+        else:
+            continue
+        if source is None:
+            continue
+        for target in targets:
+            for inner in content_nodes(target):
+                if type(inner) is cst.Name:
+                    found.setdefault(inner.value, []).append(source)  # type: ignore[attr-defined]
     return found
 
 
