@@ -115,15 +115,20 @@ class WorkerPool:
             return []
         return [p for p in todo if p not in results and marks[p] == _STARTED]
 
-    def apart(self, function: Callable[[T], R], item: T, on_crash: Callable[[T, str], R] | None = None) -> R:
+    def apart(self, function: Callable[[T], R], item: T, on_crash: Callable[[T, str], R] | None = None,
+              meanwhile: Callable[[], object] | None = None) -> R:
         """`function(item)` in a process of its own (through the pool's initializer), whatever
-        `jobs` is: what it allocates ends with it. `on_crash` as for `map`."""
+        `jobs` is: what it allocates ends with it. `on_crash` as for `map`. `meanwhile()` runs
+        here while the process works (this process would only wait); the child is waited for
+        even if it raises."""
         receiver, sender = self._context.Pipe(duplex=False)
         process = self._context.Process(target=_run_alone,
                                         args=(os.getpid(), self._initializer, self._state, function, item, sender))
         process.start()
         sender.close()  # ours: end of input once the child's copy closes
         try:
+            if meanwhile is not None:
+                meanwhile()
             ok, value = receiver.recv()
         except EOFError:
             ok, value = None, None
