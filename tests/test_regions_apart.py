@@ -73,10 +73,8 @@ def test_what_runs_meanwhile_runs_here_while_the_process_works(tmp_path: Path) -
     assert not [p for p in __import__("multiprocessing").active_children()]
 
 
-def test_the_check_workers_inherit_libcst(tmp_path: Path) -> None:
-    """engine._ready_for_the_check: with two jobs this process imports libcst while the regions'
-    process works (which imports it too); the check's workers, forked afterwards, do not."""
-    record = tmp_path / "imports"
+def _imports_of_libcst(tree: Path, record: Path) -> list[str]:
+    """Which processes of a two-job check import libcst: this one ("main") or another."""
     probe = ("import os, runpy, sys\n"
              "from breaklint import cli\n"  # defers libcst (deferred.py)
              "from breaklint.infra.deferred import when_imported\n"
@@ -86,6 +84,24 @@ def test_the_check_workers_inherit_libcst(tmp_path: Path) -> None:
              "try:\n    runpy.run_module('breaklint', run_name='__main__')\n"
              "except SystemExit as exit:\n    print('EXIT', exit.code, file=sys.stderr)\n")
     result = subprocess.run([sys.executable, "-c", probe, "check", "--no-cache", "--jobs", "2", "--format", "json",
-                             "examples"], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD_S)
+                             str(tree)], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.stderr.split()[-2:] == ["EXIT", "1"], result.stderr
-    assert sorted(record.read_text().split()) == ["child", "main"]  # the regions' process, and this one
+    return sorted(record.read_text().split())
+
+
+def test_the_check_workers_inherit_libcst(tmp_path: Path) -> None:
+    """engine._ready_for_the_check: with two jobs, a pre-pass of a few files runs here, and this
+    process imports libcst while the regions' process works (which imports it too); the check's
+    workers, forked afterwards, do not."""
+    assert _imports_of_libcst(ROOT / "examples", tmp_path / "imports") == ["child", "main"]
+
+
+def test_the_regions_process_inherits_libcst_after_a_pooled_prepass(tmp_path: Path) -> None:
+    """A pre-pass of 64 files or more runs in workers: this process imports libcst meanwhile, and
+    neither the regions' process nor the check's workers import it again."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(70):
+        (tree / f"m{i}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
+    (tree / "model.py").write_text("import torch\n\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
+    assert _imports_of_libcst(tree, tmp_path / "imports") == ["main"]

@@ -404,10 +404,10 @@ def _absolute(path: Path) -> Path:
 
 
 def _ready_for_the_check() -> None:
-    """What every check worker would do first, done while the regions' process works and this
-    one would only wait: the workers, forked afterwards, inherit it. libcst's import (deferred.py;
-    0.14 s a worker on the critical path of a two-job check) and breaklint's metadata (read for a
-    finding's rule page: 0.02 s)."""
+    """What the regions' process and every check worker would do first, done while this process
+    would only wait (on the pre-pass's workers, on the regions' process): those forked afterwards
+    inherit it. libcst's import (deferred.py; 0.14 s a process, on the critical path of a two-job
+    check) and breaklint's metadata (read for a finding's rule page: 0.02 s)."""
     cst.Module  # noqa: B018 (the first attribute read imports it)
     project_urls()
 
@@ -578,7 +578,10 @@ class _Run:
         with WorkerPool(jobs, worker.install, None) as pool:
             # Largest first: the pool balances better when the big files start early.
             order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][1][0]))
-            results = pool.map(worker.scan_task, [tasks[i][1] for i in order], chunksize=8, on_crash=worker.scan_crashed)
+            # Meanwhile this process, which only waits, readies what the regions and the check
+            # would each import on their critical path (it competes for a core with the workers).
+            results = pool.map(worker.scan_task, [tasks[i][1] for i in order], chunksize=8, on_crash=worker.scan_crashed,
+                               meanwhile=_ready_for_the_check)
         for i, result in zip(order, results):
             index = tasks[i][0]
             facts[index] = result
