@@ -166,7 +166,7 @@ def test_a_warm_check_does_not_import_libcst(tree: Path) -> None:
                               capture_output=True, text=True, timeout=HANG_GUARD_S)
 
     # One job for the cold run: with more, the regions and the rules run in processes of their
-    # own, and this one needs no libcst at all (engine.py, _compute_regions).
+    # own, and this one imports libcst only for them to inherit (engine.py, _ready_for_the_check).
     cold, warm = run("--jobs", "1"), run()
     assert cold.stderr.split()[-2:] == ["LIBCST", "1"], cold.stderr
     assert warm.stderr.split()[-2:] == ["NO-LIBCST", "1"], warm.stderr

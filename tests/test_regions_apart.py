@@ -7,10 +7,12 @@ death of that process is reported as."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 from breaklint.check import engine as engine_module
 from breaklint.check import worker
@@ -54,3 +56,52 @@ def test_a_death_of_the_regions_process_is_an_internal_error(monkeypatch: pytest
     found = _check(2)
     assert found and all(code == "BL005" for code, _ in found)
     assert all("while finding the compiled regions: the process died (exit code 3)" in message for _, message in found)
+
+
+def _child_pid(_: int) -> int:
+    return os.getpid()
+
+
+def test_what_runs_meanwhile_runs_here_while_the_process_works(tmp_path: Path) -> None:
+    """WorkerPool.apart's `meanwhile`: in this process, and the child is waited for even when it raises."""
+    ran: list[int] = []
+    with WorkerPool(2, lambda state: None, None) as pool:
+        child = pool.apart(_child_pid, 0, meanwhile=lambda: ran.append(os.getpid()))
+        with pytest.raises(ZeroDivisionError):
+            pool.apart(_child_pid, 0, meanwhile=lambda: 1 / 0)
+    assert ran == [os.getpid()] and child != os.getpid()
+    assert not [p for p in __import__("multiprocessing").active_children()]
+
+
+def _imports_of_libcst(tree: Path, record: Path) -> list[str]:
+    """Which processes of a two-job check import libcst: this one ("main") or another."""
+    probe = ("import os, runpy, sys\n"
+             "from breaklint import cli\n"  # defers libcst (deferred.py)
+             "from breaklint.infra.deferred import when_imported\n"
+             "main = os.getpid()\n"
+             f"when_imported('libcst', lambda m: open({str(record)!r}, 'a').write('main\\n' if os.getpid() == main else 'child\\n'))\n"
+             "sys.argv = ['breaklint', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('breaklint', run_name='__main__')\n"
+             "except SystemExit as exit:\n    print('EXIT', exit.code, file=sys.stderr)\n")
+    result = subprocess.run([sys.executable, "-c", probe, "check", "--no-cache", "--jobs", "2", "--format", "json",
+                             str(tree)], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD_S)
+    assert result.stderr.split()[-2:] == ["EXIT", "1"], result.stderr
+    return sorted(record.read_text().split())
+
+
+def test_the_check_workers_inherit_libcst(tmp_path: Path) -> None:
+    """engine._ready_for_the_check: with two jobs, a pre-pass of a few files runs here, and this
+    process imports libcst while the regions' process works (which imports it too); the check's
+    workers, forked afterwards, do not."""
+    assert _imports_of_libcst(ROOT / "examples", tmp_path / "imports") == ["child", "main"]
+
+
+def test_the_regions_process_inherits_libcst_after_a_pooled_prepass(tmp_path: Path) -> None:
+    """A pre-pass of 64 files or more runs in workers: this process imports libcst meanwhile, and
+    neither the regions' process nor the check's workers import it again."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(70):
+        (tree / f"m{i}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
+    (tree / "model.py").write_text("import torch\n\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
+    assert _imports_of_libcst(tree, tmp_path / "imports") == ["main"]

@@ -64,17 +64,19 @@ class WorkerPool:
         self._shut_down()
 
     def map(self, function: Callable[[T], R], items: Iterable[T], chunksize: int = 1,
-            on_crash: Callable[[T, str], R] | None = None) -> list[R]:
+            on_crash: Callable[[T, str], R] | None = None, meanwhile: Callable[[], object] | None = None) -> list[R]:
         """`function` over `items`, results in the order of `items`. `on_crash(item, why)`:
         the result for an item whose process died checking it alone (None: raise
-        BrokenProcessPool, as the pool would)."""
+        BrokenProcessPool, as the pool would). `meanwhile()`: run here once the workers have
+        their work (not with one job: nothing else works then)."""
         items = list(items)
         if self.jobs <= 1:
             return [function(item) for item in items]
         results: dict[int, R] = {}
         todo = list(range(len(items)))
         while todo:
-            in_flight = self._round(function, items, todo, max(1, chunksize), results)
+            in_flight = self._round(function, items, todo, max(1, chunksize), results, meanwhile)
+            meanwhile = None
             todo = [i for i in todo if i not in results]
             if not todo:
                 break
@@ -86,7 +88,7 @@ class WorkerPool:
         return [results[i] for i in range(len(items))]
 
     def _round(self, function: Callable[[T], R], items: Sequence[T], todo: list[int], chunksize: int,
-               results: dict[int, R]) -> list[int]:
+               results: dict[int, R], meanwhile: Callable[[], object] | None = None) -> list[int]:
         """One pool over `todo`; fills `results`. Returns the items in flight if a worker died."""
         marks = self._context.Array("b", len(items), lock=False)
         self._executor = ProcessPoolExecutor(
@@ -99,6 +101,8 @@ class WorkerPool:
                 (chunk, self._executor.submit(_run_chunk, function, [(p, items[p]) for p in chunk]))
                 for chunk in chunks
             ]
+            if meanwhile is not None:
+                meanwhile()
             wait([future for _, future in futures])
             broken = False
             for chunk, future in futures:
@@ -115,15 +119,20 @@ class WorkerPool:
             return []
         return [p for p in todo if p not in results and marks[p] == _STARTED]
 
-    def apart(self, function: Callable[[T], R], item: T, on_crash: Callable[[T, str], R] | None = None) -> R:
+    def apart(self, function: Callable[[T], R], item: T, on_crash: Callable[[T, str], R] | None = None,
+              meanwhile: Callable[[], object] | None = None) -> R:
         """`function(item)` in a process of its own (through the pool's initializer), whatever
-        `jobs` is: what it allocates ends with it. `on_crash` as for `map`."""
+        `jobs` is: what it allocates ends with it. `on_crash` as for `map`. `meanwhile()` runs
+        here while the process works (this process would only wait); the child is waited for
+        even if it raises."""
         receiver, sender = self._context.Pipe(duplex=False)
         process = self._context.Process(target=_run_alone,
                                         args=(os.getpid(), self._initializer, self._state, function, item, sender))
         process.start()
         sender.close()  # ours: end of input once the child's copy closes
         try:
+            if meanwhile is not None:
+                meanwhile()
             ok, value = receiver.recv()
         except EOFError:
             ok, value = None, None
