@@ -46,7 +46,8 @@ from breaklint import __version__
 from breaklint.config import find_pyproject
 from breaklint.infra.files import SUFFIXES
 from breaklint.finding import Finding
-from breaklint.report.positions import UTF16, split_lines, to_code_units
+from breaklint.index.def_lines import line_texts
+from breaklint.report.positions import UTF16, to_code_units
 from breaklint.check.registry import ALWAYS_SHOWN, find_rule
 from breaklint.report import ruledoc
 from breaklint.report.lsp_format import SOURCE, diagnostic
@@ -75,7 +76,7 @@ def suppression_insertion(text: str, line: int, code: str) -> Insertion | None:
     """Where and what to insert so that `code` is silenced on 0-based `line`: extend a
     `# breaklint: ignore[...]` already there, else a trailing comment, else (the line ends inside
     a string or with a backslash, where no comment can go) a comment line above it."""
-    lines = split_lines(text)
+    lines = line_texts(text)
     if not 0 <= line < len(lines):
         return None
     current = lines[line]
@@ -267,7 +268,7 @@ class Linter:
                 self.server.window_show_message(types.ShowMessageParams(
                     type=types.MessageType.Warning, message=f"breaklint: {error}; using the default settings"))
             for uri, path, version, text in entries:
-                lines = split_lines(text)
+                lines = line_texts(text)
                 diagnostics = [self.converter.structure(diagnostic(f, lines, encoding), types.Diagnostic)
                                for f in findings[path]]
                 self.published[uri] = diagnostics
@@ -358,7 +359,7 @@ class Linter:
         if not wanted:  # some clients send none: use what we published in the range
             wanted = self.at(uri, params.range.start)
         encoding = _encoding(self.server)
-        lines = split_lines(document.source)
+        lines = line_texts(document.source)
         actions: list[types.CodeAction] = []
         seen: set[tuple[int, str]] = set()
         for d in wanted:
