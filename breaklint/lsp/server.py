@@ -41,12 +41,13 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument, Workspace
 
 from breaklint import __version__
 from breaklint.config import find_pyproject
 from breaklint.infra.files import SUFFIXES
 from breaklint.finding import Finding
-from breaklint.index.def_lines import line_texts
+from breaklint.index.def_lines import line_texts, split_lines
 from breaklint.report.positions import UTF16, to_code_units
 from breaklint.check.registry import ALWAYS_SHOWN, find_rule
 from breaklint.report import ruledoc
@@ -426,6 +427,12 @@ class _Protocol(LanguageServerProtocol):
 
     exit_code = 0
 
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Any:
+        result = yield from super().lsp_initialize(params)
+        self._workspace.__class__ = _Workspace  # made above, before any document is opened
+        return result
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
@@ -450,6 +457,23 @@ class _Protocol(LanguageServerProtocol):
     def lsp_exit(self, *args: Any) -> Any:
         self.exit_code = 0 if self._shutdown else 1
         yield from super().lsp_exit(*args)
+
+
+class _Document(TextDocument):
+    """pygls applies an edit's range to the lines of `str.splitlines`, which also ends a line at
+    U+2028, \\f, \\x1c...: an edit below one landed a line off. An LSP client, like Python, ends
+    a line at CRLF, LF and CR only."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return tuple(split_lines(self.source))
+
+
+class _Workspace(Workspace):
+    def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None,
+                              language_id: str | None = None) -> TextDocument:
+        return _Document(doc_uri, source=source, version=version, language_id=language_id,
+                         sync_kind=self._sync_kind, position_codec=self._position_codec)
 
 
 def _request_id(value: object) -> int | str | None:

@@ -94,3 +94,25 @@ def test_lsp_columns_after_a_separator_and_a_non_bmp_character() -> None:
     text = 'a = "\u2028"\nb = "😀\x1c"; c = x.item()\n'
     lines = line_texts(text)
     assert lsp_range(Span(2, 14, 2, 22), lines)["start"] == {"line": 1, "character": 14}
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\f"], ids=repr)
+def test_an_edit_below_a_separator_lands_where_the_editor_put_it(tmp_path: Path, separator: str) -> None:
+    """pygls applied an incremental edit to the lines of `str.splitlines`: one line off."""
+    pytest.importorskip("pygls")
+    from .lsp_client import RawLsp
+
+    text = f"import torch\n# a{separator}b\n\n@torch.compile\ndef f(x):\n    return x.sum()\n"
+    server = RawLsp(tmp_path)
+    try:
+        server.initialize(tmp_path)
+        uri = server.open(tmp_path / "edited.py", text=text)
+        assert server.diagnostics(uri) == []
+        at = {"line": 5, "character": len("    return x.sum()")}
+        server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": at, "end": at}, "text": ".item()"}]})
+        found = [(d["code"], d["range"]["start"]) for d in server.diagnostics(uri)]
+        assert found == [("BL101", {"line": 5, "character": 11})]
+        assert server.shutdown() == 0
+    finally:
+        server.close()
