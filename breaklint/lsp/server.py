@@ -106,7 +106,7 @@ def _line_tokens(text: str, lineno: int) -> tuple[tuple[int, str] | None, bool]:
     comment: tuple[int, str] | None = None
     spans_end = False
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):  # a lone CR ends a line
             if token.start[0] > lineno:
                 break
             if token.type == tokenize.COMMENT and token.start[0] == lineno:

@@ -116,3 +116,15 @@ def test_an_edit_below_a_separator_lands_where_the_editor_put_it(tmp_path: Path,
         assert server.shutdown() == 0
     finally:
         server.close()
+
+
+def test_a_suppression_in_a_file_of_lone_carriage_returns(tmp_path: Path) -> None:
+    """tokenize read the text by io.StringIO's lines (LF only): a file whose lines end at CR was
+    one line to it, and its `# breaklint: ignore` silenced line 1."""
+    text = "import torch\n\n@torch.compile\ndef f(x):\n    # breaklint: ignore[BL101]\n    return x.sum().item()\n"
+    (tmp_path / "lf.py").write_text(text, encoding="utf-8", newline="")
+    (tmp_path / "cr.py").write_text(text.replace("\n", "\r"), encoding="utf-8", newline="")
+    with chdir(tmp_path):
+        found = by_path(check([tmp_path], tmp_path).findings)
+    assert "BL101" not in {code for code, _, _ in found.get("lf.py", [])}
+    assert found.get("cr.py", []) == found.get("lf.py", [])
