@@ -13,7 +13,8 @@ import pytest
 
 from breaklint.check.engine import Engine
 from breaklint.finding import Span
-from breaklint.report.positions import UTF8, UTF16, UTF32, from_code_units, lsp_range, one_based, split_lines, to_code_units
+from breaklint.index.def_lines import line_texts
+from breaklint.report.positions import UTF8, UTF16, UTF32, from_code_units, lsp_range, one_based, to_code_units
 from breaklint.lsp.workspace import load_project
 from testdata import HANG_GUARD_S, ROOT
 
@@ -28,7 +29,7 @@ def test_columns_in_each_encoding(encoding: str, expected: int) -> None:
 
 
 def test_lsp_range_clamps_to_the_document() -> None:
-    lines = split_lines("a = 1\r\nb = 'ü'\x0c\n")
+    lines = line_texts("a = 1\r\nb = 'ü'\x0c\n")
     assert lines == ["a = 1", "b = 'ü'\x0c", ""]  # \f is not a line break for LSP
     assert lsp_range(Span(2, 6, 2, 8), lines) == {"start": {"line": 1, "character": 5},
                                                  "end": {"line": 1, "character": 7}}

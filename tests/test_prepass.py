@@ -127,7 +127,7 @@ def test_the_outline_is_the_plain_outline() -> None:
     sources = [SHAPES, *(path.read_text(encoding="utf-8") for folder in (ROOT / "examples", TESTDATA)
                          for path in sorted(folder.rglob("*.py")))]
     for source in sources:
-        lines = source.splitlines(keepends=True)
+        lines = split_lines(source)
         tree = ast.parse(source)
         assert outline(tree, lines) == outline_plainly(tree.body, lines)
     found: set[int] = set()
@@ -138,7 +138,7 @@ def test_the_outline_is_the_plain_outline() -> None:
             for each in inner:
                 flags_in(each)
 
-    flags_in(outline(ast.parse(SHAPES), SHAPES.splitlines(True)))
+    flags_in(outline(ast.parse(SHAPES), split_lines(SHAPES)))
     assert found == {0, ALONE, FUNCTION, CLASS, DEFINES}
 
 

@@ -12,6 +12,7 @@ import pytest
 from breaklint.check.engine import Engine
 from breaklint.check.registry import RuleSet
 from breaklint.config import Config
+from breaklint.index.def_lines import split_lines
 from breaklint.index.region_text import outline, region_text
 
 SOURCE = '''\
@@ -164,7 +165,7 @@ def test_the_pre_pass_outline_blanks_as_parsing_the_text_does() -> None:
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        blocks = outline(tree, text.splitlines(keepends=True))
+        blocks = outline(tree, split_lines(text))
         for kept in [[], *([d] for d in _defs(tree)), _defs(tree)]:
             parsed, outlined = region_text(text, kept), region_text(text, kept, blocks)
             assert (parsed is None) == (outlined is None), (path, kept)

@@ -21,6 +21,8 @@ from typing import Callable
 
 import libcst as cst
 
+from breaklint.index.def_lines import split_lines
+
 _AT = re.compile(r"error at (\d+):\d+")
 MAX_GAPS = 20  # beyond this the file is more libcst's problem than ours: BL001 as before
 
@@ -42,7 +44,7 @@ def parse_around_gaps(text: str, error: cst.ParserSyntaxError,
         statements = _statements(ast.parse(text))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     blanked: list[tuple[int, int]] = []
     while len(blanked) < MAX_GAPS:
         gap = next((found for line in _error_lines(error)

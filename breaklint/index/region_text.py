@@ -21,6 +21,8 @@ import bisect
 from dataclasses import dataclass
 from typing import Sequence
 
+from breaklint.index.def_lines import split_lines
+
 _BLOCKS = ("body", "orelse", "finalbody")
 # What may hold a def (a simple statement never does: a lambda is not one).
 _COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
@@ -60,7 +62,7 @@ _DEFINE_FLAGS = {ast.FunctionDef: FUNCTION, ast.AsyncFunctionDef: FUNCTION, ast.
 
 
 def outline(tree: ast.Module, lines: Sequence[str]) -> Block:
-    """The outline of a parsed module; `lines` its text's lines (`str.splitlines(keepends=True)`)."""
+    """The outline of a parsed module; `lines` its text's lines (def_lines.split_lines)."""
     return _outline(tree.body, lines)
 
 
@@ -95,7 +97,7 @@ def region_text(text: str, kept: Sequence[tuple[int, int]], blocks: Block | None
     line to libcst). `blocks`: the text's outline, when the pre-pass made it (else the text is
     parsed here). None when nothing would be blanked or the text does not parse (the caller
     parses it whole)."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     if blocks is None:
         try:
             blocks = outline(ast.parse(text), lines)
@@ -166,14 +168,22 @@ class _Blanker:
 
 def _starts_its_line(statement: ast.stmt, lines: Sequence[str]) -> bool:
     """Nothing but indentation before it (not the body of `if x: y` on one line, not the
-    second of `a; b`: those go with the statement they share a line with, or stay)."""
+    second of `a; b`: those go with the statement they share a line with, or stay). The column
+    is in UTF-8 bytes, the slice in characters: exact when only indentation (ASCII) comes
+    before, and longer than what comes before otherwise, so it holds its code too."""
     return not statement.col_offset or not lines[statement.lineno - 1][:statement.col_offset].strip()
 
 
 def _ends_its_line(statement: ast.stmt, lines: Sequence[str]) -> bool:
+    if statement.end_col_offset is None:
+        return True
     line = lines[(statement.end_lineno or statement.lineno) - 1]
-    rest = line[statement.end_col_offset or 0:].strip() if statement.end_col_offset is not None else ""
-    return not rest or rest.startswith("#")
+    if line.isascii():
+        rest = line[statement.end_col_offset:].strip()
+        return not rest or rest[0] == "#"
+    # ast's columns are UTF-8 byte offsets: `x = "é"  # c` ends at byte 9, character 7
+    tail = line.encode("utf-8", "surrogatepass")[statement.end_col_offset:].strip()
+    return not tail or tail[:1] == b"#"
 
 
 def _first_line(statement: ast.stmt) -> int:

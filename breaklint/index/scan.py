@@ -24,6 +24,7 @@ from typing import NamedTuple, TypeVar
 
 from breaklint.infra.files import NUL_BYTES, ReadProblem, decode_source, read_capped
 from breaklint.infra.recursion import with_room
+from breaklint.index.def_lines import split_lines
 from breaklint.index.region_text import Block, outline
 from breaklint.index.summary import ModuleSummary
 from breaklint.index.suppress import may_hold_suppressions
@@ -316,7 +317,7 @@ def _summary(text: str, module_name: str,
 
     def made() -> tuple[ModuleSummary, Block, bytes, list[int]]:
         summary, source, starts = summarize_lines(text, module_name, is_package, tree)
-        return summary, outline(tree, text.splitlines(keepends=True)), source, starts
+        return summary, outline(tree, split_lines(text)), source, starts
 
     try:
         return made()

@@ -19,6 +19,7 @@ from pathlib import Path
 import libcst as cst
 
 from breaklint.finding import Span
+from breaklint.index.def_lines import line_texts
 from breaklint.index.region_text import RegionText
 
 
@@ -212,7 +213,7 @@ class ParsedFile:
             return None
         first = lines[start - 1]
         indent = first[: len(first) - len(first.lstrip(" \t\f"))]
-        return _Chunk(positions, code.split("\n"), start - positions[id(anchor)][0][0], indent)
+        return _Chunk(positions, line_texts(code), start - positions[id(anchor)][0][0], indent)
 
     def _columns(self, chunk: _Chunk, line: int) -> int | None:
         """How many columns line `line` of the function alone is to the right in the file: the
@@ -231,7 +232,7 @@ class ParsedFile:
 
     def _file_lines(self) -> list[str]:
         if self._lines is None:
-            self._lines = self.text.split("\n")
+            self._lines = line_texts(self.text)  # libcst's lines: a lone CR ends one too
         return self._lines
 
 

@@ -60,7 +60,7 @@ def parse_suppressions(text: str) -> list[Suppression]:
     found: list[Suppression] = []
     pending: list[Suppression] = []  # comment-only lines wait for the next line of code
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        tokens = list(tokenize.generate_tokens(io.StringIO(text, newline=None).readline))  # a lone CR ends a line
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return found  # the file did not parse either; BL001 says so
     code_lines: set[int] = set()

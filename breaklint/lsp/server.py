@@ -41,12 +41,14 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument, Workspace
 
 from breaklint import __version__
 from breaklint.config import find_pyproject
 from breaklint.infra.files import SUFFIXES
 from breaklint.finding import Finding
-from breaklint.report.positions import UTF16, split_lines, to_code_units
+from breaklint.index.def_lines import line_texts, split_lines
+from breaklint.report.positions import UTF16, to_code_units
 from breaklint.check.registry import ALWAYS_SHOWN, find_rule
 from breaklint.report import ruledoc
 from breaklint.report.lsp_format import SOURCE, diagnostic
@@ -75,7 +77,7 @@ def suppression_insertion(text: str, line: int, code: str) -> Insertion | None:
     """Where and what to insert so that `code` is silenced on 0-based `line`: extend a
     `# breaklint: ignore[...]` already there, else a trailing comment, else (the line ends inside
     a string or with a backslash, where no comment can go) a comment line above it."""
-    lines = split_lines(text)
+    lines = line_texts(text)
     if not 0 <= line < len(lines):
         return None
     current = lines[line]
@@ -104,7 +106,7 @@ def _line_tokens(text: str, lineno: int) -> tuple[tuple[int, str] | None, bool]:
     comment: tuple[int, str] | None = None
     spans_end = False
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):  # a lone CR ends a line
             if token.start[0] > lineno:
                 break
             if token.type == tokenize.COMMENT and token.start[0] == lineno:
@@ -267,7 +269,7 @@ class Linter:
                 self.server.window_show_message(types.ShowMessageParams(
                     type=types.MessageType.Warning, message=f"breaklint: {error}; using the default settings"))
             for uri, path, version, text in entries:
-                lines = split_lines(text)
+                lines = line_texts(text)
                 diagnostics = [self.converter.structure(diagnostic(f, lines, encoding), types.Diagnostic)
                                for f in findings[path]]
                 self.published[uri] = diagnostics
@@ -358,7 +360,7 @@ class Linter:
         if not wanted:  # some clients send none: use what we published in the range
             wanted = self.at(uri, params.range.start)
         encoding = _encoding(self.server)
-        lines = split_lines(document.source)
+        lines = line_texts(document.source)
         actions: list[types.CodeAction] = []
         seen: set[tuple[int, str]] = set()
         for d in wanted:
@@ -425,6 +427,12 @@ class _Protocol(LanguageServerProtocol):
 
     exit_code = 0
 
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Any:
+        result = yield from super().lsp_initialize(params)
+        self._workspace.__class__ = _Workspace  # made above, before any document is opened
+        return result
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
@@ -449,6 +457,23 @@ class _Protocol(LanguageServerProtocol):
     def lsp_exit(self, *args: Any) -> Any:
         self.exit_code = 0 if self._shutdown else 1
         yield from super().lsp_exit(*args)
+
+
+class _Document(TextDocument):
+    """pygls applies an edit's range to the lines of `str.splitlines`, which also ends a line at
+    U+2028, \\f, \\x1c...: an edit below one landed a line off. An LSP client, like Python, ends
+    a line at CRLF, LF and CR only."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return tuple(split_lines(self.source))
+
+
+class _Workspace(Workspace):
+    def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None,
+                              language_id: str | None = None) -> TextDocument:
+        return _Document(doc_uri, source=source, version=version, language_id=language_id,
+                         sync_kind=self._sync_kind, position_codec=self._position_codec)
 
 
 def _request_id(value: object) -> int | str | None:

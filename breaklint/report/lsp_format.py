@@ -10,7 +10,8 @@ from typing import Any, Callable, Sequence
 from breaklint.finding import CheckResult
 from breaklint.infra.files import ReadProblem, read_capped, read_source, shown_text
 from breaklint.finding import Finding, Severity
-from breaklint.report.positions import UTF16, lsp_range, split_lines
+from breaklint.index.def_lines import line_texts
+from breaklint.report.positions import UTF16, lsp_range
 
 SOURCE = "breaklint"
 SEVERITY = {Severity.ERROR: 1, Severity.WARNING: 2, Severity.INFO: 3}  # DiagnosticSeverity
@@ -60,8 +61,8 @@ def _disk_lines(path: Path) -> list[str]:
     text = read_source(path)
     if isinstance(text, ReadProblem):  # a BL002 still has a place in what the editor shows
         data = read_capped(path)
-        return [] if isinstance(data, ReadProblem) else split_lines(shown_text(data))
-    return split_lines(text)
+        return [] if isinstance(data, ReadProblem) else line_texts(shown_text(data))
+    return line_texts(text)
 
 
 def diagnostics_by_uri(

@@ -46,12 +46,6 @@ def from_code_units(line: str, offset: int, encoding: str = UTF16) -> int:
     return len(line) + 1
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines as the LSP counts them: split on \\n, \\r\\n and \\r only (never on \\f or \\x1c,
-    which str.splitlines would split on and so shift every line below)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
 def lsp_position(lines: Sequence[str], line: int, col: int, encoding: str = UTF16) -> dict[str, int]:
     """1-based line and code-point column -> an LSP Position, kept inside the document."""
     if not lines:

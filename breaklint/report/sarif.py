@@ -18,7 +18,8 @@ from urllib.parse import quote
 from .. import __version__
 from breaklint.finding import CheckResult, Finding, Severity
 from breaklint.infra.files import ReadProblem, read_source
-from breaklint.report.positions import sarif_region, span_text, split_lines
+from breaklint.index.def_lines import line_texts
+from breaklint.report.positions import sarif_region, span_text
 from breaklint.project_urls import repository
 from breaklint.check.registry import all_rules
 from ..rule import Rule
@@ -115,7 +116,7 @@ def _disk_lines(base: Path) -> Callable[[str], Sequence[str]]:
     def lines_of(path: str) -> Sequence[str]:
         if path not in cached:
             text = read_source(Path(path) if Path(path).is_absolute() else base / path)
-            cached[path] = [] if isinstance(text, ReadProblem) else split_lines(text)
+            cached[path] = [] if isinstance(text, ReadProblem) else line_texts(text)
         return cached[path]
 
     return lines_of
