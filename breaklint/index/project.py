@@ -474,6 +474,7 @@ class ProjectIndex:
             if key in memo.lookups:
                 return memo.lookups[key]
             found = memo.lookups[key] = self._lookup(qualified, near, 0)
+            memo.stored()
             return found
         return self._lookup(qualified, near, depth)
 
@@ -511,6 +512,7 @@ class ProjectIndex:
             return kept[1]
         name = module.imports.resolve(expr)
         memo.resolved[key] = (expr, name)  # it holds expr: no other node takes its id meanwhile
+        memo.stored()
         return name
 
     def resolve_class(self, expr: cst.BaseExpression, module: ModuleIndex) -> ClassInfo | None:
@@ -555,6 +557,7 @@ class ProjectIndex:
             if key in memo.methods:
                 return memo.methods[key]
             found = memo.methods[key] = self._method(cls, name, skip_self)
+            memo.stored()
             return found
         return self._method(cls, name, skip_self)
 
@@ -624,6 +627,7 @@ class ProjectIndex:
             memo.builds[key] = (node, depth, found)  # from this depth or a shallower one: nothing was cut
         else:  # cut short: the same answer at this depth; what the walk learnt read: until it learns more
             memo.transient[(key, depth)] = (node, found, int(cut), memo.epoch if read else None)
+        memo.stored()
         return list(found)
 
     def _instance_builds(
@@ -757,9 +761,10 @@ class _Memo:
     depth (cuts); those are kept for the same depth, and until the walk learns more (`transient`):
     a name bound to itself (`x = x[0]`) is asked again at every level below, from each value."""
 
-    __slots__ = ("lookups", "methods", "resolved", "builds", "transient", "state_reads", "cuts", "epoch")
+    __slots__ = ("lookups", "methods", "resolved", "builds", "transient", "state_reads", "cuts", "epoch", "size")
 
     def __init__(self) -> None:
+        self.size = 0  # answers kept: at _MEMO_SIZE all are dropped (see stored)
         self.lookups: dict[tuple[str, ModuleIndex], Definition | None] = {}
         self.methods: dict[tuple[ClassInfo, str, bool], FunctionInfo | None] = {}
         self.resolved: dict[tuple[int, ModuleIndex], tuple[cst.BaseExpression, str | None]] = {}
@@ -770,6 +775,20 @@ class _Memo:
         self.state_reads = 0
         self.cuts = 0
         self.epoch = 0  # how many times the walk learnt something (ProjectIndex.learnt)
+
+    def stored(self) -> None:
+        """One more answer kept. Past _MEMO_SIZE they are all dropped: each holds the nodes it
+        was asked of, and on a large tree (transformers: 630,000 answers) they held 150 MB of the
+        regions' process; a walk that goes on asks mostly of what it meets next (a model folder's
+        own modules), and timm's whole walk keeps 44,000."""
+        self.size += 1
+        if self.size > _MEMO_SIZE:
+            for kept in (self.lookups, self.methods, self.resolved, self.builds, self.transient):
+                kept.clear()
+            self.size = 0
+
+
+_MEMO_SIZE = 30_000
 
 
 def _parameter_owner(name: str, scope: FunctionInfo | None) -> FunctionInfo | None:
