@@ -13,7 +13,7 @@ import libcst as cst
 import pytest
 
 from breaklint.index.conditions import cst_guards_of, text_guards_of
-from breaklint.infra.lazy import _chain, calls_inside, parse_fragment, real_node, written_test
+from breaklint.infra.lazy import calls_inside, parse_fragment, real_node, written_test
 from breaklint.infra.walk import content_nodes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,10 +28,6 @@ WRITTEN = [
     "[x[k(1)] + m(2) for x in y]", "[]", "(f(1), )",
     "A(c) if c.flag else B(c)", "a if not (c.x or c.y == 'v') else b", "a if (c.k in ('p',\n  'q')) else b",
     "a if c.s == 'x' 'y' else b", "a if (  # why\n  c.x and c.y != 2) else b", "a if c.n is None else (b if c.m else d)",
-    # postfix chains, whose spine is read from the text (lazy._chain): brackets in strings and comments
-    "f(\"(\", ')')", "a['#'](b)", "f(f'{x}')(y)", "f(a  # c )\n)", 'f(rb"\\"(")', "a('''x)''')(b)", "a.b[c].d(e)(f)",
-    "a (b)", "a.b (c)", "x.y[0](z).w", "f(\n  g(1),\n  h[2])[3]", "f(**{'a': (1)})", "a[1:2, ::3](x)", "f(x)[0].y.z",
-    "x.view(B, -1).permute(0, 2, 1)", "f(u'\\'', b\"]\")(c)", "d.get('a', {'b': [1, (2)]})", "f(\"\"\"a\n)\"\"\")",
 ]
 
 
@@ -120,12 +116,3 @@ def test_the_calls_of_a_call_are_itself_without_parsing() -> None:
             if isinstance(value, cst.Call):
                 assert _constructor_calls(value) == (value,), text
     assert heard == []  # libcst parsed none of them
-
-
-@pytest.mark.parametrize("text, chain", [
-    ("x.view(B, -1).permute", ("x", (("attr", "view"), ("call", ""), ("attr", "permute")))),
-    ("a['#'](b)", ("a", (("sub", ""), ("call", "")))), ("f(a  # )\n)", ("f", (("call", ""),))),
-    ("a (b)", None), ("a.b", None), ("a(b) + c(d)", None), ("f(f'{x}')", None), ("None(x)", None), ("ａ(b)", None),
-])
-def test_a_chain_is_read_from_the_text_only_when_sure(text: str, chain: object) -> None:
-    assert _chain(text) == chain

@@ -17,8 +17,6 @@ answer is the one the parsed tree gives (tests/test_lazy_nodes.py).
 from __future__ import annotations
 
 import ast
-import keyword
-import re
 import warnings
 from functools import lru_cache
 from typing import Callable, Iterator
@@ -90,20 +88,6 @@ def parse_fragment(text: str, on_parse: Callable[[], None] | None = None) -> cst
             parsed.append(parse_safely(_parse, text))
         return parsed[0]
 
-    chain = _chain(text)
-    if chain is not None:  # `self.qkv(x).reshape(B, N, 3)`: its spine from the text, the rest when read
-        made: list[object] = []
-
-        def whole() -> object:
-            if not made:
-                made.append(_ast_spine(text, root))
-            return made[0]
-
-        return _chain_node(chain[0], chain[1], len(chain[1]), whole)  # type: ignore[return-value]
-    return _ast_spine(text, root)  # type: ignore[return-value]
-
-
-def _ast_spine(text: str, root: Callable[[], cst.BaseExpression]) -> object:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -113,100 +97,7 @@ def _ast_spine(text: str, root: Callable[[], cst.BaseExpression]) -> object:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return root()
     del tree  # the shape is what stays: an ast tree costs several times more
-    return _spine(shape, root)
-
-
-# A postfix chain as written: a name, then `.name`, `(...)` and `[...]` with nothing between
-# them (no space, no operator). Inside brackets: strings (an f-string gives up: from 3.12 it may
-# nest its own quotes) and comments are skipped whole.
-_SPECIAL = re.compile(r"""[()\[\]{}#'"]""")
-_IDENTIFIER = re.compile(r"[^\W\d]\w*")
-_STRING_END = {q: re.compile(r"(?:\\.|[^\\])*?" + re.escape(q), re.S) for q in ("'", '"', "'''", '"""')}
-_PREFIX = re.compile(r"[A-Za-z]*$")
-
-
-def _chain(text: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
-    """(the head name, each trailer as ("attr", name), ("call", "") or ("sub", "")), or None
-    when `text` is not such a chain (or this reading is not sure of it)."""
-    if not text.isascii():  # the ast's names are NFKC-normalized: read those from it
-        return None
-    head = _IDENTIFIER.match(text)
-    if head is None or keyword.iskeyword(head.group()) or not head.group().isidentifier():
-        return None
-    trailers: list[tuple[str, str]] = []
-    at, end = head.end(), len(text)
-    while at < end:
-        char = text[at]
-        if char == ".":
-            name = _IDENTIFIER.match(text, at + 1)
-            if name is None or keyword.iskeyword(name.group()) or not name.group().isidentifier():
-                return None
-            trailers.append(("attr", name.group()))
-            at = name.end()
-        elif char == "(" or char == "[":
-            closed = _group_end(text, at)
-            if closed is None:
-                return None
-            trailers.append(("call" if char == "(" else "sub", ""))
-            at = closed
-        else:
-            return None
-    if all(kind == "attr" for kind, _ in trailers):
-        return None  # a dotted name (_dotted_node)
-    return head.group(), tuple(trailers)
-
-
-def _group_end(text: str, at: int) -> int | None:
-    """Where the bracket opened at `at` closes (the index after it), or None when not sure."""
-    depth = 0
-    while True:
-        found = _SPECIAL.search(text, at)
-        if found is None:
-            return None
-        char, at = found.group(), found.end()
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return at
-        elif char == "#":
-            newline = text.find("\n", at)
-            if newline < 0:
-                return None
-            at = newline + 1
-        else:  # a string: its prefix letters are just before it
-            if "f" in _PREFIX.search(text, 0, found.start()).group().lower():  # type: ignore[union-attr]
-                return None
-            quote = text[found.start():found.start() + 3]
-            quote = quote if quote in ("'''", '"""') else char
-            closed = _STRING_END[quote].match(text, found.start() + len(quote))
-            if closed is None:
-                return None
-            at = closed.end()
-
-
-def _chain_node(head: str, trailers: tuple[tuple[str, str], ...], upto: int, whole: Callable[[], object]) -> object:
-    """The node of the chain's first `upto` trailers: its spine from the text; anything else
-    (a call's arguments, a subscript's slice) from the same part of `whole`, the `ast` spine."""
-    if upto == 0:
-        return cst.Name(head)
-    kind, name = trailers[upto - 1]
-    outer = len(trailers) - upto  # how many parts `whole` is above this one
-
-    def same() -> object:
-        node = whole()
-        for _ in range(outer):
-            node = node.func if isinstance(node, cst.Call) else node.value  # type: ignore[attr-defined]
-        return node
-
-    inner = lambda: _chain_node(head, trailers, upto - 1, whole)  # noqa: E731
-    real = lambda: real_node(same())  # noqa: E731
-    if kind == "attr":
-        return LazyNode(cst.Attribute, {"value": inner, "attr": lambda: cst.Name(name)}, real)  # type: ignore[arg-type]
-    if kind == "call":
-        return LazyNode(cst.Call, {"func": inner, "args": lambda: same().args}, real)  # type: ignore[arg-type, attr-defined]
-    return LazyNode(cst.Subscript, {"value": inner}, real)  # type: ignore[arg-type]
+    return _spine(shape, root)  # type: ignore[return-value]
 
 
 def _parse(text: str) -> cst.BaseExpression:
