@@ -107,3 +107,26 @@ def test_names_bound_to_themselves(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.chdir(root)
     assert kept == _regions(root, tmp_path / "b", monkeypatch, memo=False)
     assert sum(1 for code, *_ in kept[1] if code == "BL101") >= 2  # Other's forward, and Block's
+
+
+def test_a_memo_that_drops_its_answers_finds_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memo is bounded (_MEMO_SIZE answers, then all dropped): a walk that drops them every
+    few answers computes the same regions and reads as one that never drops them, and never
+    holds more than the bound."""
+    import breaklint.index.project as project_module
+
+    monkeypatch.chdir(ROOT)
+    kept = _regions(ROOT / "testdata/rules", tmp_path / "a", monkeypatch, memo=True)
+    held: list[int] = []
+    stored = project_module._Memo.stored
+
+    def counting(memo: Any) -> None:
+        stored(memo)
+        held.append(sum(map(len, (memo.lookups, memo.methods, memo.resolved, memo.builds, memo.transient))))
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(project_module, "_MEMO_SIZE", 7)
+    monkeypatch.setattr(project_module._Memo, "stored", counting)
+    dropping = _regions(ROOT / "testdata/rules", tmp_path / "b", monkeypatch, memo=True)
+    assert dropping == kept
+    assert held and max(held) <= 7 + 1 and held.count(0) > 10  # bounded, and dropped many times
