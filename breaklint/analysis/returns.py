@@ -24,7 +24,6 @@ dependency of the reading file's cached result.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,24 +113,14 @@ class _Deferred:
     depth: int
 
 
-# What each callee's code says of its returns (see _returns_of), for as long as the function
-# lives: another file's callee is judged again by every file that calls it.
-_OWN_RETURNS: weakref.WeakKeyDictionary[FunctionInfo, list[cst.Return] | None] = weakref.WeakKeyDictionary()
-
-
 def _returns_of(fn: FunctionInfo, node: cst.FunctionDef) -> list[cst.Return] | None:
     """fn's own `return` statements, or None when a call of it may give something else: it
     yields, has none, or may fall off its end (None on that path). Read from its code alone."""
-    if fn in _OWN_RETURNS:
-        return _OWN_RETURNS[fn]
-    returns, yields = _own_returns(node)
-    found = None if yields or not returns or _may_fall_off(node.body) else returns
-    _OWN_RETURNS[fn] = found
-    return found
+    def find() -> list[cst.Return] | None:
+        returns, yields = _own_returns(node)
+        return None if yields or not returns or _may_fall_off(node.body) else returns
 
-
-# For each callee's outermost function: what each name may be bound from (_bindings).
-_BINDINGS: weakref.WeakKeyDictionary[FunctionInfo, dict[str, list[cst.BaseExpression]]] = weakref.WeakKeyDictionary()
+    return fn.derived("returns", find)  # another file's callee is judged by every file calling it
 
 
 def _feeding_calls(outer: FunctionInfo, returns: list[cst.Return]) -> frozenset[cst.Call]:
@@ -139,9 +128,7 @@ def _feeding_calls(outer: FunctionInfo, returns: list[cst.Return]) -> frozenset[
     FunctionValues carries values from one statement to another only through the names it binds
     (by name, in every scope of outer's pass), so: the calls within a returned expression or
     within what is bound to a name such an expression reads, and so on."""
-    bindings = _BINDINGS.get(outer)
-    if bindings is None:
-        bindings = _BINDINGS[outer] = _bindings(outer.node)
+    bindings = outer.derived("bindings", lambda: _bindings(outer.node))
     pending: list[cst.BaseExpression] = [r.value for r in returns if r.value is not None]
     seen_names: set[str] = set()
     seen: set[cst.CSTNode] = set()

@@ -10,7 +10,6 @@ project function gives what its returns give (breaklint/analysis/returns.py).
 from __future__ import annotations
 
 import enum
-import weakref
 from functools import lru_cache
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Mapping
@@ -159,13 +158,6 @@ def _array_of(value: Value) -> Value:
     return Value(value.kind, value.boolean, value.numpy) if value.tensorish else value
 
 
-# What `self.<attr>` of a class holds, per project: one for every function that reads it (a
-# module's forward and its helpers read the same attributes). A check's project is a view made
-# for one pass over one file (engine.py), so what the answer read is recorded for that file.
-_SELF_ATTRIBUTES: weakref.WeakKeyDictionary[ProjectIndex, dict[tuple[ClassInfo, str], Value]] = (
-    weakref.WeakKeyDictionary())
-
-
 class FunctionValues:
     """Values of every expression in one function (and the functions nested in it)."""
 
@@ -194,10 +186,11 @@ class FunctionValues:
         self._scope = fn  # the function (or nested def) whose code is being evaluated
         # Calls whose callee returns a tuple display on every path: the value of each element.
         self._elements: dict[cst.Call, tuple[Value, ...]] = {}
-        attributes = _SELF_ATTRIBUTES.get(project)
-        if attributes is None:
-            attributes = _SELF_ATTRIBUTES[project] = {}
-        self._attributes = attributes
+        # What `self.<attr>` of a class holds, judged once for every function of the pass that
+        # reads it (a module's forward and its helpers read the same attributes). A check's
+        # project is a view made for one pass over one file (engine.py), so what the answer
+        # read is recorded for that file.
+        self._attributes: dict[tuple[ClassInfo, str], Value] = project.derived("self attributes", dict)
         self._run_function(fn.node, {}, fn)
 
     def of(self, node: cst.BaseExpression) -> Value:

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar, Union
 
 import libcst as cst
 
@@ -25,6 +25,8 @@ from breaklint.index.summary import CompiledCall, CompiledName, Guards, StateWri
 from breaklint.infra.walk import content_nodes
 
 FunctionNode = "cst.FunctionDef"  # for annotations (libcst is imported on first use)
+
+T = TypeVar("T")
 
 COMPILE_NAMES = frozenset({"torch.compile", "torch.compiler.compile"})
 OPTIMIZE_NAMES = frozenset({"torch._dynamo.optimize", "torch._dynamo.eval_frame.optimize"})
@@ -127,6 +129,9 @@ class FunctionInfo:
     header: FunctionHeader = field(default=None, repr=False)  # type: ignore[assignment]
     # Dunder methods the body calls implicitly (`obj.__setattr__` for `obj.x = v`; summary.py).
     implicit: list[cst.BaseExpression] = field(default_factory=list)
+    # Facts an analysis derives from this function's code alone (see derived): made on first use,
+    # as most functions of a large tree are never asked.
+    _derived: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.header is None:
@@ -140,6 +145,15 @@ class FunctionInfo:
     def self_name(self) -> str | None:
         """The first parameter's name of a method (usually `self`), unless static/class method."""
         return self.header.self_name if self.class_info is not None else None
+
+    def derived(self, key: str, compute: Callable[[], T]) -> T:
+        """What `compute` derives from this function's code alone, computed once while the
+        function lives: every file that calls another file's function asks the same of it."""
+        if self._derived is None:
+            self._derived = {}
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]  # type: ignore[no-any-return]
 
     def binds_locally(self, name: str) -> bool:
         """Whether `name` is a parameter or local of this function or an enclosing one."""
@@ -392,6 +406,14 @@ class ProjectIndex:
         self.by_name = ModulesByName(self._slots_by_name, self.asked)
         self._mro: dict[ClassInfo, list[ClassInfo]] = {}
         self._memo: _Memo | None = None  # while memoized()
+        self._derived: dict[str, Any] = {}  # see derived
+
+    def derived(self, key: str, compute: Callable[[], T]) -> T:
+        """What `compute` derives from this project view, computed once while it lives (a
+        check's view is made for one pass over one file: engine.py)."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]  # type: ignore[no-any-return]
 
     @property
     def modules(self) -> list[ModuleIndex]:
