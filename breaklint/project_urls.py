@@ -5,7 +5,8 @@ none, and what would link to them (SARIF's helpUri, a finding's `url`) is left o
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import metadata
+
+from breaklint.infra import dists
 
 REPOSITORY = "Repository"
 DOCS_BRANCH = "main"  # the rule pages are read on the default branch
@@ -13,10 +14,7 @@ DOCS_BRANCH = "main"  # the rule pages are read on the default branch
 
 @lru_cache(maxsize=1)  # the metadata of the running breaklint cannot change under it; one read a process
 def project_urls() -> dict[str, str]:
-    try:
-        entries = metadata.metadata("breaklint").get_all("Project-URL") or []
-    except metadata.PackageNotFoundError:
-        return {}
+    entries = dists.headers("breaklint", "Project-URL") or []
     return {label.strip(): url.strip() for label, _, url in (entry.partition(",") for entry in entries)}
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Mapping
+
+from breaklint.infra import dists
 
 # The newest torch whose behaviour the catalog was checked against; the oldest with torch.compile.
 NEWEST_KNOWN = "2.13"
@@ -30,9 +31,10 @@ class TorchVersion:
 
 def installed_torch() -> TorchVersion | None:
     """The installed torch's version, read from its metadata: never imports torch."""
+    found = dists.version("torch")
     try:
-        return TorchVersion.parse(metadata.version("torch"))
-    except (metadata.PackageNotFoundError, ValueError):
+        return TorchVersion.parse(found) if found is not None else None
+    except ValueError:
         return None
 
 

@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
 from breaklint import __version__
+from breaklint.infra import dists
 from breaklint.infra.files import Unreadable, read_regular
 
 CACHE_DIR = ".breaklint_cache"
@@ -50,14 +51,12 @@ def code_salt() -> str:
 
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{__version__}|{SUMMARY_FORMAT}|{sys.version}".encode())
-    try:
-        from importlib.metadata import version
-
-        h.update(version("libcst").encode())
-    except Exception:  # libcst without metadata: its sources below the salt are not ours to hash
+    libcst_version = dists.version("libcst")
+    if libcst_version is None:  # libcst without metadata: its sources below the salt are not ours to hash
         import libcst
 
-        h.update(str(getattr(libcst, "LIBCST_VERSION", "")).encode())
+        libcst_version = str(getattr(libcst, "LIBCST_VERSION", ""))
+    h.update(libcst_version.encode())
     import breaklint.rules
 
     # The whole package (rule.py and analysis/ decide findings too), and the rules.

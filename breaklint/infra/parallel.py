@@ -14,14 +14,15 @@ flight, so the run ends, and no item is lost.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
 import threading
-from concurrent.futures import Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing.context import BaseContext
 
 from .lifeline import die_with
 
@@ -46,9 +47,15 @@ class WorkerPool:
         self.jobs = jobs
         self._initializer = initializer
         self._state = state
-        method = "fork" if self.forks() else "spawn"
-        self._context = multiprocessing.get_context(method)
         self._executor: ProcessPoolExecutor | None = None
+
+    @property
+    def _context(self) -> BaseContext:
+        """multiprocessing and concurrent.futures are imported only for a process to start (12 ms
+        a run that starts none: a warm check, one job)."""
+        import multiprocessing
+
+        return multiprocessing.get_context("fork" if self.forks() else "spawn")
 
     @staticmethod
     def forks() -> bool:
@@ -90,9 +97,13 @@ class WorkerPool:
     def _round(self, function: Callable[[T], R], items: Sequence[T], todo: list[int], chunksize: int,
                results: dict[int, R], meanwhile: Callable[[], object] | None = None) -> list[int]:
         """One pool over `todo`; fills `results`. Returns the items in flight if a worker died."""
-        marks = self._context.Array("b", len(items), lock=False)
+        from concurrent.futures import ProcessPoolExecutor, wait
+        from concurrent.futures.process import BrokenProcessPool
+
+        context = self._context
+        marks = context.Array("b", len(items), lock=False)
         self._executor = ProcessPoolExecutor(
-            max_workers=self.jobs, mp_context=self._context,
+            max_workers=self.jobs, mp_context=context,
             initializer=_install, initargs=(os.getpid(), self._initializer, self._state, marks),
         )
         try:
@@ -125,8 +136,11 @@ class WorkerPool:
         `jobs` is: what it allocates ends with it. `on_crash` as for `map`. `meanwhile()` runs
         here while the process works (this process would only wait); the child is waited for
         even if it raises."""
-        receiver, sender = self._context.Pipe(duplex=False)
-        process = self._context.Process(target=_run_alone,
+        from concurrent.futures.process import BrokenProcessPool
+
+        context = self._context
+        receiver, sender = context.Pipe(duplex=False)
+        process = context.Process(target=_run_alone,
                                         args=(os.getpid(), self._initializer, self._state, function, item, sender))
         process.start()
         sender.close()  # ours: end of input once the child's copy closes

@@ -9,8 +9,6 @@ nothing is built. Per-attribute callbacks (`visit_Call_func`) are not made; our 
 
 from __future__ import annotations
 
-import inspect
-import re
 import typing
 from typing import Callable
 from functools import lru_cache
@@ -19,7 +17,6 @@ import libcst as cst
 
 from breaklint.infra.lazy import real_node
 
-_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
 # Nodes that hold nothing but layout: whitespace, comments, punctuation, operators (the modules
 # and tokens are looked up on first use: importing breaklint does not import libcst, see deferred.py).
 _TRIVIA_MODULES = frozenset({"libcst._nodes.op", "libcst._nodes.whitespace"})
@@ -134,9 +131,14 @@ def if_arms(function: cst.FunctionDef) -> list[Arm]:
 
 @lru_cache(maxsize=None)
 def child_fields(kind: type) -> tuple[str, ...]:
-    """The fields of a node type that hold children, in libcst's visit order."""
-    source = inspect.getsource(kind._visit_and_replace_children)  # type: ignore[attr-defined]
-    return tuple(dict.fromkeys(_FIELD.findall(source)))  # ImportFrom names `names` twice (one is used)
+    """The fields of a node type that hold children, in libcst's visit order: the field names
+    its `_visit_and_replace_children` passes to `visit_*(self, "<field>", ...)`, in the order the
+    compiler met them (its constants), not re-read from libcst's sources (tokenizing them cost
+    every process 21 ms). tests/test_walk_fields.py holds this to the sources."""
+    code = kind._visit_and_replace_children.__code__  # type: ignore[attr-defined]
+    fields = getattr(kind, "__dataclass_fields__", {})
+    return tuple(name for name in code.co_consts if type(name) is str and name in fields)
+
 
 
 def is_trivia(kind: type) -> bool:
@@ -178,10 +180,12 @@ def _only_trivia(annotation: object) -> bool:
 
 @lru_cache(maxsize=None)
 def supported() -> bool:
-    """Whether libcst's sources can be read (they can, unless it ships without them)."""
+    """Whether child_fields can read libcst's nodes (a libcst whose nodes were written another
+    way: its own visit, slower, is used instead)."""
     try:
-        return bool(child_fields(cst.Call))
-    except (OSError, TypeError):
+        return child_fields(cst.Call) == ("lpar", "func", "whitespace_after_func", "whitespace_before_args", "args",
+                                          "rpar")
+    except (AttributeError, TypeError):
         return False
 
 

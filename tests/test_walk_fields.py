@@ -1,0 +1,73 @@
+"""walk.child_fields reads a node type's children from the compiled `_visit_and_replace_children`
+(its constants), not from libcst's sources: for every node class of the installed libcst, the
+same fields in the same order as its source spells them, and the same visit order as libcst's own
+visit on real code."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from breaklint.infra.walk import child_fields, supported, walk
+
+_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
+
+
+def _node_classes() -> list[type]:
+    found, stack = [], [cst.CSTNode]
+    while stack:
+        kind = stack.pop()
+        stack.extend(kind.__subclasses__())
+        if "_visit_and_replace_children" in vars(kind) and not inspect.isabstract(kind):
+            found.append(kind)
+    return sorted(found, key=lambda kind: kind.__qualname__)
+
+
+def test_there_are_node_classes() -> None:
+    assert supported()
+    assert len(_node_classes()) > 200
+
+
+@pytest.mark.parametrize("kind", _node_classes(), ids=lambda kind: kind.__qualname__)
+def test_fields_match_the_source(kind: type) -> None:
+    source = inspect.getsource(kind._visit_and_replace_children)
+    assert child_fields(kind) == tuple(dict.fromkeys(_FIELD.findall(source)))
+
+
+class _Order:
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.seen.append(id(node))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.seen.append(-id(original_node))
+
+
+class _CstOrder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.seen.append(id(node))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.seen.append(-id(original_node))
+
+
+def test_walk_visits_as_libcst_does() -> None:
+    """On breaklint's own sources (every statement and expression kind it uses)."""
+    for path in sorted(Path(cst.__file__).parent.glob("_nodes/*.py"))[:3] + sorted(
+            Path(__file__).parents[1].joinpath("breaklint", "infra").glob("*.py")):
+        tree = cst.parse_module(path.read_text(encoding="utf-8"))
+        ours, theirs = _Order(), _CstOrder()
+        walk(tree, ours)
+        tree.visit(theirs)
+        assert ours.seen == theirs.seen, path
