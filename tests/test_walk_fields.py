@@ -71,3 +71,37 @@ def test_walk_visits_as_libcst_does() -> None:
         walk(tree, ours)
         tree.visit(theirs)
         assert ours.seen == theirs.seen, path
+
+
+class _Kinds(_Order):
+    def __init__(self, kinds: frozenset[type]) -> None:
+        super().__init__()
+        self.kinds = kinds
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        assert type(node) in self.kinds
+        return super().on_visit(node)
+
+
+def test_walk_only_hears_the_kinds_asked_in_the_same_order() -> None:
+    """`only`: the visitor hears exactly the nodes of those types, in the full walk's order."""
+    from breaklint.infra.walk import content_fields
+
+    tree = cst.parse_module(Path(__file__).parents[1].joinpath("breaklint", "infra", "walk.py").read_text("utf-8"))
+    kinds = frozenset({cst.Call, cst.Name, cst.If, cst.IndentedBlock})
+    for fields in (child_fields, content_fields):
+        everything, some = _Order(), _Kinds(kinds)
+        walk(tree, everything, fields)
+        walk(tree, some, fields, only=kinds)
+        heard = {id(node) for node in _all_nodes(tree) if type(node) in kinds}
+        assert some.seen == [mark for mark in everything.seen if abs(mark) in heard]
+        assert some.seen
+
+
+def _all_nodes(tree: cst.CSTNode) -> list[cst.CSTNode]:
+    found, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(node.children)
+    return found

@@ -144,6 +144,20 @@ class _Dispatcher(Visitor):
         self.wants_trivia = not trivia_names().isdisjoint(
             {*self.visitors, *self.leavers, *self.file_visitors, *self.file_leavers})
 
+    def heard(self) -> frozenset[type] | None:
+        """The node types on_visit/on_leave must hear of: those a rule handles, a function (the
+        function stack, positions) and whatever an `if` can hold as its body or else (the
+        untraced blocks). The walk passes the rest (most nodes: arguments, names, literals)
+        without a call. None (all) when a handler names no libcst node type."""
+        kinds = {cst.FunctionDef, cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementSuite}
+        for table in (self.visitors, self.leavers, self.file_visitors, self.file_leavers):
+            for name in table:
+                kind = getattr(cst, name, None)
+                if not (isinstance(kind, type) and issubclass(kind, cst.CSTNode)):
+                    return None
+                kinds.add(kind)
+        return frozenset(kinds)
+
     def _dispatch(self, handlers: list[tuple[Rule, Callable[[cst.CSTNode], None]]], node: cst.CSTNode) -> None:
         for rule, handler in handlers:
             if id(rule) in self.failed:
@@ -349,7 +363,7 @@ class Engine:
                     internal_error(cls, error)
             dispatcher = _Dispatcher(ctx, rules, internal_error, self._handler_names)
             try:
-                visit(file.tree, dispatcher, trivia=dispatcher.wants_trivia)
+                visit(file.tree, dispatcher, trivia=dispatcher.wants_trivia, only=dispatcher.heard())
                 dispatcher.end_file()
             except _NeedsRoom:
                 raise

@@ -190,39 +190,45 @@ def supported() -> bool:
 
 
 def walk(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor,
-         fields: Callable[[type], tuple[str, ...]] = child_fields, absent: object = None) -> None:
+         fields: Callable[[type], tuple[str, ...]] = child_fields, absent: object = None,
+         only: typing.Collection[type] | None = None) -> None:
     """libcst's visit order, without its per-node overhead; `fields=content_fields` leaves
-    out the trivia. `absent`: libcst's marker of an optional child that is not there. A loop
-    over a stack, not a call per node: as deep a tree as libcst parsed walks without recursion."""
+    out the trivia. `absent`: libcst's marker of an optional child that is not there. `only`:
+    the node types the visitor hears of (None: all); the others are walked through unheard, so
+    they cannot prune. A loop over a stack, not a call per node: as deep a tree as libcst
+    parsed walks without recursion."""
     if absent is None:
         absent = cst.MaybeSentinel.DEFAULT
     on_visit, on_leave = visitor.on_visit, visitor.on_leave
-    names: dict[type, tuple[str, ...]] = {}
-    stack: list[object] = [node]  # nodes to visit; _LEAVE above the node whose children are done
+    backwards: dict[type, tuple[str, ...]] = {}  # each type's fields, last first (pushed, they pop first)
+    stack: list[object] = [node]  # nodes to visit; _LEAVE above a heard node whose children are next
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        current = stack.pop()
+        current = pop()
         if current is _LEAVE:
-            on_leave(stack.pop())  # type: ignore[arg-type]
+            on_leave(pop())  # type: ignore[arg-type]
             continue
-        if not on_visit(current):  # type: ignore[arg-type]
+        kind = type(current)
+        heard = only is None or kind in only
+        if heard and not on_visit(current):  # type: ignore[arg-type]
             on_leave(current)  # type: ignore[arg-type]
             continue
-        stack.append(current)
-        stack.append(_LEAVE)
-        kind = type(current)
-        own = names.get(kind)
+        own = backwards.get(kind)
         if own is None:
-            own = names[kind] = fields(kind)
-        children: list[object] = []
+            own = backwards[kind] = tuple(reversed(fields(kind)))
+        if heard:
+            if not own:  # a leaf: nothing to wait for
+                on_leave(current)  # type: ignore[arg-type]
+                continue
+            push(current)
+            push(_LEAVE)
         for name in own:
             value = getattr(current, name)
             held = type(value)
             if held is tuple or held is list:
-                children.extend(value)  # sequences hold nodes only
+                extend(reversed(value))  # sequences hold nodes only
             elif value is not None and value is not absent:
-                children.append(value)
-        children.reverse()
-        stack.extend(children)
+                push(value)
 
 
 _LEAVE = object()
@@ -243,24 +249,29 @@ def content_nodes(node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool] | None
                 stack.extend(reversed(current.children))
         return
     absent = cst.MaybeSentinel.DEFAULT
+    backwards: dict[type, tuple[str, ...]] = {}  # as in walk()
     stack = [node]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        current = stack.pop()
+        current = pop()
         yield current
         if enter is not None and not enter(current):
             continue
-        children = []
-        for name in content_fields(type(current)):
+        kind = type(current)
+        own = backwards.get(kind)
+        if own is None:
+            own = backwards[kind] = tuple(reversed(content_fields(kind)))
+        for name in own:
             value = getattr(current, name)
-            kind = type(value)
-            if kind is tuple or kind is list:
-                children.extend(value)
+            held = type(value)
+            if held is tuple or held is list:
+                extend(reversed(value))
             elif value is not None and value is not absent:
-                children.append(value)
-        stack.extend(reversed(children))
+                push(value)
 
 
-def visit(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor, trivia: bool = True) -> None:
+def visit(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor, trivia: bool = True,
+          only: typing.Collection[type] | None = None) -> None:
     """walk() when libcst's sources are there, else libcst's own visit. A node made from
     pre-pass text (lazy.LazyNode) is walked as the libcst node it stands for. `trivia=False`:
     the visitor has no use for whitespace, comments, punctuation or operator nodes."""
@@ -268,7 +279,7 @@ def visit(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor, trivia: bool = T
     if not supported():
         node.visit(visitor if isinstance(visitor, cst.CSTVisitor) else _as_cst_visitor(visitor))
     else:
-        walk(node, visitor, child_fields if trivia else content_fields)
+        walk(node, visitor, child_fields if trivia else content_fields, only=only)
 
 
 def _as_cst_visitor(visitor: Visitor) -> cst.CSTVisitor:
