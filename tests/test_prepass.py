@@ -67,9 +67,10 @@ def outline_plainly(statements: list[ast.stmt], lines: list[str]) -> tuple:  # t
                      else CLASS if isinstance(statement, ast.ClassDef) else DEFINES)
             items.append((first, last, flags, tuple(outline_plainly(inner, lines) for inner in blocks(statement))))
             continue
-        starts = not lines[statement.lineno - 1][:statement.col_offset].strip()
-        rest = lines[last - 1][statement.end_col_offset or 0:].strip()
-        if starts and (not rest or rest.startswith("#")):
+        # ast's columns count UTF-8 bytes
+        starts = not lines[statement.lineno - 1].encode("utf-8")[:statement.col_offset].strip()
+        rest = lines[last - 1].encode("utf-8")[statement.end_col_offset or 0:].strip()
+        if starts and (not rest or rest.startswith(b"#")):
             if items and items[-1][2] == ALONE:
                 items[-1] = (items[-1][0], last, ALONE, ())
             else:
@@ -120,6 +121,9 @@ async def q():
             def r(): pass
 if True: s = 1
 class D: pass
+t = "ééé"; u = 1  # ast's columns are bytes: "é" is two
+v = "日本"; w = 2; x = "😀"
+y = "ééé";
 '''
 
 
