@@ -57,3 +57,20 @@ def test_discovery_matches_fnmatch(tmp_path: Path, patterns: tuple[str, ...], to
     assert found == expected
     for path in (tmp_path / name for name in TREE):
         assert is_excluded(path, tmp_path, patterns) == reference(path, tmp_path, patterns, None), path
+
+
+def test_display_path_is_relative_to() -> None:
+    """display_path reads POSIX paths by their text: the same answer as pathlib's relative_to."""
+    from breaklint.infra.files import display_path
+
+    def reference(path: Path, root: Path) -> str:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    paths = ["/a/b/c.py", "/a/bc.py", "/a/b", "/a", "/", "a/b.py", "a", ".", "/x/y", "b/c", "../a/b.py", "a/./b.py"]
+    roots = ["/a", "/a/b", "/", ".", "a", "/x/y", "..", "/a/b/c.py", "b", "/a/"]
+    for path in paths:
+        for root in roots:
+            assert display_path(Path(path), Path(root)) == reference(Path(path), Path(root)), (path, root)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -258,6 +259,55 @@ def test_an_edit_is_seen_through_the_cache(tmp_path: Path, monkeypatch) -> None:
     same(warm, run([tmp_path], tmp_path))
     assert any(f.code == "BL104" and f.path == "pkg/helpers.py" for f in warm.findings)
     assert any(f.path == "extra.py" for f in warm.findings)
+
+
+def _edit_checked_by_a_ready_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[CheckResult, list[int]]:
+    """A warm two-job run after one file changed, with a ready worker (engine._ready_worker:
+    this test process has libcst already, which would make it pointless): its result, and how
+    many files the worker checked (None: it died)."""
+    from breaklint.check import engine
+    from breaklint.infra.parallel import ReadyWorker
+
+    write(tmp_path, TRICKY)
+    extra = tmp_path / "extra.py"
+    extra.write_text("import torch\n\n@torch.compile\ndef g(x):\n    return x.item()\n")
+    monkeypatch.chdir(tmp_path)
+    cache = tmp_path.parent / (tmp_path.name + "-cache")
+    run([tmp_path], tmp_path, cache=Cache(cache))
+    extra.write_text(extra.read_text() + "\n\ndef added(x):\n    return x.tolist()\n")  # the benchmark's edit
+    monkeypatch.setattr(engine.deferred, "imported", lambda name: False)
+    mapped: list[int] = []
+    real_map = ReadyWorker.map
+
+    def counted(self: ReadyWorker, *args: object, **kwargs: object) -> object:
+        found = real_map(self, *args, **kwargs)  # type: ignore[arg-type]
+        mapped.append(-1 if found is None else len(found))
+        return found
+
+    monkeypatch.setattr(ReadyWorker, "map", counted)
+    return run([tmp_path], tmp_path, cache=Cache(cache), jobs=2), mapped
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a ready worker is forked")
+def test_an_edit_checked_by_a_ready_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    warm, mapped = _edit_checked_by_a_ready_worker(tmp_path, monkeypatch)
+    assert mapped == [1]  # extra.py, in the worker forked before the regions were known
+    same(warm, run([tmp_path], tmp_path))
+    assert any(f.path == "extra.py" and f.code == "BL101" for f in warm.findings)
+
+
+def _die(regions: object) -> None:
+    os._exit(3)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a ready worker is forked")
+def test_a_ready_worker_that_dies_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from breaklint.check import worker
+
+    monkeypatch.setattr(worker, "adopt_regions", _die)  # only the worker calls it
+    warm, mapped = _edit_checked_by_a_ready_worker(tmp_path, monkeypatch)
+    assert mapped == [-1]  # it died: the file was checked by the pool instead
+    same(warm, run([tmp_path], tmp_path))
 
 
 if __name__ == "__main__":  # pragma: no cover

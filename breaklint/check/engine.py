@@ -36,7 +36,8 @@ from breaklint.config import Config
 from breaklint.infra.files import (DEFAULT_EXCLUDE, Excluder, ReadProblem, decode_source, discover, display_path,
                                    read_source)
 from breaklint.finding import CheckResult, Finding, Region, Span
-from breaklint.infra.parallel import WorkerPool
+from breaklint.infra import deferred
+from breaklint.infra.parallel import ReadyWorker, WorkerPool
 from breaklint.index.patterns import untraced_blocks
 from breaklint.index.project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, PendingModule, ProjectIndex,
                                      module_name_for)
@@ -515,6 +516,17 @@ class _Run:
         names = ModuleNames()
         self.sources = [_Source(path, display_path(path, self.shown_from), *names(path)) for path in files]
         self.facts = self._scan()
+        ready = self._ready_worker()
+        try:
+            return self._check_scanned(findings, len(files), ready)
+        finally:
+            if ready is not None:
+                ready.close()
+
+    def _check_scanned(self, findings: list[Finding], file_count: int,
+                       ready: ReadyWorker | None) -> tuple[list[Finding], int]:
+        """Every step after the pre-pass; `ready`: see _ready_worker."""
+        config = self.config
         indexed: list[int] = []
         for index, facts in enumerate(self.facts):
             if facts.problem is None:
@@ -536,12 +548,28 @@ class _Run:
                 deep.append(index)
             elif self.facts[index].maybe_suppressed:
                 shallow.append(index)
-        findings.extend(self._check_deep(deep))
+        findings.extend(self._check_deep(deep, ready))
         for index in shallow:  # no rule runs here: every suppression is unused
             findings.extend(self._unused_suppressions(index))
         if self.cache is not None:
             self.cache.save()
-        return findings, len(files)
+        return findings, file_count
+
+    def _ready_worker(self) -> ReadyWorker | None:
+        """After an edit (a few files changed, the rest answered from the cache), the file or two
+        to check again wait on libcst's import (0.18 s on Python 3.12, a quarter of such a run):
+        a worker forked now imports it while this process computes the regions and asks the cache,
+        then checks them (_check_deep). Not with one job, nor without a cache or with every file
+        changed (a cold run: the pre-pass's pool or the regions' process import it meanwhile), nor
+        with many files changed, nor when libcst is already here."""
+        if (self.engine.jobs < 2 or self.cache is None or not 0 < self.scanned < min(_POOL_FROM, len(self.sources))
+                or deferred.imported("libcst") or not WorkerPool.forks()):
+            return None
+        worker.SERVED[:] = [self]  # it inherits the run as it is now
+        try:
+            return ReadyWorker(worker.install, None, _ready_for_the_check)
+        finally:
+            worker.SERVED.clear()
 
     def _calls_compiled(self, indexed: list[int]) -> set[int]:
         """The files that call a compiled callable (their own, or one another module binds): the
@@ -589,7 +617,7 @@ class _Run:
                 tasks.append((index, (data, source.module_name, source.is_package, digest)))
         self.scanned = len(tasks)
         self._pack_data()
-        jobs = self.engine.jobs if len(tasks) >= 64 else 1
+        jobs = self.engine.jobs if len(tasks) >= _POOL_FROM else 1
         with WorkerPool(jobs, worker.install, None) as pool:
             # Largest first: the pool balances better when the big files start early.
             order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][1][0]))
@@ -809,9 +837,10 @@ class _Run:
             self._fingerprint = self._fingerprints()
         return self._fingerprint
 
-    def _check_deep(self, indices: list[int]) -> list[Finding]:
+    def _check_deep(self, indices: list[int], ready: ReadyWorker | None = None) -> list[Finding]:
         """The rules over every file with a region: cached findings where their inputs are
-        unchanged, else libcst and the rules, in worker processes."""
+        unchanged, else libcst and the rules, in worker processes (in `ready` when there are
+        at most _READY_FILES to check)."""
         fingerprint = self.fingerprint
         results: dict[int, tuple[Finding, ...]] = {}
         keys: dict[int, str] = {}
@@ -823,7 +852,10 @@ class _Run:
                 if all(fingerprint(name) == print_ for name, print_ in asked):
                     results[index] = findings
         todo = sorted((i for i in indices if i not in results), key=lambda i: -self.facts[i].size)
-        if todo:
+        checked: list[_Checked] | None = None
+        if todo and ready is not None and len(todo) <= _READY_FILES:
+            checked = ready.map(worker.check_task, todo, worker.adopt_regions, self.regions)
+        if todo and checked is None:
             # What the regions built: the workers start without it. A full collection walks every
             # object (0.34 s on timm, a tenth of the parent's serial time with two jobs) and finds
             # garbage only where the index was just dropped (the regions make no cycles of their own).
@@ -838,6 +870,7 @@ class _Run:
             finally:
                 worker.SERVED.clear()
                 gc.unfreeze()
+        if checked is not None:
             for index, result in zip(todo, checked):
                 results[index] = result.findings
                 if self.cache is not None and result.cacheable:
@@ -1045,6 +1078,8 @@ class _Unparsable(Exception):
 
 
 _NO_REGIONS = _FileRegions((), False)
+_POOL_FROM = 64  # files to pre-pass for a pool of workers (fewer: in this process)
+_READY_FILES = 2  # files to check in a ready worker (more: a pool, each worker importing libcst meanwhile)
 _KEPT_TREES = 8
 # Modules built from summaries that a process keeps between files (see _Run.release_index): about
 # 150 KB each with what was parsed for them; the whole of transformers is 3,000.

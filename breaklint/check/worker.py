@@ -55,6 +55,12 @@ def regions_task(candidates: set[Path]) -> tuple[dict[str, _FileRegions], set[st
     return SERVED[0].regions_computed(candidates)
 
 
+def adopt_regions(regions: dict[int, _FileRegions]) -> None:
+    """What a ready worker (forked before the regions were known: infra/parallel.ReadyWorker)
+    needs of them before it checks."""
+    SERVED[0].regions = regions
+
+
 def check_task(index: int) -> _Checked:
     """One file's rules. The collector is off while they run (libcst makes millions of objects,
     each automatic pass would walk them all, again and again: a third of the time). A file's

@@ -48,3 +48,9 @@ def when_imported(name: str, then: Callable[[types.ModuleType], None]) -> None:
         module._then.append(then)
     else:
         then(module)
+
+
+def imported(name: str) -> bool:
+    """Whether module `name` is really imported (not a stand-in still waiting for its first use)."""
+    module = sys.modules.get(name)
+    return module is not None and not isinstance(module, _Deferred)
