@@ -25,7 +25,7 @@ dependency of the reading file's cached result.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import libcst as cst
 
@@ -50,10 +50,12 @@ class ReturnFlow:
     """Per file checked: what each project function called from it returns."""
 
     def __init__(self, project: ProjectIndex, depth: int = 0, shared: dict[str, Any] | None = None,
-                 feeding: frozenset[cst.Call] | None = None) -> None:
+                 feeding: Callable[[], frozenset[cst.Call] | None] | None = None) -> None:
         self.project = project
         self.depth = depth
-        # In a callee's pass: its calls whose value may reach its returns (None: every call counts).
+        # In a callee's pass: its calls whose value may reach its returns (None: every call
+        # counts), found when first asked: a pass whose calls reach no function of the tree
+        # never needs them.
         self.feeding = feeding
         # One cache for every depth: what a function returns does not depend on who asks.
         self._shared = shared if shared is not None else {"returns": {}, "resolver": CallResolver(project)}
@@ -69,7 +71,7 @@ class ReturnFlow:
             return None
         fn = _own_code(targets[0])
         cache: dict[FunctionInfo, Returned | _Deferred | None] = self._shared["returns"]
-        if self.feeding is not None and call not in self.feeding and self.depth + 2 >= MAX_DEPTH:
+        if self.feeding is not None and self.depth + 2 >= MAX_DEPTH and not _feeds(call, self.feeding()):
             # Its value reaches none of the returns read. It would be judged by a last-level pass,
             # which reads no cache (its calls give nothing), so judging it later gives the same.
             if fn not in cache:
@@ -94,10 +96,16 @@ class ReturnFlow:
         outer = fn
         while outer.parent is not None:
             outer = outer.parent
-        # Its pass judges its callees only below the last level: which of its calls feed its returns.
-        feeding = _feeding_calls(outer, returns) if self.depth + 2 < MAX_DEPTH else None
+        if self.depth + 2 < MAX_DEPTH:
+            # Its pass judges its callees: only the calls that feed its returns. It runs every
+            # statement, as any call in them of a function not yet judged takes its slot (of_call).
+            feeding, only = lambda: fn.derived("feeding calls", lambda: _feeding_calls(outer, returns)), None
+        else:
+            # The last level: its calls give nothing and touch no cache, so only the statements
+            # that its returns' values depend on are run.
+            feeding, only = None, fn.derived("statements read", lambda: _statements_read(outer, returns))
         flow = ReturnFlow(self.project, self.depth + 1, self._shared, feeding)
-        values = FunctionValues(outer, self.project, returns=flow)
+        values = FunctionValues(outer, self.project, returns=flow, only=only)
         found = [_returned_value(r.value, values, fn) for r in returns]
         tuples = [_tuple_elements(r.value) for r in returns]
         elements = None
@@ -105,6 +113,10 @@ class ReturnFlow:
             elements = tuple(join([_returned_value(t[i], values, fn) for t in tuples])  # type: ignore[index]
                              for i in range(len(tuples[0])))  # type: ignore[arg-type]
         return Returned(join(found), elements)
+
+
+def _feeds(call: cst.Call, feeding: frozenset[cst.Call] | None) -> bool:
+    return feeding is None or call in feeding
 
 
 @dataclass(frozen=True)
@@ -117,8 +129,10 @@ def _returns_of(fn: FunctionInfo, node: cst.FunctionDef) -> list[cst.Return] | N
     """fn's own `return` statements, or None when a call of it may give something else: it
     yields, has none, or may fall off its end (None on that path). Read from its code alone."""
     def find() -> list[cst.Return] | None:
+        if _may_fall_off(node.body):
+            return None  # known from its last statements: no walk of its code
         returns, yields = _own_returns(node)
-        return None if yields or not returns or _may_fall_off(node.body) else returns
+        return None if yields or not returns else returns
 
     return fn.derived("returns", find)  # another file's callee is judged by every file calling it
 
@@ -128,6 +142,89 @@ def _feeding_calls(outer: FunctionInfo, returns: list[cst.Return]) -> frozenset[
     FunctionValues carries values from one statement to another only through the names it binds
     (by name, in every scope of outer's pass), so: the calls within a returned expression or
     within what is bound to a name such an expression reads, and so on."""
+    return _backward_slice(outer, returns)[0]
+
+
+def _statements_read(outer: FunctionInfo, returns: list[cst.Return]) -> frozenset[cst.CSTNode]:
+    """The statements of outer's code (of its blocks, at any depth) that a pass must run for the
+    values of `returns`: those that hold one of them, or that may bind a name the backward
+    slice reads (FunctionValues.only). Over-approximated: a compound statement whose header
+    mentions such a name, or one of a kind not known here, is run, and so is all that it holds."""
+    names = _backward_slice(outer, returns)[1]
+    wanted = set(returns)
+    found: set[cst.CSTNode] = set()
+
+    def mentions(*nodes: cst.CSTNode | None) -> bool:
+        return any(type(inner) is cst.Name and inner.value in names  # type: ignore[attr-defined]
+                   for node in nodes if node is not None for inner in content_nodes(node))
+
+    def block(body: cst.CSTNode | None) -> bool:
+        if not isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            return False
+        read = False
+        for statement in body.body:
+            if needed(statement):
+                found.add(statement)
+                read = True
+        return read
+
+    def needed(stmt: cst.CSTNode) -> bool:
+        kind = type(stmt)
+        if kind is cst.SimpleStatementLine or isinstance(stmt, cst.BaseSmallStatement):
+            smalls = stmt.body if kind is cst.SimpleStatementLine else (stmt,)  # type: ignore[attr-defined]
+            return any(small in wanted for small in smalls) or not names.isdisjoint(_bound_names(stmt))
+        if kind is cst.If:
+            orelse = stmt.orelse  # type: ignore[attr-defined]
+            tail = needed(orelse) if isinstance(orelse, cst.If) else block(orelse.body) if orelse else False
+            return block(stmt.body) | tail | mentions(stmt.test)  # type: ignore[attr-defined]
+        if kind is cst.For or kind is cst.While:
+            orelse = stmt.orelse  # type: ignore[attr-defined]
+            header = (stmt.target, stmt.iter) if kind is cst.For else (stmt.test,)  # type: ignore[attr-defined]
+            return block(stmt.body) | (block(orelse.body) if orelse else False) | mentions(*header)  # type: ignore[attr-defined]
+        if kind is cst.With:
+            return block(stmt.body) | mentions(*stmt.items)  # type: ignore[attr-defined]
+        if kind is cst.Try:
+            parts = [block(stmt.body)]  # type: ignore[attr-defined]
+            for handler in stmt.handlers:  # type: ignore[attr-defined]
+                parts.append(block(handler.body) | mentions(handler.type, handler.name))
+            parts += [block(extra.body) for extra in (stmt.orelse, stmt.finalbody) if extra is not None]  # type: ignore[attr-defined]
+            return any(parts)
+        if kind is cst.FunctionDef:
+            header = (stmt.name, stmt.params, *stmt.decorators)  # type: ignore[attr-defined]
+            return block(stmt.body) | mentions(*header)  # type: ignore[attr-defined]
+        if kind is cst.ClassDef:
+            return stmt.name.value in names  # type: ignore[attr-defined]  # its body is not run
+        for node in content_nodes(stmt):  # match, try/except*: all of it
+            if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+                found.update(node.body)
+        return True
+
+    block(outer.node.body)
+    return frozenset(found)
+
+
+def _bound_names(stmt: cst.CSTNode) -> set[str]:
+    """The names a simple statement may bind: under an assignment's targets or a walrus's, or
+    declared global/nonlocal (FunctionValues binds those too)."""
+    found: set[str] = set()
+    for node in content_nodes(stmt):
+        kind = type(node)
+        if kind is cst.Assign:
+            targets = [t.target for t in node.targets]  # type: ignore[attr-defined]
+        elif kind is cst.AnnAssign or kind is cst.AugAssign or kind is cst.NamedExpr:
+            targets = [node.target]  # type: ignore[attr-defined]
+        elif kind is cst.Global or kind is cst.Nonlocal:
+            found.update(item.name.value for item in node.names)  # type: ignore[attr-defined]
+            continue
+        else:
+            continue
+        found.update(inner.value for target in targets for inner in content_nodes(target)  # type: ignore[attr-defined]
+                     if type(inner) is cst.Name)
+    return found
+
+
+def _backward_slice(outer: FunctionInfo, returns: list[cst.Return]) -> tuple[frozenset[cst.Call], frozenset[str]]:
+    """The calls and the names that the values of `returns` may depend on (see _feeding_calls)."""
     bindings = outer.derived("bindings", lambda: _bindings(outer.node))
     pending: list[cst.BaseExpression] = [r.value for r in returns if r.value is not None]
     seen_names: set[str] = set()
@@ -145,7 +242,7 @@ def _feeding_calls(outer: FunctionInfo, returns: list[cst.Return]) -> frozenset[
             elif kind is cst.Name and node.value not in seen_names:  # type: ignore[attr-defined]
                 seen_names.add(node.value)  # type: ignore[attr-defined]
                 pending.extend(bindings.get(node.value, ()))  # type: ignore[attr-defined]
-    return frozenset(calls)
+    return frozenset(calls), frozenset(seen_names)
 
 
 def _bindings(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:

@@ -20,7 +20,7 @@ from breaklint.index.imports import dotted
 from breaklint.analysis.numpy_api import CONSTANT_CALLS, ELEMENTWISE, is_scalar_draw, numpy_name
 from breaklint.index.project import ClassInfo, FunctionInfo, ProjectIndex
 from breaklint.analysis.torch_api import RETURNS_BOOL, RETURNS_INT, RETURNS_TENSOR
-from breaklint.infra.walk import content_nodes
+from breaklint.infra.walk import content_fields, content_nodes, is_trivia, supported
 
 if TYPE_CHECKING:
     from breaklint.analysis.numpy_flow import NumpyFlow
@@ -163,8 +163,11 @@ class FunctionValues:
 
     def __init__(self, fn: FunctionInfo, project: ProjectIndex, entry: bool = False,
                  arguments: Mapping[str, Value] | None = None, flow: NumpyFlow | None = None,
-                 returns: ReturnFlow | None = None) -> None:
+                 returns: ReturnFlow | None = None, only: frozenset[cst.CSTNode] | None = None) -> None:
         self.fn = fn
+        # The statements to run, when a pass is asked for a few values only (a callee's returns,
+        # returns._statements_read); None: every statement.
+        self._only = only
         # NumPy values across calls within this file (breaklint/analysis/numpy_flow.py), when it uses NumPy.
         self.flow = flow
         # What calls of the tree's functions return (breaklint/analysis/returns.py).
@@ -179,7 +182,6 @@ class FunctionValues:
         self.guessed: set[str] = set()
         self.project = project
         self.results: dict[cst.CSTNode, Value] = {}
-        self._evidence_cache: dict[cst.CSTNode, set[str]] = {}
         self._owner: ClassInfo | None = None
         self._self_names: set[str] = set()
         self._depth = 0  # of nested _eval calls
@@ -243,12 +245,19 @@ class FunctionValues:
         return UNKNOWN
 
     def _evidence(self, owner: cst.FunctionDef | cst.Lambda) -> set[str]:
-        if owner not in self._evidence_cache:
-            self._evidence_cache[owner] = used_as_tensor(owner, self.fn.module.imports.resolve)
-        return self._evidence_cache[owner]
+        resolve = self.fn.module.imports.resolve  # read at each pass: it records what the pass read
+        # From the code and its module's imports alone: a function judged by several passes (its
+        # own, a caller's callee pass, another file's) is searched once.
+        found: dict[cst.CSTNode, set[str]] = self.fn.derived("used as tensor", dict)
+        if owner not in found:
+            found[owner] = used_as_tensor(owner, resolve)
+        return found[owner]
 
     def _run_block(self, body: cst.BaseSuite | cst.CSTNode, env: dict[str, Value]) -> None:
-        statements = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else [body]
+        if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            statements = body.body if self._only is None else [s for s in body.body if s in self._only]
+        else:
+            statements = [body]
         for statement in statements:
             self._run_statement(statement, env)
 
@@ -305,7 +314,7 @@ class FunctionValues:
                     self._eval(case.guard, env)
                 self._run_block(case.body, env)
         else:  # TryStar and future compound statements: evaluate what we can see
-            for child in stmt.children:
+            for child in _children(stmt):
                 if isinstance(child, cst.BaseExpression):
                     self._eval(child, env)
                 elif isinstance(child, (cst.BaseSuite, cst.BaseStatement)):
@@ -330,7 +339,7 @@ class FunctionValues:
             current = self._eval(small.target, env)
             self._bind(small.target, combine(current, value), env)
         elif isinstance(small, (cst.Expr, cst.Return, cst.Assert, cst.Raise, cst.Del)):
-            for child in small.children:
+            for child in _children(small):
                 if isinstance(child, cst.BaseExpression):
                     self._eval(child, env)
             if isinstance(small, cst.Assert) and small.msg is not None:
@@ -467,7 +476,7 @@ class FunctionValues:
         return PYTHON if all(e.kind is Kind.PYTHON for e in elements) else UNKNOWN
 
     def _eval_children(self, node: cst.CSTNode, env: dict[str, Value]) -> None:
-        for child in node.children:
+        for child in _children(node):
             if isinstance(child, cst.BaseExpression):
                 self._eval(child, env)
             else:
@@ -747,6 +756,23 @@ _TORCH_DTYPE_NAMES = frozenset(
      "int32", "int64", "long", "int", "uint8", "bool", "complex64", "complex128", "cfloat",
      "float8_e4m3fn", "float8_e5m2", "short", "uint16", "uint32", "uint64"}
 )
+
+
+def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """node's children that are not trivia, in libcst's order: `node.children` without its cost
+    (libcst makes that list by visiting the node, which builds a copy of it)."""
+    if not supported():
+        return [child for child in node.children if not is_trivia(type(child))]
+    absent = cst.MaybeSentinel.DEFAULT
+    found: list[cst.CSTNode] = []
+    for name in content_fields(type(node)):
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            found.extend(value)
+        elif value is not None and value is not absent:
+            found.append(value)
+    return found
 
 
 def _is_self(expr: cst.BaseExpression, self_names: set[str]) -> bool:
