@@ -9,7 +9,7 @@ from typing import Callable, ClassVar
 
 import libcst as cst
 
-from breaklint.analysis.arguments import caller_functions, entry_callers, passed_values
+from breaklint.analysis.arguments import caller_functions, entry_callers, passed_values, reads_arguments
 from breaklint.analysis.model_config import fails
 from breaklint.finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
 from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
@@ -184,7 +184,9 @@ class FileContext:
         region = self.regions.get(fn)
         entry = region.path == (fn.qualname,) if region else self.scope_all
         passed: dict[str, Value] = {}
-        if region is not None and region.callers and not entry:
+        if not reads_arguments(fn):
+            pass  # every parameter annotated: what callers pass is never read, their passes not made
+        elif region is not None and region.callers and not entry:
             callers = caller_functions(self.project, region.callers)
             if callers is not None:
                 flags = {c: is_entry for c, is_entry in callers}

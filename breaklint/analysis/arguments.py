@@ -83,6 +83,13 @@ def passed_values(fn: FunctionInfo, callers: list[FunctionInfo], resolver: CallR
     return {name: value for name, value in joined.items() if value.kind is not Kind.UNKNOWN}
 
 
+def reads_arguments(fn: FunctionInfo) -> bool:
+    """Whether fn's value pass reads what its callers pass: a parameter of fn's own (not `self`,
+    not `*args`) is unannotated. An annotation says what it holds, whatever is passed
+    (values.FunctionValues._param_value)."""
+    return any(param.annotation is None for name, param in _parameters(fn.node).items() if name != fn.self_name)
+
+
 def entry_callers(fn: FunctionInfo, resolver: CallResolver) -> list[FunctionInfo]:
     """The functions of fn's own file that call it (a compiled entry point: its calls are made
     outside the region, by the script or test around it). Calls in other files are not seen, so
