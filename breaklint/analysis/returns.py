@@ -17,7 +17,9 @@ Bounded: a few calls deep (MAX_DEPTH), a function calling itself is unknown mean
 function's returns are computed once per file checked (one shared cache). A callee's pass asks
 only for the calls whose value may reach its returns (_feeding_calls); any other call of a
 function not yet in the cache takes its slot as a deferred entry, judged when first read, so the
-cache holds what it held when every call was judged at once. Another file's callee
+cache holds what it held when every call was judged at once. A last-level pass, whose calls
+give nothing and touch no cache, runs only the statements its returns' values may depend on
+(_statements_read). Another file's callee
 is read from its tree as content (ModuleIndex.content_module), which the engine records as a
 dependency of the reading file's cached result.
 """
