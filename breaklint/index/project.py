@@ -166,9 +166,6 @@ class FunctionInfo:
             fn = fn.parent
         return False
 
-    def __hash__(self) -> int:
-        return id(self)
-
 
 # What an expression the pre-pass kept but libcst cannot read stands for: a name nothing binds.
 UNREADABLE = "__breaklint_unreadable__"
@@ -242,9 +239,6 @@ class ClassInfo:
                     return small.annotation.annotation if annotation else small.value
         return None
 
-    def __hash__(self) -> int:
-        return id(self)
-
 
 # What a parameter of a function may hold: (expression, the function it is read in, its module).
 ParamValues = Callable[["FunctionInfo", str], "list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]"]
@@ -317,9 +311,6 @@ class ModuleIndex:
         nodes with another file's: a shallow module builds it without a deep read
         (view.ShallowModuleIndex)."""
         return self
-
-    def __hash__(self) -> int:
-        return id(self)
 
 
 Definition = Union[FunctionInfo, ClassInfo]
