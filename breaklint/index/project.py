@@ -479,7 +479,7 @@ class ProjectIndex:
 
     def lookup(self, qualified: str, near: ModuleIndex, depth: int = 0) -> Definition | None:
         """The project definition a fully qualified dotted name refers to, if any."""
-        if depth > 8:  # re-export cycles
+        if depth > 8 or "." not in qualified:  # re-export cycles; a bare name is no module's (nothing to keep)
             return None
         memo = self._memo
         if memo is not None and depth == 0:
