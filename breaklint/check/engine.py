@@ -351,7 +351,7 @@ class Engine:
             try:
                 # The rules ask the index the same of many nodes (a callee's targets, an
                 # attribute's classes): kept for this pass, whose reads are all recorded alike.
-                with project.memoized():
+                with project.memoized(one_walk=False):
                     visit(file.tree, dispatcher, trivia=dispatcher.wants_trivia)
                     dispatcher.end_file()
             except _NeedsRoom:

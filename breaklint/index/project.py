@@ -424,13 +424,16 @@ class ProjectIndex:
         return view
 
     @contextmanager
-    def memoized(self) -> Iterator[None]:
+    def memoized(self, one_walk: bool = True) -> Iterator[None]:
         """Within it, answers that depend on the index alone are kept (one region walk, which asks
         the same of many calls): the first answer's reads were recorded (`asked`, view.Record) in
-        the same recording, so a repeated one needs none."""
+        the same recording, so a repeated one needs none. `one_walk`: one walk asks, so an answer
+        that read what it learnt (`params`, `passed`) is kept until it learns more; else (a rule
+        pass: each of rule.py's call chains passes arguments of its own) such an answer is not
+        kept."""
         outer = self._memo
         if outer is None:
-            self._memo = _Memo()
+            self._memo = _Memo(one_walk)
         try:
             yield
         finally:
@@ -638,8 +641,10 @@ class ProjectIndex:
         read, cut = memo.state_reads != state, memo.cuts != cuts
         if not read and not cut:  # the same answer whenever asked again
             memo.builds[key] = (node, depth, found)  # from this depth or a shallower one: nothing was cut
-        else:  # cut short: the same answer at this depth; what the walk learnt read: until it learns more
+        elif not read or memo.one_walk:  # cut short: the same at this depth; read the walk's state: until it learns more
             memo.transient[(key, depth)] = (node, found, int(cut), memo.epoch if read else None)
+        else:
+            return found
         memo.stored()
         return list(found)
 
@@ -774,9 +779,11 @@ class _Memo:
     depth (cuts); those are kept for the same depth, and until the walk learns more (`transient`):
     a name bound to itself (`x = x[0]`) is asked again at every level below, from each value."""
 
-    __slots__ = ("lookups", "methods", "resolved", "builds", "transient", "state_reads", "cuts", "epoch", "size")
+    __slots__ = ("lookups", "methods", "resolved", "builds", "transient", "state_reads", "cuts", "epoch", "size",
+                 "one_walk")
 
-    def __init__(self) -> None:
+    def __init__(self, one_walk: bool = True) -> None:
+        self.one_walk = one_walk  # see ProjectIndex.memoized
         self.size = 0  # answers kept: at _MEMO_SIZE all are dropped (see stored)
         self.lookups: dict[tuple[str, ModuleIndex], Definition | None] = {}
         self.methods: dict[tuple[ClassInfo, str, bool], FunctionInfo | None] = {}
