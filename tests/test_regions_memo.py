@@ -1,11 +1,14 @@
 """The region walk keeps answers that depend on the index alone (ProjectIndex.memoized): the
 regions, and what their computation read for the cache, are those of a walk that keeps none,
 on the examples, the rules' testdata and every testdata project, and on names bound to
-themselves (`x = x[0]`), whose answers are cut short by depth."""
+themselves (`x = x[0]`), whose answers are cut short by depth. The rules' pass over a file keeps
+them too (engine.py), and its findings are those of a pass that keeps none; there, an answer
+that read what one call chain passed is not kept for another."""
 
 from __future__ import annotations
 
 import contextlib
+import textwrap
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -86,7 +89,7 @@ def _regions(root: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, memo: boo
 
 
 @contextlib.contextmanager
-def _none(self: ProjectIndex) -> Iterator[None]:
+def _none(self: ProjectIndex, one_walk: bool = True) -> Iterator[None]:
     yield
 
 
@@ -130,3 +133,36 @@ def test_a_memo_that_drops_its_answers_finds_the_same(tmp_path: Path, monkeypatc
     dropping = _regions(ROOT / "testdata/rules", tmp_path / "b", monkeypatch, memo=True)
     assert dropping == kept
     assert held and max(held) <= 7 + 1 and held.count(0) > 10  # bounded, and dropped many times
+
+
+def test_a_rule_pass_keeps_no_answer_that_read_one_chains_arguments(tmp_path: Path) -> None:
+    """rule.py follows each region's call chain with a resolver of its own, which learns what
+    the chain passes to parameters (`run(A(), x)`): in a rule pass's memo (one_walk=False) an
+    answer that read one resolver's arguments is not another's."""
+    from breaklint.analysis.regions import CallResolver
+    from breaklint.index.scan import scan_text
+    from breaklint.index.view import shallow_module
+
+    source = textwrap.dedent("""
+        from torch import nn
+
+        class A(nn.Module):
+            def forward(self, x):
+                return x
+
+        class B(nn.Module):
+            def forward(self, x):
+                return x
+
+        def run(layer, x):
+            return layer(x)
+    """)
+    summary = scan_text(source, "", "m", False).summary()
+    module = shallow_module(summary, tmp_path / "m.py", "m.py", lambda: module)
+    project = ProjectIndex([module])
+    run, a, b = module.functions["run"], module.classes["A"], module.classes["B"]
+    call = run.calls[0]
+    with project.memoized(one_walk=False):
+        first = CallResolver(project, {(run, "layer"): [a]}).call_targets(call.func, run)
+        second = CallResolver(project, {(run, "layer"): [b]}).call_targets(call.func, run)
+    assert first == [a.methods["forward"]] and second == [b.methods["forward"]]

@@ -673,14 +673,17 @@ class GuardModel:
         """A global (or a global dict's entry) the compiled code reads, written between its calls:
         reported once per global, where the first such write happens (the writer's call, for a
         write in a helper), with the count over all values written."""
+        writes = [w for w in self.facts.writes if w.action in ("global", "item")]
+        if not writes:  # most files: the names the compiled code reads (a walk of each) are not needed
+            return []
         read: set[str] = set()
         for fn in self.regions:
             read |= self.names_read(fn)
         calls = list(self.facts.calls)
         region_scopes = {fn.qualname for fn in self.regions}
         grouped: dict[tuple[str, str], list[tuple[StateWrite, Place]]] = {}
-        for write in self.facts.writes:
-            if write.action not in ("global", "item") or write.subject not in read:
+        for write in writes:
+            if write.subject not in read:
                 continue
             scope = self.module.defined[write.place.scope] if write.place.scope >= 0 else None
             if scope is not None and scope.qualname in region_scopes:

@@ -91,13 +91,18 @@ class CallResolver:
         return [(cst.Name(name), None, m) for m in self.project.by_name.get(source, []) if source
                 and any(isinstance(v.expr, made) for v in m.assigns.get(name, []))]
 
-    def edges(self, fn: FunctionInfo, defaults: Defaults) -> list[tuple[FunctionInfo, str, str, cst.Call | None]]:
+    def edges(self, fn: FunctionInfo, defaults: Defaults, values: set[FunctionInfo] | None = None
+              ) -> list[tuple[FunctionInfo, str, str, cst.Call | None]]:
         """callees(fn), each with why the default configuration never makes that call ("" when
         it may): a call in an arm of a settings test it fails, or into an instance that is only
         built under one (configs.py); for a `forward` a subclass inherits, that subclass
         (Region.instance); and the call that makes it (None for a nested def or a function
-        passed as a value)."""
+        passed as a value). `values` gets fn's nested defs and the functions it passes as
+        values, called too or not (each ref resolved once)."""
         found: list[tuple[FunctionInfo, str, str, cst.Call | None]] = [(nested, "", "", None) for nested in fn.nested]
+        as_values = [self.function_refs(ref, fn) for ref in fn.refs]  # first: they need nothing the calls note
+        if values is not None:
+            values.update(fn.nested, *as_values)
         seen = set(fn.nested)
         guards = fn.call_guards
         passed = self.passed_classes if self.arguments is not None else None
@@ -121,8 +126,7 @@ class CallResolver:
                            if scope is None for target in self.forwards(self.project.instance_classes(name, scope, module))]
             found.extend(targets)
             seen.update(target for target, _, _, _ in targets)
-        for ref in fn.refs:
-            refs = self.function_refs(ref, fn)
+        for refs in as_values:
             found.extend((t, "", "", None) for t in refs if t not in seen)
             seen.update(refs)
         found.extend((t, "", "", None) for t in self.implicit_targets(fn) if t not in seen)
@@ -363,9 +367,8 @@ def _walk(project: ProjectIndex, entries: list[EntryPoint],
                 if settings:
                     region = regions[fn] = replace(region, settings=settings)
                 # Reached as a nested def or passed as a value (`map(pick, xs)`), even when also
-                # called: its callers are not all known.
-                otherwise.update([*fn.nested, *(t for ref in fn.refs for t in resolver.function_refs(ref, fn))])
-                for callee, why, instance, call in resolver.edges(fn, defaults):
+                # called: its callers are not all known (`otherwise`).
+                for callee, why, instance, call in resolver.edges(fn, defaults, otherwise):
                     if call is not None:
                         callers.setdefault(callee, set()).add(fn)
                         implicit = resolver.implicit(call.func, callee, fn)

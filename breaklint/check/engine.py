@@ -364,8 +364,11 @@ class Engine:
                     internal_error(cls, error)
             dispatcher = _Dispatcher(ctx, rules, internal_error, self._handler_names)
             try:
-                visit(file.tree, dispatcher, trivia=dispatcher.wants_trivia, only=dispatcher.heard())
-                dispatcher.end_file()
+                # The rules ask the index the same of many nodes (a callee's targets, an
+                # attribute's classes): kept for this pass, whose reads are all recorded alike.
+                with project.memoized(one_walk=False):
+                    visit(file.tree, dispatcher, trivia=dispatcher.wants_trivia, only=dispatcher.heard())
+                    dispatcher.end_file()
             except _NeedsRoom:
                 raise
             except Exception as error:  # the engine itself failed on this file: keep the others

@@ -166,9 +166,6 @@ class FunctionInfo:
             fn = fn.parent
         return False
 
-    def __hash__(self) -> int:
-        return id(self)
-
 
 # What an expression the pre-pass kept but libcst cannot read stands for: a name nothing binds.
 UNREADABLE = "__breaklint_unreadable__"
@@ -242,9 +239,6 @@ class ClassInfo:
                     return small.annotation.annotation if annotation else small.value
         return None
 
-    def __hash__(self) -> int:
-        return id(self)
-
 
 # What a parameter of a function may hold: (expression, the function it is read in, its module).
 ParamValues = Callable[["FunctionInfo", str], "list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]"]
@@ -317,9 +311,6 @@ class ModuleIndex:
         nodes with another file's: a shallow module builds it without a deep read
         (view.ShallowModuleIndex)."""
         return self
-
-    def __hash__(self) -> int:
-        return id(self)
 
 
 Definition = Union[FunctionInfo, ClassInfo]
@@ -433,13 +424,16 @@ class ProjectIndex:
         return view
 
     @contextmanager
-    def memoized(self) -> Iterator[None]:
+    def memoized(self, one_walk: bool = True) -> Iterator[None]:
         """Within it, answers that depend on the index alone are kept (one region walk, which asks
         the same of many calls): the first answer's reads were recorded (`asked`, view.Record) in
-        the same recording, so a repeated one needs none."""
+        the same recording, so a repeated one needs none. `one_walk`: one walk asks, so an answer
+        that read what it learnt (`params`, `passed`) is kept until it learns more; else (a rule
+        pass: each of rule.py's call chains passes arguments of its own) such an answer is not
+        kept."""
         outer = self._memo
         if outer is None:
-            self._memo = _Memo()
+            self._memo = _Memo(one_walk)
         try:
             yield
         finally:
@@ -488,7 +482,7 @@ class ProjectIndex:
 
     def lookup(self, qualified: str, near: ModuleIndex, depth: int = 0) -> Definition | None:
         """The project definition a fully qualified dotted name refers to, if any."""
-        if depth > 8:  # re-export cycles
+        if depth > 8 or "." not in qualified:  # re-export cycles; a bare name is no module's (nothing to keep)
             return None
         memo = self._memo
         if memo is not None and depth == 0:
@@ -647,8 +641,10 @@ class ProjectIndex:
         read, cut = memo.state_reads != state, memo.cuts != cuts
         if not read and not cut:  # the same answer whenever asked again
             memo.builds[key] = (node, depth, found)  # from this depth or a shallower one: nothing was cut
-        else:  # cut short: the same answer at this depth; what the walk learnt read: until it learns more
+        elif not read or memo.one_walk:  # cut short: the same at this depth; read the walk's state: until it learns more
             memo.transient[(key, depth)] = (node, found, int(cut), memo.epoch if read else None)
+        else:
+            return found
         memo.stored()
         return list(found)
 
@@ -783,9 +779,11 @@ class _Memo:
     depth (cuts); those are kept for the same depth, and until the walk learns more (`transient`):
     a name bound to itself (`x = x[0]`) is asked again at every level below, from each value."""
 
-    __slots__ = ("lookups", "methods", "resolved", "builds", "transient", "state_reads", "cuts", "epoch", "size")
+    __slots__ = ("lookups", "methods", "resolved", "builds", "transient", "state_reads", "cuts", "epoch", "size",
+                 "one_walk")
 
-    def __init__(self) -> None:
+    def __init__(self, one_walk: bool = True) -> None:
+        self.one_walk = one_walk  # see ProjectIndex.memoized
         self.size = 0  # answers kept: at _MEMO_SIZE all are dropped (see stored)
         self.lookups: dict[tuple[str, ModuleIndex], Definition | None] = {}
         self.methods: dict[tuple[ClassInfo, str, bool], FunctionInfo | None] = {}

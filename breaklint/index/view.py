@@ -696,9 +696,42 @@ def own_calls(function: cst.FunctionDef, resolve: Callable[[cst.BaseExpression],
     """The calls of a function's own code (its decorators, defaults and body, not what a def or
     class inside it holds), outside the blocks Dynamo never traces, in visit order: the calls
     the pre-pass summarised, as the tree's nodes (a caller's arguments are read from them)."""
-    calls = _OwnCalls(function, resolve)
-    visit(function, calls, trivia=False)
-    return calls.found
+    if not supported():
+        calls = _OwnCalls(function, resolve)
+        visit(function, calls, trivia=False)
+        return calls.found
+    # _OwnCalls' walk as one loop: no visitor calls per node (nor a `leave_<Node>` looked up for
+    # each: most of what a compiled function's first `calls` cost, read by the rules).
+    found: list[cst.Call] = []
+    skipped: set[int] = set()  # the untraced blocks, by id: the tree holds them meanwhile
+    absent = cst.MaybeSentinel.DEFAULT
+    names: dict[type, tuple[str, ...]] = {}
+    stack: list[object] = [function]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Call:
+            found.append(node)  # type: ignore[arg-type]
+        elif kind is cst.If:
+            skipped.update(map(id, untraced_blocks(node, resolve)))  # type: ignore[arg-type]
+        elif (kind is cst.FunctionDef or kind is cst.ClassDef) and node is not function:
+            continue
+        if skipped and id(node) in skipped:
+            continue
+        own = names.get(kind)
+        if own is None:
+            own = names[kind] = content_fields(kind)
+        children: list[object] = []
+        for name in own:
+            value = getattr(node, name)
+            held = type(value)
+            if held is tuple or held is list:
+                children.extend(value)
+            elif value is not None and value is not absent:
+                children.append(value)
+        children.reverse()
+        stack.extend(children)
+    return found
 
 
 class _OwnCalls(Visitor):
