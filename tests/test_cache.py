@@ -553,3 +553,15 @@ def test_a_callers_code_is_a_dependency_of_its_own_lines_only(tmp_path: Path, mo
     passed_bool = warm_after(lambda t: t.replace("x.sum() > 0", "True"))  # a Python bool: no graph break
     assert passed_bool == ([], ["helpers.py", "model.py"])
     assert found(False) == []
+
+
+def test_a_settled_save_writes_the_facts_and_regions_not_the_findings(tmp_path: Path) -> None:
+    """Cache.save(settled=True), written while a ready worker checks: what the check cannot change."""
+    cache = Cache(tmp_path / CACHE_DIR, salt="s")
+    for pack in (cache.facts, cache.regions, cache.findings):
+        pack.put("k", "v")
+    cache.save(settled=True)
+    assert (tmp_path / CACHE_DIR / "facts.pack").is_file() and (tmp_path / CACHE_DIR / "regions.pack").is_file()
+    assert not (tmp_path / CACHE_DIR / "findings.pack").exists()
+    cache.save()
+    assert Cache(tmp_path / CACHE_DIR, salt="s").findings.get("k") == "v"

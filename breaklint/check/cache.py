@@ -118,11 +118,13 @@ class Cache:
         self.regions: Pack[Any] = Pack(directory / "regions.pack", salt, keep_unused=8)
         self.findings: Pack[Any] = Pack(directory / "findings.pack", salt, keep_unused=20_000)
 
-    def save(self) -> None:
-        """Write what changed; a cache that cannot be written is simply not updated."""
+    def save(self, settled: bool = False) -> None:
+        """Write what changed; a cache that cannot be written is simply not updated. `settled`:
+        only what a check can no longer change once its regions are known (the facts and the
+        regions), written while the files are still being checked."""
         try:
             _prepare(self.directory)
-            for pack in (self.facts, self.regions, self.findings):
+            for pack in (self.facts, self.regions) if settled else (self.facts, self.regions, self.findings):
                 pack.save()
         except OSError:
             pass

@@ -185,12 +185,15 @@ class ReadyWorker:
         theirs.close()
 
     def map(self, function: Callable[[T], R], items: Sequence[T], adopt: Callable[[Any], None],
-            news: Any) -> list[R] | None:
+            news: Any, meanwhile: Callable[[], object] | None = None) -> list[R] | None:
         """`function` over `items` in the worker, after `adopt(news)` there; None when the worker
         died (a crash in its `ready()` or on an item): the caller runs the items another way,
-        where a crash is pinned on its item. The worker ends with the call."""
+        where a crash is pinned on its item. `meanwhile()` runs here while the worker works.
+        The worker ends with the call."""
         try:
             self._conn.send((adopt, news, function, list(items)))
+            if meanwhile is not None:
+                meanwhile()
             ok, value = self._conn.recv()
         except Exception:  # it died (EOFError, OSError), or what it needs does not pickle
             return None
