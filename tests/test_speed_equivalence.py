@@ -296,7 +296,7 @@ def test_an_edit_checked_by_a_ready_worker(tmp_path: Path, monkeypatch: pytest.M
     assert any(f.path == "extra.py" and f.code == "BL101" for f in warm.findings)
 
 
-def _die(regions: object) -> None:
+def _die(news: object) -> None:
     os._exit(3)
 
 
@@ -304,7 +304,7 @@ def _die(regions: object) -> None:
 def test_a_ready_worker_that_dies_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from breaklint.check import worker
 
-    monkeypatch.setattr(worker, "adopt_regions", _die)  # only the worker calls it
+    monkeypatch.setattr(worker, "adopt", _die)  # only the worker calls it
     warm, mapped = _edit_checked_by_a_ready_worker(tmp_path, monkeypatch)
     assert mapped == [-1]  # it died: the file was checked by the pool instead
     same(warm, run([tmp_path], tmp_path))

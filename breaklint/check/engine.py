@@ -481,7 +481,7 @@ class _Run:
         self._last_text: tuple[int, str] | None = None  # the last of them, decoded (_content_text)
         self._built = [0]  # modules the project built (see _module_builder)
         self._positions: dict[Path, int] | None = None  # see _position
-        self.scanned = 0  # files the pre-pass ran on (not in the cache)
+        self.prepassed: list[int] = []  # the files the pre-pass ran on (not in the cache)
 
     def __getstate__(self) -> dict[str, Any]:  # what a spawned worker needs (no cache, no index)
         state = dict(self.__dict__)
@@ -518,9 +518,11 @@ class _Run:
                     if self._reported(p)]
         names = ModuleNames()
         self.sources = [_Source(path, display_path(path, self.shown_from), *names(path)) for path in files]
-        self.facts = self._scan()
+        tasks = self._cached_facts()
+        self._pack_data()
         ready = self._ready_worker()
         try:
+            self._prepass(tasks)
             return self._check_scanned(findings, len(files), ready)
         finally:
             if ready is not None:
@@ -561,8 +563,9 @@ class _Run:
     def _ready_worker(self) -> ReadyWorker | None:
         """After an edit (a few files changed, the rest answered from the cache), the file or two
         to check again wait on libcst's import (0.18 s on Python 3.12, a quarter of such a run):
-        a worker forked now imports it while this process computes the regions and asks the cache,
-        then checks them (_check_deep). Not with one job, nor without a cache or with every file
+        a worker forked now, before the changed files' pre-pass, imports it while this process
+        runs that pre-pass, computes the regions and asks the cache, then checks them (_check_deep;
+        the changed files' facts and the regions are handed to it). Not with one job, nor without a cache or with every file
         changed (a cold run: the pre-pass's pool or the regions' process import it meanwhile), nor
         with many files changed, nor when libcst is already here."""
         if (self.engine.jobs < 2 or self.cache is None or not 0 < self.scanned < min(_POOL_FROM, len(self.sources))
@@ -598,6 +601,19 @@ class _Run:
 
     def _scan(self) -> list[FileFacts]:
         """The pre-pass of every file: from the cache by content digest, else computed."""
+        tasks = self._cached_facts()
+        self._pack_data()
+        self._prepass(tasks)
+        return self.facts
+
+    @property
+    def scanned(self) -> int:
+        """The files the pre-pass ran on (not in the cache)."""
+        return len(self.prepassed)
+
+    def _cached_facts(self) -> list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]]:
+        """Every file read, and its pre-pass from the cache by content digest, into `facts` (None
+        where there is none yet: `_prepass` fills them); the pre-pass tasks of the others."""
         facts: list[FileFacts | None] = []
         tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]] = []
         self.data = []
@@ -618,8 +634,13 @@ class _Run:
             facts.append(found)
             if found is None:
                 tasks.append((index, (data, source.module_name, source.is_package, digest)))
-        self.scanned = len(tasks)
-        self._pack_data()
+        self.facts = facts  # type: ignore[assignment]
+        self.prepassed = [index for index, _ in tasks]
+        return tasks
+
+    def _prepass(self, tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]]) -> None:
+        """The pre-pass of the files the cache did not know (see _cached_facts), into `facts`."""
+        facts = self.facts
         jobs = self.engine.jobs if len(tasks) >= _POOL_FROM else 1
         with WorkerPool(jobs, worker.install, None) as pool:
             # Largest first: the pool balances better when the big files start early.
@@ -633,7 +654,6 @@ class _Run:
             facts[index] = result
             if self.cache is not None and result.digest:
                 self.cache.facts.put(result.digest, result)
-        return facts  # type: ignore[return-value]
 
     def _pack_data(self) -> None:
         """Compress the files' bytes when they are many: below _RAW_BYTES they stay as read (a
@@ -859,7 +879,8 @@ class _Run:
         if todo and ready is not None and len(todo) <= _READY_FILES:
             # Meanwhile this process, which only waits, writes what the check cannot change.
             cache = self.cache
-            checked = ready.map(worker.check_task, todo, worker.adopt_regions, self.regions,
+            news = (self.regions, {i: self.facts[i] for i in self.prepassed})
+            checked = ready.map(worker.check_task, todo, worker.adopt, news,
                                 meanwhile=(lambda: cache.save(settled=True)) if cache is not None else None)
         if todo and checked is None:
             # What the regions built: the workers start without it. A full collection walks every

@@ -55,10 +55,14 @@ def regions_task(candidates: set[Path]) -> tuple[dict[str, _FileRegions], set[st
     return SERVED[0].regions_computed(candidates)
 
 
-def adopt_regions(regions: dict[int, _FileRegions]) -> None:
-    """What a ready worker (forked before the regions were known: infra/parallel.ReadyWorker)
-    needs of them before it checks."""
-    SERVED[0].regions = regions
+def adopt(news: tuple[dict[int, _FileRegions], dict[int, FileFacts]]) -> None:
+    """What a ready worker (infra/parallel.ReadyWorker), forked before the changed files' pre-pass
+    and the regions, needs of them before it checks: the regions, and those files' facts."""
+    run = SERVED[0]
+    regions, facts = news
+    run.regions = regions
+    for index, found in facts.items():
+        run.facts[index] = found
 
 
 def check_task(index: int) -> _Checked:
