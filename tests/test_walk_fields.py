@@ -39,7 +39,10 @@ def test_fields_match_the_source(kind: type) -> None:
 
 
 class _Order:
+    """Every node heard, by id: visited (+), left (-)."""
+
     def __init__(self) -> None:
+        super().__init__()
         self.seen: list[int] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -50,16 +53,8 @@ class _Order:
         self.seen.append(-id(original_node))
 
 
-class _CstOrder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.seen: list[int] = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self.seen.append(id(node))
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.seen.append(-id(original_node))
+class _CstOrder(_Order, cst.CSTVisitor):
+    """The same, as a visitor of libcst's own visit."""
 
 
 def test_walk_visits_as_libcst_does() -> None:

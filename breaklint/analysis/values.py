@@ -20,7 +20,7 @@ from breaklint.index.imports import dotted
 from breaklint.analysis.numpy_api import CONSTANT_CALLS, ELEMENTWISE, is_scalar_draw, numpy_name
 from breaklint.index.project import ClassInfo, FunctionInfo, ProjectIndex
 from breaklint.analysis.torch_api import RETURNS_BOOL, RETURNS_INT, RETURNS_TENSOR
-from breaklint.infra.walk import content_fields, content_nodes, is_trivia, supported
+from breaklint.infra.walk import content_children, content_nodes
 
 if TYPE_CHECKING:
     from breaklint.analysis.numpy_flow import NumpyFlow
@@ -314,7 +314,7 @@ class FunctionValues:
                     self._eval(case.guard, env)
                 self._run_block(case.body, env)
         else:  # TryStar and future compound statements: evaluate what we can see
-            for child in _children(stmt):
+            for child in content_children(stmt):
                 if isinstance(child, cst.BaseExpression):
                     self._eval(child, env)
                 elif isinstance(child, (cst.BaseSuite, cst.BaseStatement)):
@@ -339,7 +339,7 @@ class FunctionValues:
             current = self._eval(small.target, env)
             self._bind(small.target, combine(current, value), env)
         elif isinstance(small, (cst.Expr, cst.Return, cst.Assert, cst.Raise, cst.Del)):
-            for child in _children(small):
+            for child in content_children(small):
                 if isinstance(child, cst.BaseExpression):
                     self._eval(child, env)
             if isinstance(small, cst.Assert) and small.msg is not None:
@@ -476,7 +476,7 @@ class FunctionValues:
         return PYTHON if all(e.kind is Kind.PYTHON for e in elements) else UNKNOWN
 
     def _eval_children(self, node: cst.CSTNode, env: dict[str, Value]) -> None:
-        for child in _children(node):
+        for child in content_children(node):
             if isinstance(child, cst.BaseExpression):
                 self._eval(child, env)
             else:
@@ -756,23 +756,6 @@ _TORCH_DTYPE_NAMES = frozenset(
      "int32", "int64", "long", "int", "uint8", "bool", "complex64", "complex128", "cfloat",
      "float8_e4m3fn", "float8_e5m2", "short", "uint16", "uint32", "uint64"}
 )
-
-
-def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """node's children that are not trivia, in libcst's order: `node.children` without its cost
-    (libcst makes that list by visiting the node, which builds a copy of it)."""
-    if not supported():
-        return [child for child in node.children if not is_trivia(type(child))]
-    absent = cst.MaybeSentinel.DEFAULT
-    found: list[cst.CSTNode] = []
-    for name in content_fields(type(node)):
-        value = getattr(node, name)
-        kind = type(value)
-        if kind is tuple or kind is list:
-            found.extend(value)
-        elif value is not None and value is not absent:
-            found.append(value)
-    return found
 
 
 def _is_self(expr: cst.BaseExpression, self_names: set[str]) -> bool:

@@ -29,7 +29,7 @@ from breaklint.index.project import (UNREADABLE, Assigned, ClassInfo, CompileSit
                       ModuleIndex, Parameter)
 from breaklint.index.patterns import untraced_blocks
 from breaklint.index.source import ParsedFile
-from breaklint.infra.walk import Visitor, content_fields, supported, visit
+from breaklint.infra.walk import Visitor, content_children, content_fields, supported, visit
 from breaklint.index.summary import Bindings, CallArgs, ClassSummary, FunctionSummary, Guards, ModuleSummary
 
 Promote = Callable[[], ModuleIndex]
@@ -704,8 +704,6 @@ def own_calls(function: cst.FunctionDef, resolve: Callable[[cst.BaseExpression],
     # each: most of what a compiled function's first `calls` cost, read by the rules).
     found: list[cst.Call] = []
     skipped: set[int] = set()  # the untraced blocks, by id: the tree holds them meanwhile
-    absent = cst.MaybeSentinel.DEFAULT
-    names: dict[type, tuple[str, ...]] = {}
     stack: list[object] = [function]
     while stack:
         node = stack.pop()
@@ -718,19 +716,7 @@ def own_calls(function: cst.FunctionDef, resolve: Callable[[cst.BaseExpression],
             continue
         if skipped and id(node) in skipped:
             continue
-        own = names.get(kind)
-        if own is None:
-            own = names[kind] = content_fields(kind)
-        children: list[object] = []
-        for name in own:
-            value = getattr(node, name)
-            held = type(value)
-            if held is tuple or held is list:
-                children.extend(value)
-            elif value is not None and value is not absent:
-                children.append(value)
-        children.reverse()
-        stack.extend(children)
+        stack.extend(reversed(content_children(node)))  # type: ignore[arg-type]
     return found
 
 

@@ -270,6 +270,23 @@ def content_nodes(node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool] | None
                 push(value)
 
 
+def content_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node`'s children that are not trivia, in libcst's order: `node.children` without its
+    cost (libcst makes that list by visiting the node, which builds a copy of it)."""
+    if not supported():
+        return [child for child in node.children if not is_trivia(type(child))]
+    absent = cst.MaybeSentinel.DEFAULT
+    found: list[cst.CSTNode] = []
+    for name in content_fields(type(node)):
+        value = getattr(node, name)
+        held = type(value)
+        if held is tuple or held is list:
+            found.extend(value)
+        elif value is not None and value is not absent:
+            found.append(value)
+    return found
+
+
 def visit(node: cst.CSTNode, visitor: Visitor | cst.CSTVisitor, trivia: bool = True,
           only: typing.Collection[type] | None = None) -> None:
     """walk() when libcst's sources are there, else libcst's own visit. A node made from
