@@ -464,7 +464,7 @@ class _Run:
         # What the pre-pass read of each file (None: an overlay): the later passes parse these
         # same bytes, so a file that changes or vanishes meanwhile cannot disagree with its
         # summary. Compressed (_Packed) on a large tree, as every worker holds all of them (a
-        # quarter of the size: 49 MB of transformers' files are 13 MB); see _scan.
+        # quarter of the size: 49 MB of transformers' files are 13 MB); see _pack_data.
         self.data: list[bytes | ReadProblem | None] = []
         self.regions: dict[int, _FileRegions] = {}
         self._project: ProjectIndex | None = None
@@ -565,9 +565,9 @@ class _Run:
         to check again wait on libcst's import (0.18 s on Python 3.12, a quarter of such a run):
         a worker forked now, before the changed files' pre-pass, imports it while this process
         runs that pre-pass, computes the regions and asks the cache, then checks them (_check_deep;
-        the changed files' facts and the regions are handed to it). Not with one job, nor without a cache or with every file
-        changed (a cold run: the pre-pass's pool or the regions' process import it meanwhile), nor
-        with many files changed, nor when libcst is already here."""
+        the changed files' facts and the regions are handed to it). Not with one job, nor without
+        a cache or with every file changed (a cold run: the pre-pass's pool or the regions'
+        process import it meanwhile), nor with many files changed, nor when libcst is here."""
         if (self.engine.jobs < 2 or self.cache is None or not 0 < self.scanned < min(_POOL_FROM, len(self.sources))
                 or deferred.imported("libcst") or not WorkerPool.forks()):
             return None
@@ -882,6 +882,8 @@ class _Run:
             news = (self.regions, {i: self.facts[i] for i in self.prepassed})
             checked = ready.map(worker.check_task, todo, worker.adopt, news,
                                 meanwhile=(lambda: cache.save(settled=True)) if cache is not None else None)
+        elif ready is not None:
+            ready.close()  # not needed: the cores are the pool's
         if todo and checked is None:
             # What the regions built: the workers start without it. A full collection walks every
             # object (0.34 s on timm, a tenth of the parent's serial time with two jobs) and finds

@@ -141,7 +141,7 @@ class WorkerPool:
         context = self._context
         receiver, sender = context.Pipe(duplex=False)
         process = context.Process(target=_run_alone,
-                                        args=(os.getpid(), self._initializer, self._state, function, item, sender))
+                                  args=(os.getpid(), self._initializer, self._state, function, item, sender))
         process.start()
         sender.close()  # ours: end of input once the child's copy closes
         try:
