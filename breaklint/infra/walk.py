@@ -183,8 +183,7 @@ def supported() -> bool:
     """Whether child_fields can read libcst's nodes (a libcst whose nodes were written another
     way: its own visit, slower, is used instead)."""
     try:
-        return child_fields(cst.Call) == ("lpar", "func", "whitespace_after_func", "whitespace_before_args", "args",
-                                          "rpar")
+        return {"func", "args"} <= set(child_fields(cst.Call))
     except (AttributeError, TypeError):
         return False
 
