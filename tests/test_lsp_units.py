@@ -100,9 +100,9 @@ def test_project_matches_check_and_reuses_its_index(tmp_path: Path, monkeypatch:
     indexed: list[str] = []
     scan_text = worker_module.scan_text
 
-    def spy(text, digest, module_name, is_package):  # type: ignore[no-untyped-def]
+    def spy(text, digest, module_name, is_package, *rest):  # type: ignore[no-untyped-def]
         indexed.append(module_name)
-        return scan_text(text, digest, module_name, is_package)
+        return scan_text(text, digest, module_name, is_package, *rest)
 
     monkeypatch.setattr(worker_module, "scan_text", spy)
     project, error = load_project(examples)

@@ -19,13 +19,14 @@ Cache keys (cache.py) hold everything their value depends on:
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import os
 import time
 import traceback
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -46,7 +47,7 @@ from breaklint.check import worker
 from breaklint.check.registry import RuleSet
 from breaklint.rule import FileContext, Rule
 from breaklint.infra.recursion import parse_safely, with_room
-from breaklint.index.scan import FileFacts, clamp, content_digest, read_bytes
+from breaklint.index.scan import FileFacts, clamp, compiler_verdict, content_digest, read_bytes
 from breaklint.index.view import Fragments, bind_tree, release_bound, shallow_module, tree_functions, unbind_bodiless
 from breaklint.index.libcst_gaps import parse_around_gaps
 from breaklint.index.region_text import Block, region_text
@@ -522,7 +523,7 @@ class _Run:
         self._pack_data()
         ready = self._ready_worker()
         try:
-            self._prepass(tasks)
+            self._prepass(tasks, defer_compile=True)
             return self._check_scanned(findings, len(files), ready)
         finally:
             if ready is not None:
@@ -538,7 +539,18 @@ class _Run:
                 indexed.append(index)
             elif self._reported(self.sources[index].path):
                 findings.append(self.engine._problem(self.sources[index].display, facts.problem))
-        self.regions = self._compute_regions(indexed)
+        unjudged = [index for index in indexed if self.facts[index].unjudged]
+        regions = self._compute_regions(indexed, unjudged)
+        if regions is None:  # rare: Python's compiler refused a file it parsed (see _judge)
+            for index in indexed:
+                problem = self.facts[index].problem
+                if problem is not None and self._reported(self.sources[index].path):
+                    findings.append(self.engine._problem(self.sources[index].display, problem))
+            indexed = [index for index in indexed if self.facts[index].problem is None]
+            self._project, self._fingerprint = None, None  # neither was built from the refused facts here
+            regions = self._compute_regions(indexed, [])
+            assert regions is not None
+        self.regions = regions
         reported = [index for index in indexed if self._reported(self.sources[index].path)]
         for index in reported:
             findings.extend(self.engine._region_error(self.sources[index].display, error)
@@ -638,22 +650,48 @@ class _Run:
         self.prepassed = [index for index, _ in tasks]
         return tasks
 
-    def _prepass(self, tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]]) -> None:
-        """The pre-pass of the files the cache did not know (see _cached_facts), into `facts`."""
+    def _prepass(self, tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]],
+                 defer_compile: bool = False) -> None:
+        """The pre-pass of the files the cache did not know (see _cached_facts), into `facts`.
+        `defer_compile` (a check, which computes the regions next): where the regions are
+        computed in a process of their own while this one waits, Python's compiler, a quarter of
+        the pre-pass, is asked then instead (_judge); unjudged facts are cached only once judged."""
         facts = self.facts
         jobs = self.engine.jobs if len(tasks) >= _POOL_FROM else 1
+        scan = worker.scan_task
+        if defer_compile and jobs > 1 and WorkerPool.forks():
+            scan = functools.partial(worker.scan_task, defer_compile=True)
         with WorkerPool(jobs, worker.install, None) as pool:
             # Largest first: the pool balances better when the big files start early.
             order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][1][0]))
             # Meanwhile this process, which only waits, readies what the regions and the check
             # would each import on their critical path (it competes for a core with the workers).
-            results = pool.map(worker.scan_task, [tasks[i][1] for i in order], chunksize=8, on_crash=worker.scan_crashed,
+            results = pool.map(scan, [tasks[i][1] for i in order], chunksize=8, on_crash=worker.scan_crashed,
                                meanwhile=_ready_for_the_check)
         for i, result in zip(order, results):
             index = tasks[i][0]
             facts[index] = result
-            if self.cache is not None and result.digest:
+            if self.cache is not None and result.digest and not result.unjudged:
                 self.cache.facts.put(result.digest, result)
+
+    def _judge(self, unjudged: list[int]) -> bool:
+        """Python's compiler on the files the pre-pass left to it (see _prepass), which this
+        process asks while the regions' process works; False when it refused one (its facts
+        are then its BL001, as the pre-pass would have made them)."""
+        taken = True
+        for index in unjudged:
+            facts = self.facts[index]
+            text = self._text(index)
+            problem = text if isinstance(text, ReadProblem) else compiler_verdict(text)
+            if problem is None:
+                facts = replace(facts, unjudged=False)
+            else:
+                taken = False
+                facts = FileFacts(facts.digest, problem, b"", "", False, False, facts.maybe_suppressed, facts.size)
+            self.facts[index] = facts
+            if self.cache is not None and facts.digest:
+                self.cache.facts.put(facts.digest, facts)
+        return taken
 
     def _pack_data(self) -> None:
         """Compress the files' bytes when they are many: below _RAW_BYTES they stay as read (a
@@ -781,27 +819,41 @@ class _Run:
             return data
         return decode_source(zlib.decompress(data) if isinstance(data, _Packed) else data)
 
-    def _compute_regions(self, indexed: list[int]) -> dict[int, _FileRegions]:
+    def _compute_regions(self, indexed: list[int], unjudged: list[int]) -> dict[int, _FileRegions] | None:
         """Regions from the cache when nothing they were computed from has changed: the entry
         settings, which files may hold entry points, the list of modules, and — each checked
-        like a cached finding's — every part of every module the computation read."""
+        like a cached finding's — every part of every module the computation read. `unjudged`
+        (see _prepass) are judged first, or while the regions' process works; None when one of
+        them was refused: the caller computes them again without it."""
         config = self.config
         candidates = {self.sources[i].path for i in indexed if self.facts[i].entry_candidate}
         key = _digest("regions", config.assume_forward_compiled, config.entry_points, sorted(map(str, candidates)),
                       [(str(self.sources[i].path), self.sources[i].module_name) for i in indexed])
         cached = self.cache.regions.get(key) if self.cache is not None else None
+        apart = self.engine.jobs > 1 and WorkerPool.forks()
+        if (cached is not None or not apart) and not self._judge(unjudged):
+            return None
         if cached is not None:
             asked, by_path = cached
             if all(self.fingerprint(name) == print_ for name, print_ in asked):
                 return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
-        if self.engine.jobs > 1 and WorkerPool.forks():
+            unjudged = []  # judged above
+        taken = True
+        if apart:
+            def meanwhile() -> None:
+                nonlocal taken
+                _ready_for_the_check()
+                taken = self._judge(unjudged)
+
             # In a process of its own, which ends with it: the index it builds (most of the
             # modules of a large tree: 500 MB on transformers) is freed, not merely released
             # into this process's heap, which the check's workers would inherit.
             with WorkerPool(2, worker.install, self) as pool:
                 by_path, deps = pool.apart(worker.regions_task, candidates,
                                            on_crash=lambda _, why: self._regions_failed(candidates, why),
-                                           meanwhile=_ready_for_the_check)
+                                           meanwhile=meanwhile)
+            if not taken:
+                return None
         else:
             by_path, deps = self.regions_computed(candidates)
         if self.cache is not None:

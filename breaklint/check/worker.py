@@ -35,14 +35,15 @@ def install(run: _Run | None) -> None:
     gc.freeze()  # what the worker inherited is never garbage: keep the collector off it
 
 
-def scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str]) -> FileFacts:
+def scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str], defer_compile: bool = False) -> FileFacts:
+    """`defer_compile`: see scan.scan_text (the engine asks the compiler beside the regions)."""
     data, module_name, is_package, digest = task
     if isinstance(data, str):  # an overlay's text
         problem = NUL_BYTES if "\0" in data else not_unicode(data, "the buffer")  # as `check` says of a file
         if problem is not None:
             return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
-        return scan_text(data, digest, module_name, is_package)
-    return scan_bytes(data, module_name, is_package)
+        return scan_text(data, digest, module_name, is_package, defer_compile)
+    return scan_bytes(data, module_name, is_package, defer_compile)
 
 
 def scan_crashed(task: tuple[bytes | ReadProblem | str, str, bool, str], why: str) -> FileFacts:

@@ -62,6 +62,9 @@ class FileFacts:
     # again), pickled: every process holds every file's facts, and only the file's own check
     # reads it (b"" when there is no summary).
     outline_blob: bytes = b""
+    # Python's compiler is yet to judge the text (scan_text's `defer_compile`): the engine asks
+    # it (compiler_verdict) while the regions are computed, and never caches facts before that.
+    unjudged: bool = False
 
     def summary(self) -> ModuleSummary:
         return pickle.loads(zlib.decompress(self.summary_blob))
@@ -77,13 +80,15 @@ def content_digest(data: bytes, module_name: str, is_package: bool) -> str:
 def read_bytes(path: Path) -> bytes | ReadProblem:
     return read_capped(path)
 
-def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> FileFacts:
-    """Facts of decoded text (a file's, or an editor buffer's)."""
+def scan_text(text: str, digest: str, module_name: str, is_package: bool, defer_compile: bool = False) -> FileFacts:
+    """Facts of decoded text (a file's, or an editor buffer's). `defer_compile`: leave Python's
+    compiler out (a quarter of the pre-pass) where compiling the text alone costs no more than
+    compiling the tree would (see python_verdict); the facts say so (`unjudged`)."""
     maybe_suppressed = may_hold_suppressions(text)
     if "\0" in text:  # a buffer gets the verdict the same text gets from disk
         return FileFacts(digest, NUL_BYTES, b"", "", False, False, maybe_suppressed, len(text))
     try:
-        summary, blocks, source, starts = _summary(text, module_name, is_package)
+        summary, blocks, source, starts, unjudged = _summary(text, module_name, is_package, defer_compile)
     except Exception as error:  # a bug of ours on this one file: BL005 for it, the others go on
         summary = ReadProblem("BL005", f"internal error while indexing this file: {type(error).__name__}: {error}",
                               details="".join(traceback.format_exception(error)))
@@ -103,7 +108,7 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool) -> Fil
                      bool(summary.compiled_calls),
                      frozenset(n.name for n in summary.compiled_names if n.place.scope < 0 and "." not in n.name),
                      frozenset(aliases[c.callee] for c in summary.imported_calls if c.callee in aliases),
-                     pickle.dumps(blocks, protocol=pickle.HIGHEST_PROTOCOL))
+                     pickle.dumps(blocks, protocol=pickle.HIGHEST_PROTOCOL), unjudged)
 
 def text_digests(summary: ModuleSummary, source: bytes, starts: list[int]) -> tuple[tuple[str, str], ...]:
     """`text:<name>`: the lines of the top-level definitions named `name` (a def or class with
@@ -198,6 +203,7 @@ class PythonVerdict(NamedTuple):
     problem: ReadProblem | None  # its BL001, at its position, when it refused
     final: bool  # no parser is to try after it: nesting deeper than Python's parser takes
     # (libcst would take seconds or minutes on it, if its native parser did not crash)
+    deferred: bool = False  # parsed, but the compiler was not asked (python_verdict's `defer_compile`)
 
     def judge(self, found: T) -> T | ReadProblem:
         """libcst's result for text Python refused: libcst reads newer syntax than this
@@ -206,11 +212,14 @@ class PythonVerdict(NamedTuple):
             return self.problem
         return found
 
-def python_verdict(text: str) -> PythonVerdict:
+def python_verdict(text: str, defer_compile: bool = False) -> PythonVerdict:
     """Python's parser, then its compiler (from the same tree: nothing is parsed twice, nothing
     runs): a late `from __future__` import, `return` outside a function, a duplicate argument or a
     `nonlocal` without a binding parse, but no Python runs such a file. The compiler's refusal is
-    final: libcst, which would read the file, is not asked."""
+    final: libcst, which would read the file, is not asked. `defer_compile`: the compiler is not
+    asked (`deferred`) when compiling the whole text later (compiler_verdict) costs about what
+    compiling the tree costs now: when none of its module-level data would be left out, or the
+    text is below _DEFER_BELOW (a few milliseconds to compile, data and all)."""
     from breaklint.index.builder import parse  # imported here so workers import it once
 
     try:
@@ -223,24 +232,32 @@ def python_verdict(text: str) -> PythonVerdict:
         return PythonVerdict(None, problem, True)
     except ValueError:  # e.g. NUL bytes (files.py refuses those before): libcst decides
         return PythonVerdict(None, None, False)
-    refused = compiler_refuses(tree)
+    body = _worth_compiling(tree.body)
+    if defer_compile and (body is tree.body or len(text) < _DEFER_BELOW):
+        return PythonVerdict(tree, None, False, deferred=True)
+    refused = _compiled(tree if body is tree.body else ast.Module(body, tree.type_ignores))
     if refused is not None:
         return PythonVerdict(None, syntax_error(text, refused), True)
     return PythonVerdict(tree, None, False)
 
 
-def compiler_refuses(tree: ast.Module) -> SyntaxError | None:
-    """The SyntaxError Python's compiler raises for a parsed module, if any. Its own limits
-    (RecursionError, MemoryError on very deep or very large code) are no verdict on the file.
-    Module-level data (`TABLE = [...]`, a million `a = 1` lines) is left out of what is
-    compiled: nothing in it can be refused, and compiling it cost more than the rest of the
-    check (30 s for a million short lines)."""
-    body = _worth_compiling(tree.body)
+_DEFER_BELOW = 256 * 1024  # characters
+
+
+def compiler_verdict(text: str) -> ReadProblem | None:
+    """The BL001 of Python's compiler for a text its parser took (see python_verdict's
+    `defer_compile`), or None."""
+    refused = _compiled(text)
+    return None if refused is None else syntax_error(text, refused)
+
+
+def _compiled(source: ast.Module | str) -> SyntaxError | None:
+    """Compile `source` (nothing runs): the SyntaxError, or None. The compiler's own limits
+    (RecursionError, MemoryError on very deep or very large code) are no verdict on the file."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a SyntaxWarning ("\d") is the compiler's business, not ours
-            compile(tree if body is tree.body else ast.Module(body, tree.type_ignores), "<breaklint>", "exec",
-                    dont_inherit=True)
+            compile(source, "<breaklint>", "exec", dont_inherit=True)
     except SyntaxError as error:
         return error
     except (RecursionError, MemoryError, ValueError):
@@ -261,7 +278,9 @@ _DATA: dict[type, tuple[str, ...]] = {
 
 def _worth_compiling(body: list[ast.stmt]) -> list[ast.stmt]:
     """`body` without its plain data statements after the last `from __future__` import (the
-    compiler checks where those stand); `body` itself when none is left out."""
+    compiler checks where those stand); `body` itself when none is left out. Nothing in module-
+    level data (`TABLE = [...]`, a million `a = 1` lines) can be refused, and compiling it cost
+    more than the rest of the check (30 s for a million short lines)."""
     future = max((i for i, s in enumerate(body) if isinstance(s, ast.ImportFrom) and s.module == "__future__"),
                  default=-1)
     kept = [s for i, s in enumerate(body) if i <= future or not _plain_data(s)]
@@ -303,21 +322,22 @@ def _all_data(expression: ast.expr) -> bool:
     return True
 
 
-def _summary(text: str, module_name: str,
-             is_package: bool) -> tuple[ModuleSummary | ReadProblem, Block, bytes, list[int]]:
+def _summary(text: str, module_name: str, is_package: bool,
+             defer_compile: bool = False) -> tuple[ModuleSummary | ReadProblem, Block, bytes, list[int], bool]:
     """The summary from `ast`, the statements' outline, and the text's bytes and line starts
     (builder.summarize_lines): Python's own parser is the judge of what is valid (one indexer,
     one parser), so syntax newer than the running Python's is its BL001."""
     from breaklint.index.builder import summarize_lines
 
-    verdict = python_verdict(text)
+    verdict = python_verdict(text, defer_compile)
     tree = verdict.tree
     if tree is None:
-        return verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file"), (), b"", []
+        problem = verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file")
+        return problem, (), b"", [], False
 
-    def made() -> tuple[ModuleSummary, Block, bytes, list[int]]:
+    def made() -> tuple[ModuleSummary, Block, bytes, list[int], bool]:
         summary, source, starts = summarize_lines(text, module_name, is_package, tree)
-        return summary, outline(tree, split_lines(text)), source, starts
+        return summary, outline(tree, split_lines(text)), source, starts, verdict.deferred
 
     try:
         return made()
@@ -367,11 +387,11 @@ def densest_line(text: str) -> tuple[int, int]:
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
-def scan_bytes(data: bytes | ReadProblem, module_name: str, is_package: bool) -> FileFacts:
+def scan_bytes(data: bytes | ReadProblem, module_name: str, is_package: bool, defer_compile: bool = False) -> FileFacts:
     if isinstance(data, ReadProblem):
         return FileFacts("", data, b"", "", False, False, False)
     digest = content_digest(data, module_name, is_package)
     text = decode_source(data)
     if isinstance(text, ReadProblem):
         return FileFacts(digest, text, b"", "", False, False, False)
-    return scan_text(text, digest, module_name, is_package)
+    return scan_text(text, digest, module_name, is_package, defer_compile)

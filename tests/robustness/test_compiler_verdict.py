@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from breaklint.check.engine import _POOL_FROM
+from breaklint.index.scan import compiler_verdict, python_verdict, scan_text
+
 from .support import BAD, GOOD_FINDING, run_cli
 
 REFUSED = {
@@ -52,6 +55,46 @@ def test_the_compilers_refusals_are_syntax_errors(tmp_path: Path) -> None:
         expected.add((name, "BL001", line, col))
         assert found.get((name, "BL001", line, col)) == f"syntax error: {message}", (name, found)
     assert set(found) == expected
+
+
+def test_two_jobs_judge_as_one_job(tmp_path: Path) -> None:
+    """With two jobs and enough files for a pool, the pre-pass leaves the compiler to the engine,
+    which asks it while the regions are computed (engine._judge): the same findings as one job,
+    cold and through the cache (unjudged facts are never cached). `return_outside.py` holds a
+    compiled function: the regions are computed again without it."""
+    for name, text in REFUSED.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / GOOD_FINDING[0]).write_text(BAD, encoding="utf-8")
+    for i in range(_POOL_FROM + 6):
+        (tmp_path / f"filler_{i}.py").write_text(f"import torch\n\n\ndef g{i}(x):\n    return x + {i}\n",
+                                                 encoding="utf-8")
+    reference = run_cli(["check", "--no-cache", "--jobs", "1", "--format", "json", "."], cwd=tmp_path)
+    expected = reference.found()
+    assert {name for name, code, _, _ in expected if code == "BL001"} == set(REFUSED)
+    assert GOOD_FINDING in expected
+    for args in (["--no-cache"], [], []):  # cold, then the cache's second run
+        run = run_cli(["check", *args, "--jobs", "2", "--format", "json", "."], cwd=tmp_path)
+        assert run.returncode == 1, run.stderr
+        assert run.found() == expected
+
+
+def test_the_deferred_verdict_is_the_same_verdict() -> None:
+    """compiler_verdict (the whole text) says what the pre-pass's own compile (the tree, less its
+    module-level data) says; a large text whose data would be left out is judged at once."""
+    for name, text in REFUSED.items():
+        deferred = python_verdict(text, defer_compile=True)
+        assert deferred.deferred and deferred.problem is None, name
+        assert compiler_verdict(text) == scan_text(text, "d", "m", False).problem, name
+        assert scan_text(text, "d", "m", False, defer_compile=True).unjudged, name
+    taken = "import torch\n\ndef f(x):\n    return x\n"
+    assert compiler_verdict(taken) is None and not scan_text(taken, "d", "m", False, defer_compile=True).problem
+    table = "TABLE = [\n" + "    (1, 2.5, 'name'),\n" * 20_000 + "]\n"
+    assert len(table) > 256 * 1024
+    assert not python_verdict(table, defer_compile=True).deferred
+    assert python_verdict("def f():\n    pass\n" + table, defer_compile=True).deferred is False
+    assert python_verdict(table + "def f():\n    pass\n", defer_compile=True).deferred is False
+    code = "def f(x):\n    return x\n" * 20_000  # nothing to leave out: compiling the text costs the same
+    assert python_verdict(code, defer_compile=True).deferred
 
 
 def test_what_only_warns_is_not_refused(tmp_path: Path) -> None:

@@ -228,10 +228,10 @@ def test_a_worker_dying_in_the_pre_pass(tree: Path, monkeypatch: pytest.MonkeyPa
         (tree / f"more_{i}.py").write_text(OTHER, encoding="utf-8")
     original = scan._summary
 
-    def die_on_boom(text: str, module_name: str, is_package: bool):  # type: ignore[no-untyped-def]
+    def die_on_boom(text: str, module_name: str, is_package: bool, *rest):  # type: ignore[no-untyped-def]
         if module_name == "boom":
             os._exit(9)
-        return original(text, module_name, is_package)
+        return original(text, module_name, is_package, *rest)
 
     monkeypatch.setattr(scan, "_summary", die_on_boom)  # the forked workers inherit it
     result = check([tree], root=tree, jobs=2)
