@@ -6,6 +6,7 @@ Exit codes, the same for every command and the pre-commit hook: 0 clean, 1 findi
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -155,7 +156,13 @@ def check(
             raise _fail(f"cannot write {output_file}: {error.strerror or error}")
     else:
         click.echo(rendered, nl=False)
-    sys.exit(exit_code(result, exit_zero, FAILING[fail_on]))
+    raise CheckDone(exit_code(result, exit_zero, FAILING[fail_on]))
+
+
+class CheckDone(SystemExit):
+    """A check's end, with its exit code: everything is written (the report, the cache), so the
+    process may end without the interpreter's teardown (see `main`). Elsewhere (click's test
+    runner, an embedding program) it is the SystemExit it derives from."""
 
 
 def _files(config: Config, paths: list[Path], force_exclude: bool) -> list[str]:
@@ -385,6 +392,23 @@ def lsp_command() -> None:
     serve()
 
 
-def main() -> None:
+def run() -> None:
+    """The command line in this process; a check raises CheckDone (a SystemExit)."""
     when_imported("libcst", trust_parsed_nodes)  # this process reads parsed trees only: trusted_nodes.py
     cli(prog_name="breaklint")
+
+
+def main() -> None:
+    """The process entry point (the console script, `python -m breaklint`). A check ends here
+    without the interpreter's teardown, which frees what the run kept object by object: 0.58 s
+    of a 6.2 s one-job check of timm, the part of the run after its report was written."""
+    try:
+        run()
+    except CheckDone as done:
+        code = done.code if isinstance(done.code, int) else 0
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):  # a closed pipe: Python's own exit would fail to flush too
+            code = code or EXIT_ERROR
+        os._exit(code)

@@ -156,8 +156,8 @@ def test_check_never_imports_torch(tmp_path: Path) -> None:
 def test_a_warm_check_does_not_import_libcst(tree: Path) -> None:
     """deferred.py: the command line imports libcst on first use, and a check answered from the
     cache has none; a cold one parses (and gives the same findings)."""
-    probe = ("import runpy, sys\nsys.argv = ['breaklint', *sys.argv[1:]]\n"
-             "try:\n    runpy.run_module('breaklint', run_name='__main__')\n"
+    probe = ("import sys\nsys.argv = ['breaklint', *sys.argv[1:]]\n"
+             "try:\n    import breaklint.cli; breaklint.cli.run()\n"
              "except SystemExit as exit:\n    code = exit.code\n"
              "print('LIBCST' if 'libcst._nodes.base' in sys.modules else 'NO-LIBCST', code, file=sys.stderr)\n")
 

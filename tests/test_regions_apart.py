@@ -75,13 +75,13 @@ def test_what_runs_meanwhile_runs_here_while_the_process_works(tmp_path: Path) -
 
 def _imports_of_libcst(tree: Path, record: Path) -> list[str]:
     """Which processes of a two-job check import libcst: this one ("main") or another."""
-    probe = ("import os, runpy, sys\n"
+    probe = ("import os, sys\n"
              "from breaklint import cli\n"  # defers libcst (deferred.py)
              "from breaklint.infra.deferred import when_imported\n"
              "main = os.getpid()\n"
              f"when_imported('libcst', lambda m: open({str(record)!r}, 'a').write('main\\n' if os.getpid() == main else 'child\\n'))\n"
              "sys.argv = ['breaklint', *sys.argv[1:]]\n"
-             "try:\n    runpy.run_module('breaklint', run_name='__main__')\n"
+             "try:\n    import breaklint.cli; breaklint.cli.run()\n"
              "except SystemExit as exit:\n    print('EXIT', exit.code, file=sys.stderr)\n")
     result = subprocess.run([sys.executable, "-c", probe, "check", "--no-cache", "--jobs", "2", "--format", "json",
                              str(tree)], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD_S)

@@ -97,6 +97,23 @@ def test_the_deferred_verdict_is_the_same_verdict() -> None:
     assert python_verdict(code, defer_compile=True).deferred
 
 
+def test_the_language_server_judges_files_and_buffers(tmp_path: Path) -> None:
+    from breaklint.lsp.workspace import load_project
+
+    refused = tmp_path / "duplicate_argument.py"
+    refused.write_text(REFUSED["duplicate_argument.py"], encoding="utf-8")
+    buffer = tmp_path / "buffer.py"
+    buffer.write_text(BAD, encoding="utf-8")
+    project, error = load_project(tmp_path)
+    assert error is None
+    edited = "x = 1\nbreak\n"
+    found = project.check([refused.resolve(), buffer.resolve()], {buffer.resolve(): edited})
+    for path, text in ((refused, REFUSED["duplicate_argument.py"]), (buffer, edited)):
+        line, col, message = where_python_says(text)
+        assert [(f.code, f.message, f.span.start_line, f.span.start_col) for f in found[path.resolve()]] == \
+            [("BL001", f"syntax error: {message}", line, col)]
+
+
 def test_what_only_warns_is_not_refused(tmp_path: Path) -> None:
     """A SyntaxWarning (an invalid escape, `is` with a literal) is the compiler's business, not a
     finding, and is never printed; the file is checked as usual."""
