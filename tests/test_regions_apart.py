@@ -1,8 +1,11 @@
-"""With more than one job the compiled regions are computed in a process of their own
-(engine._Run._compute_regions): the index they build (most modules of a large tree) ends with
-that process, and the check's workers, forked afterwards, do not inherit its heap. The findings
-are those of one job (tests/test_speed_equivalence.py); here: where the work runs, and what a
-death of that process is reported as."""
+"""With more than one job the compiled regions of a large tree (more modules than the check
+keeps, engine._KEPT_MODULES) are computed in a process of their own
+(engine._Run._regions_beside_verdicts): the index they build ends with that process, and the
+check's workers, forked afterwards, do not inherit its heap. In a smaller tree they are computed
+here, and the workers inherit the modules they built, while Python's compiler judges the files
+the pre-pass left to it in a process of its own. The findings are those of one job
+(tests/test_speed_equivalence.py); here: where the work runs, and what a death of either
+process is reported as."""
 
 from __future__ import annotations
 
@@ -30,28 +33,77 @@ def _check(jobs: int) -> list[tuple[str, str]]:
     return [(f.code, f.message) for f in result.findings]
 
 
-def test_the_regions_run_apart_with_jobs_and_here_with_one(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    computed = engine_module._Run.regions_computed
-    where = tmp_path / "pids"
+def _record_pids(monkeypatch: pytest.MonkeyPatch, where: Path, cls: type, name: str) -> None:
+    original = getattr(cls, name)
 
-    def recording(run: engine_module._Run, candidates: set[Path]):  # type: ignore[no-untyped-def]
-        with where.open("a") as pids:  # the child's memory is its own: tell the parent through a file
+    def recording(run: engine_module._Run, *args):  # type: ignore[no-untyped-def]
+        with where.open("a") as pids:  # a child's memory is its own: tell the parent through a file
             pids.write(f"{os.getpid()}\n")
-        return computed(run, candidates)
+        return original(run, *args)
 
-    monkeypatch.setattr(engine_module._Run, "regions_computed", recording)
+    monkeypatch.setattr(cls, name, recording)
+
+
+def test_the_regions_run_apart_in_a_large_tree_and_here_otherwise(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    where = tmp_path / "pids"
+    _record_pids(monkeypatch, where, engine_module._Run, "regions_computed")
     monkeypatch.chdir(ROOT)
-    two = _check(2)
-    apart = where.read_text().split()
-    where.unlink()
     one = _check(1)
-    assert apart != [str(os.getpid())] and len(apart) == 1
     assert where.read_text().split() == [str(os.getpid())]
-    assert two == one and any(code == "BL101" for code, _ in one)
+    where.unlink()
+    assert _check(2) == one
+    assert where.read_text().split() == [str(os.getpid())]  # examples/: a small tree
+    where.unlink()
+    monkeypatch.setattr(engine_module, "_KEPT_MODULES", 0)  # every tree is large
+    assert _check(2) == one and any(code == "BL101" for code, _ in one)
+    apart = where.read_text().split()
+    assert apart != [str(os.getpid())] and len(apart) == 1
+
+
+def _tree_for_a_pool(tree: Path) -> Path:
+    """Enough files for the pre-pass's pool (engine._POOL_FROM), which leaves the compiler to the
+    engine; one compiled function, one file the compiler refuses."""
+    tree.mkdir()
+    for i in range(engine_module._POOL_FROM + 6):
+        (tree / f"m{i}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
+    (tree / "model.py").write_text("import torch\n\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
+    (tree / "refused.py").write_text("def g(a, a):\n    return a\n")
+    return tree
+
+
+def _check_tree(tree: Path, jobs: int) -> list[tuple[str, str, int]]:
+    config = Config(root=tree)
+    result = Engine(config, RuleSet(config), jobs=jobs).check([tree])
+    return [(f.code, f.path, f.span.start_line) for f in result.findings]
+
+
+def test_the_compiler_judges_apart_beside_the_regions(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    tree = _tree_for_a_pool(tmp_path / "tree")
+    one = _check_tree(tree, 1)
+    assert ("BL001", str(tree / "refused.py"), 1) in one and any(code == "BL101" for code, _, _ in one)
+    where = tmp_path / "pids"
+    _record_pids(monkeypatch, where, engine_module._Run, "verdicts")
+    assert _check_tree(tree, 2) == one
+    judged = where.read_text().split()
+    assert judged and str(os.getpid()) not in judged
+    where.unlink()
+    monkeypatch.setattr(engine_module, "_KEPT_MODULES", 0)  # the regions apart: the compiler here
+    assert _check_tree(tree, 2) == one
+    assert where.read_text().split() == [str(os.getpid())]
+
+
+def test_a_death_of_the_compilers_process_changes_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """It is asked here instead (the compiler's own crash would end this process the same way)."""
+    tree = _tree_for_a_pool(tmp_path / "tree")
+    one = _check_tree(tree, 1)
+    monkeypatch.setattr(worker, "verdicts_task", lambda unjudged: os._exit(3))
+    assert _check_tree(tree, 2) == one
 
 
 def test_a_death_of_the_regions_process_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(worker, "regions_task", lambda candidates: os._exit(3))
+    monkeypatch.setattr(engine_module, "_KEPT_MODULES", 0)  # the regions apart
     monkeypatch.chdir(ROOT)
     found = _check(2)
     assert found and all(code == "BL005" for code, _ in found)
@@ -90,18 +142,13 @@ def _imports_of_libcst(tree: Path, record: Path) -> list[str]:
 
 
 def test_the_check_workers_inherit_libcst(tmp_path: Path) -> None:
-    """engine._ready_for_the_check: with two jobs, a pre-pass of a few files runs here, and this
-    process imports libcst while the regions' process works (which imports it too); the check's
-    workers, forked afterwards, do not."""
-    assert _imports_of_libcst(ROOT / "examples", tmp_path / "imports") == ["child", "main"]
+    """With two jobs, a pre-pass of a few files runs here, and so do the regions of a small tree:
+    this process imports libcst; the check's workers, forked afterwards, do not."""
+    assert _imports_of_libcst(ROOT / "examples", tmp_path / "imports") == ["main"]
 
 
-def test_the_regions_process_inherits_libcst_after_a_pooled_prepass(tmp_path: Path) -> None:
-    """A pre-pass of 64 files or more runs in workers: this process imports libcst meanwhile, and
-    neither the regions' process nor the check's workers import it again."""
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    for i in range(70):
-        (tree / f"m{i}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
-    (tree / "model.py").write_text("import torch\n\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
-    assert _imports_of_libcst(tree, tmp_path / "imports") == ["main"]
+def test_no_other_process_imports_libcst_after_a_pooled_prepass(tmp_path: Path) -> None:
+    """A pre-pass of 64 files or more runs in workers: this process imports libcst meanwhile
+    (engine._ready_for_the_check), and neither the compiler's process nor the check's workers
+    import it again."""
+    assert _imports_of_libcst(_tree_for_a_pool(tmp_path / "tree"), tmp_path / "imports") == ["main"]

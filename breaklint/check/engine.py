@@ -547,7 +547,8 @@ class _Run:
                 if problem is not None and self._reported(self.sources[index].path):
                     findings.append(self.engine._problem(self.sources[index].display, problem))
             indexed = [index for index in indexed if self.facts[index].problem is None]
-            self._project, self._fingerprint = None, None  # neither was built from the refused facts here
+            self.release_index(above=0)  # built with the refused modules
+            self._project, self._fingerprint = None, None
             regions = self._compute_regions(indexed, [])
             assert regions is not None
         self.regions = regions
@@ -674,24 +675,31 @@ class _Run:
             if self.cache is not None and result.digest and not result.unjudged:
                 self.cache.facts.put(result.digest, result)
 
-    def _judge(self, unjudged: list[int]) -> bool:
-        """Python's compiler on the files the pre-pass left to it (see _prepass), which this
-        process asks while the regions' process works; False when it refused one (its facts
-        are then its BL001, as the pre-pass would have made them)."""
-        taken = True
+    def verdicts(self, unjudged: list[int]) -> dict[int, ReadProblem]:
+        """Python's compiler on the files the pre-pass left to it (see _prepass): the BL001 of
+        each it refuses (the pre-pass's, had it asked)."""
+        refused: dict[int, ReadProblem] = {}
         for index in unjudged:
-            facts = self.facts[index]
             text = self._text(index)
             problem = text if isinstance(text, ReadProblem) else compiler_verdict(text)
+            if problem is not None:
+                refused[index] = problem
+        return refused
+
+    def _judged(self, unjudged: list[int], refused: dict[int, ReadProblem]) -> bool:
+        """The verdicts into `facts` (a refused file's facts are its BL001), and the cache;
+        whether every file was taken."""
+        for index in unjudged:
+            facts = self.facts[index]
+            problem = refused.get(index)
             if problem is None:
                 facts = replace(facts, unjudged=False)
             else:
-                taken = False
                 facts = FileFacts(facts.digest, problem, b"", "", False, False, facts.maybe_suppressed, facts.size)
             self.facts[index] = facts
             if self.cache is not None and facts.digest:
                 self.cache.facts.put(facts.digest, facts)
-        return taken
+        return not refused
 
     def _pack_data(self) -> None:
         """Compress the files' bytes when they are many: below _RAW_BYTES they stay as read (a
@@ -823,42 +831,64 @@ class _Run:
         """Regions from the cache when nothing they were computed from has changed: the entry
         settings, which files may hold entry points, the list of modules, and — each checked
         like a cached finding's — every part of every module the computation read. `unjudged`
-        (see _prepass) are judged first, or while the regions' process works; None when one of
-        them was refused: the caller computes them again without it."""
+        (see _prepass) are judged first, or beside the regions (_regions_beside_verdicts); None
+        when one of them was refused: the caller computes them again without it."""
         config = self.config
         candidates = {self.sources[i].path for i in indexed if self.facts[i].entry_candidate}
         key = _digest("regions", config.assume_forward_compiled, config.entry_points, sorted(map(str, candidates)),
                       [(str(self.sources[i].path), self.sources[i].module_name) for i in indexed])
         cached = self.cache.regions.get(key) if self.cache is not None else None
         apart = self.engine.jobs > 1 and WorkerPool.forks()
-        if (cached is not None or not apart) and not self._judge(unjudged):
+        if (cached is not None or not apart) and not self._judged(unjudged, self.verdicts(unjudged)):
             return None
         if cached is not None:
             asked, by_path = cached
             if all(self.fingerprint(name) == print_ for name, print_ in asked):
                 return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
             unjudged = []  # judged above
-        taken = True
         if apart:
-            def meanwhile() -> None:
-                nonlocal taken
-                _ready_for_the_check()
-                taken = self._judge(unjudged)
-
-            # In a process of its own, which ends with it: the index it builds (most of the
-            # modules of a large tree: 500 MB on transformers) is freed, not merely released
-            # into this process's heap, which the check's workers would inherit.
-            with WorkerPool(2, worker.install, self) as pool:
-                by_path, deps = pool.apart(worker.regions_task, candidates,
-                                           on_crash=lambda _, why: self._regions_failed(candidates, why),
-                                           meanwhile=meanwhile)
-            if not taken:
+            found = self._regions_beside_verdicts(candidates, unjudged, len(indexed))
+            if found is None:
                 return None
+            by_path, deps = found
         else:
             by_path, deps = self.regions_computed(candidates)
         if self.cache is not None:
             self.cache.regions.put(key, (tuple((name, self.fingerprint(name)) for name in sorted(deps)), by_path))
         return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
+
+    def _regions_beside_verdicts(self, candidates: set[Path], unjudged: list[int],
+                                 modules: int) -> tuple[dict[str, _FileRegions], set[str]] | None:
+        """With two jobs or more, the regions and the compiler's verdicts at once, one in a
+        process of its own (None when a file was refused). Where the check keeps the modules
+        the regions build (at most _KEPT_MODULES), they are computed here, so that the check's
+        workers inherit them (as one job keeps them: each worker built them again, a tenth of
+        timm's check), and the compiler runs apart. Elsewhere the regions' process ends with
+        them: the index it builds (most of the modules of a large tree: 500 MB on transformers)
+        is freed, not merely released into this process's heap, which the workers would inherit;
+        this process asks the compiler meanwhile."""
+        refused: dict[int, ReadProblem] = {}
+        if modules <= _KEPT_MODULES:
+            found: list[tuple[dict[str, _FileRegions], set[str]]] = []
+            if unjudged:
+                with WorkerPool(2, worker.install, self) as pool:
+                    refused = pool.apart(worker.verdicts_task, unjudged,
+                                         on_crash=lambda _, why: self.verdicts(unjudged),
+                                         meanwhile=lambda: found.append(self.regions_computed(candidates)))
+            else:
+                found.append(self.regions_computed(candidates))
+            by_path_deps = found[0]
+        else:
+            def meanwhile() -> None:
+                _ready_for_the_check()
+                if unjudged:
+                    refused.update(self.verdicts(unjudged))
+
+            with WorkerPool(2, worker.install, self) as pool:
+                by_path_deps = pool.apart(worker.regions_task, candidates,
+                                          on_crash=lambda _, why: self._regions_failed(candidates, why),
+                                          meanwhile=meanwhile)
+        return by_path_deps if self._judged(unjudged, refused) else None
 
     def regions_computed(self, candidates: set[Path]) -> tuple[dict[str, _FileRegions], set[str]]:
         """The regions of every file (by path) and, for the cache, what their computation read

@@ -56,6 +56,12 @@ def regions_task(candidates: set[Path]) -> tuple[dict[str, _FileRegions], set[st
     return SERVED[0].regions_computed(candidates)
 
 
+def verdicts_task(unjudged: list[int]) -> dict[int, ReadProblem]:
+    """Python's compiler on the files the pre-pass left to it, beside the regions (engine.py,
+    `_regions_beside_verdicts`)."""
+    return SERVED[0].verdicts(unjudged)
+
+
 def adopt(news: tuple[dict[int, _FileRegions], dict[int, FileFacts]]) -> None:
     """What a ready worker (infra/parallel.ReadyWorker), forked before the changed files' pre-pass
     and the regions, needs of them before it checks: the regions, and those files' facts."""
