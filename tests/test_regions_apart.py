@@ -2,8 +2,8 @@
 keeps, engine._KEPT_MODULES) are computed in a process of their own
 (engine._Run._regions_beside_verdicts): the index they build ends with that process, and the
 check's workers, forked afterwards, do not inherit its heap. In a smaller tree they are computed
-here, and the workers inherit the modules they built, while Python's compiler judges the files
-the pre-pass left to it in a process of its own. The findings are those of one job
+here, and the workers inherit the modules they built. Meanwhile a pool's workers ask Python's
+compiler about the files the pre-pass left to it. The findings are those of one job
 (tests/test_speed_equivalence.py); here: where the work runs, and what a death of either
 process is reported as."""
 
@@ -78,26 +78,41 @@ def _check_tree(tree: Path, jobs: int) -> list[tuple[str, str, int]]:
     return [(f.code, f.path, f.span.start_line) for f in result.findings]
 
 
-def test_the_compiler_judges_apart_beside_the_regions(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_pools_workers_judge_beside_the_regions(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     tree = _tree_for_a_pool(tmp_path / "tree")
     one = _check_tree(tree, 1)
     assert ("BL001", str(tree / "refused.py"), 1) in one and any(code == "BL101" for code, _, _ in one)
-    where = tmp_path / "pids"
-    _record_pids(monkeypatch, where, engine_module._Run, "verdicts")
-    assert _check_tree(tree, 2) == one
-    judged = where.read_text().split()
-    assert judged and str(os.getpid()) not in judged
-    where.unlink()
-    monkeypatch.setattr(engine_module, "_KEPT_MODULES", 0)  # the regions apart: the compiler here
-    assert _check_tree(tree, 2) == one
-    assert where.read_text().split() == [str(os.getpid())]
+    judged, regions = tmp_path / "judged", tmp_path / "regions"
+    _record_pids(monkeypatch, judged, engine_module._Run, "verdict")
+    _record_pids(monkeypatch, regions, engine_module._Run, "regions_computed")
+    main = str(os.getpid())
+    for large in (False, True):
+        if large:
+            monkeypatch.setattr(engine_module, "_KEPT_MODULES", 0)
+        assert _check_tree(tree, 2) == one
+        by = set(judged.read_text().split())
+        assert by and main not in by
+        # twice: the refused file is left out and the regions computed again
+        assert (regions.read_text().split() == [main, main]) != large
+        judged.unlink()
+        regions.unlink()
+
+
+def _die_on_refused(index: int) -> object:
+    if worker.SERVED[0].sources[index].path.name == "refused.py":
+        os._exit(3)
+    return _VERDICT_TASK(index)
+
+
+_VERDICT_TASK = worker.verdict_task
 
 
 def test_a_death_of_the_compilers_process_changes_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """It is asked here instead (the compiler's own crash would end this process the same way)."""
+    """The file whose verdict killed its process is judged here instead (the compiler's own
+    crash would end this process the same way)."""
     tree = _tree_for_a_pool(tmp_path / "tree")
     one = _check_tree(tree, 1)
-    monkeypatch.setattr(worker, "verdicts_task", lambda unjudged: os._exit(3))
+    monkeypatch.setattr(worker, "verdict_task", _die_on_refused)
     assert _check_tree(tree, 2) == one
 
 

@@ -675,16 +675,11 @@ class _Run:
             if self.cache is not None and result.digest and not result.unjudged:
                 self.cache.facts.put(result.digest, result)
 
-    def verdicts(self, unjudged: list[int]) -> dict[int, ReadProblem]:
-        """Python's compiler on the files the pre-pass left to it (see _prepass): the BL001 of
-        each it refuses (the pre-pass's, had it asked)."""
-        refused: dict[int, ReadProblem] = {}
-        for index in unjudged:
-            text = self._text(index)
-            problem = text if isinstance(text, ReadProblem) else compiler_verdict(text)
-            if problem is not None:
-                refused[index] = problem
-        return refused
+    def verdict(self, index: int) -> ReadProblem | None:
+        """Python's compiler on a file the pre-pass left to it (see _prepass): its BL001 when
+        it refuses it (the pre-pass's, had it asked)."""
+        text = self._text(index)
+        return text if isinstance(text, ReadProblem) else compiler_verdict(text)
 
     def _judged(self, unjudged: list[int], refused: dict[int, ReadProblem]) -> bool:
         """The verdicts into `facts` (a refused file's facts are its BL001), and the cache;
@@ -839,7 +834,8 @@ class _Run:
                       [(str(self.sources[i].path), self.sources[i].module_name) for i in indexed])
         cached = self.cache.regions.get(key) if self.cache is not None else None
         apart = self.engine.jobs > 1 and WorkerPool.forks()
-        if (cached is not None or not apart) and not self._judged(unjudged, self.verdicts(unjudged)):
+        if (cached is not None or not apart) and \
+                not self._judged(unjudged, {i: p for i in unjudged if (p := self.verdict(i)) is not None}):
             return None
         if cached is not None:
             asked, by_path = cached
@@ -859,36 +855,36 @@ class _Run:
 
     def _regions_beside_verdicts(self, candidates: set[Path], unjudged: list[int],
                                  modules: int) -> tuple[dict[str, _FileRegions], set[str]] | None:
-        """With two jobs or more, the regions and the compiler's verdicts at once, one in a
-        process of its own (None when a file was refused). Where the check keeps the modules
-        the regions build (at most _KEPT_MODULES), they are computed here, so that the check's
-        workers inherit them (as one job keeps them: each worker built them again, a tenth of
-        timm's check), and the compiler runs apart. Elsewhere the regions' process ends with
-        them: the index it builds (most of the modules of a large tree: 500 MB on transformers)
-        is freed, not merely released into this process's heap, which the workers would inherit;
-        this process asks the compiler meanwhile."""
-        refused: dict[int, ReadProblem] = {}
-        if modules <= _KEPT_MODULES:
-            found: list[tuple[dict[str, _FileRegions], set[str]]] = []
-            if unjudged:
-                with WorkerPool(2, worker.install, self) as pool:
-                    refused = pool.apart(worker.verdicts_task, unjudged,
-                                         on_crash=lambda _, why: self.verdicts(unjudged),
-                                         meanwhile=lambda: found.append(self.regions_computed(candidates)))
-            else:
-                found.append(self.regions_computed(candidates))
-            by_path_deps = found[0]
-        else:
-            def meanwhile() -> None:
-                _ready_for_the_check()
-                if unjudged:
-                    refused.update(self.verdicts(unjudged))
+        """With two jobs or more, the regions while the pool's workers ask the compiler about
+        the files the pre-pass left to it (None when it refused one). Where the check keeps the
+        modules the regions build (at most _KEPT_MODULES), the regions are computed here, so
+        that the check's workers inherit them (as one job keeps them: each worker built them
+        again, a tenth of timm's check). Elsewhere in a process of their own, which ends with
+        them: the index it builds (most of the modules of a large tree: 500 MB on
+        transformers) is freed, not merely released into this process's heap, which the
+        check's workers would inherit. The verdicts go to every core, not one beside the
+        regions: on torch's tree they cost six times the regions."""
+        found: list[tuple[dict[str, _FileRegions], set[str]]] = []
 
-            with WorkerPool(2, worker.install, self) as pool:
-                by_path_deps = pool.apart(worker.regions_task, candidates,
-                                          on_crash=lambda _, why: self._regions_failed(candidates, why),
-                                          meanwhile=meanwhile)
-        return by_path_deps if self._judged(unjudged, refused) else None
+        def regions() -> None:
+            if modules <= _KEPT_MODULES:
+                found.append(self.regions_computed(candidates))
+                return
+            _ready_for_the_check()
+            with WorkerPool(2, worker.install, self) as alone:
+                found.append(alone.apart(worker.regions_task, candidates,
+                                         on_crash=lambda _, why: self._regions_failed(candidates, why)))
+
+        if not unjudged:
+            regions()
+            return found[0]
+        order = sorted(unjudged, key=lambda index: -self.facts[index].size)  # the largest first, as the pre-pass
+        # Two workers or more (`regions` runs meanwhile), which yield the cores to the regions.
+        with WorkerPool(self.engine.jobs, worker.install_yielding, self) as pool:
+            verdicts = pool.map(worker.verdict_task, order, chunksize=8, on_crash=lambda index, _: self.verdict(index),
+                                meanwhile=regions)
+        refused = {index: problem for index, problem in zip(order, verdicts) if problem is not None}
+        return found[0] if self._judged(unjudged, refused) else None
 
     def regions_computed(self, candidates: set[Path]) -> tuple[dict[str, _FileRegions], set[str]]:
         """The regions of every file (by path) and, for the cache, what their computation read

@@ -11,6 +11,7 @@ one-job check runs the same task functions in the main process.
 from __future__ import annotations
 
 import gc
+import os
 from typing import TYPE_CHECKING
 
 from breaklint.infra.deferred import when_imported
@@ -35,6 +36,16 @@ def install(run: _Run | None) -> None:
     gc.freeze()  # what the worker inherited is never garbage: keep the collector off it
 
 
+def install_yielding(run: _Run | None) -> None:
+    """`install`, in a process that yields the core to the others (the compiler's verdicts beside
+    the regions, which the check waits for: engine.py, `_regions_beside_verdicts`)."""
+    install(run)
+    try:
+        os.nice(10)
+    except OSError:  # not allowed here: it competes as an equal
+        pass
+
+
 def scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str], defer_compile: bool = False) -> FileFacts:
     """`defer_compile`: see scan.scan_text (the engine asks the compiler beside the regions)."""
     data, module_name, is_package, digest = task
@@ -56,10 +67,10 @@ def regions_task(candidates: set[Path]) -> tuple[dict[str, _FileRegions], set[st
     return SERVED[0].regions_computed(candidates)
 
 
-def verdicts_task(unjudged: list[int]) -> dict[int, ReadProblem]:
-    """Python's compiler on the files the pre-pass left to it, beside the regions (engine.py,
+def verdict_task(index: int) -> ReadProblem | None:
+    """Python's compiler on a file the pre-pass left to it, beside the regions (engine.py,
     `_regions_beside_verdicts`)."""
-    return SERVED[0].verdicts(unjudged)
+    return SERVED[0].verdict(index)
 
 
 def adopt(news: tuple[dict[int, _FileRegions], dict[int, FileFacts]]) -> None:

@@ -108,14 +108,17 @@ class WorkerPool:
         )
         try:
             chunks = [todo[i:i + chunksize] for i in range(0, len(todo), chunksize)]
-            futures: list[tuple[list[int], Future[list[R]]]] = [
-                (chunk, self._executor.submit(_run_chunk, function, [(p, items[p]) for p in chunk]))
-                for chunk in chunks
-            ]
+            futures: list[tuple[list[int], Future[list[R]]]] = []
+            broken = False
+            for chunk in chunks:
+                try:
+                    futures.append((chunk, self._executor.submit(_run_chunk, function, [(p, items[p]) for p in chunk])))
+                except BrokenProcessPool:  # a worker died already: the chunks left go to the next round
+                    broken = True
+                    break
             if meanwhile is not None:
                 meanwhile()
             wait([future for _, future in futures])
-            broken = False
             for chunk, future in futures:
                 error = future.exception()
                 if error is None:
