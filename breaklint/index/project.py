@@ -53,7 +53,7 @@ MODULE_CONTAINERS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Parameter:
     """A named parameter as the def writes it (annotation and default kept as written)."""
 
@@ -73,7 +73,7 @@ class Parameter:
         return origin.node if isinstance(origin, Fragment) else origin
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FunctionHeader:
     """What callers ask of a def without reading its body."""
 
@@ -194,7 +194,7 @@ class Fragment:
         return self._node
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Assigned:
     """One value bound to a name: `x = expr`, or `for x in expr` (iterated=True)."""
 
@@ -244,7 +244,7 @@ class ClassInfo:
 ParamValues = Callable[["FunctionInfo", str], "list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Build:
     """One way an expression holds an instance of a project class: `call` builds `cls`, with its
     arguments read in `scope` (None: module level) of `module`; `guards`, each with the function

@@ -21,10 +21,10 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 13  # bump when the fields below change: cached summaries are then ignored
+SUMMARY_FORMAT = 14  # bump when the fields below or their pickled form change (14: slots): cached summaries are then ignored
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Guard:
     """One test that decides whether a statement runs, kept when it reads a setting: `subject`
     (a dotted chain such as `config.use_cache`) tested for truth (`op` "truthy") or compared
@@ -42,7 +42,7 @@ class Guard:
 Guards = tuple[Guard, ...]  # every guard of one statement, outermost `if` first
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FunctionSummary:
     qualname: str
     name: str
@@ -68,7 +68,7 @@ class FunctionSummary:
     implicit: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClassSummary:
     qualname: str
     name: str
@@ -83,7 +83,7 @@ class ClassSummary:
     body: tuple[tuple[str, Expr | None, Expr | None], ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SiteSummary:
     """A compile site: `target` is an expression, or `function` the decorated function."""
 
@@ -97,7 +97,7 @@ class SiteSummary:
     text: Expr = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Place:
     """Where an expression or statement is: 1-based lines, 1-based columns in code points, the
     end exclusive (finding.Span's convention), and the function it is in (index into
@@ -110,7 +110,7 @@ class Place:
     scope: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Loop:
     """A for/while loop around a statement, in the same function: `target`/`iter` the for
     header's texts ("" for a while loop)."""
@@ -119,7 +119,7 @@ class Loop:
     iter: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CompiledCall:
     """A call of a name this file binds to a compiled callable (`model = torch.compile(net)`,
     `@torch.compile def f`, `net.compile()`): what the guards of its frame see change between
@@ -133,7 +133,7 @@ class CompiledCall:
     grad_disabled: bool  # under `torch.no_grad()`, `inference_mode()`, `set_grad_enabled(False)`
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StateWrite:
     """A write other code makes to what a compiled frame guards on. `subject` is the dotted
     receiver (`net`, `net.lin.weight`) or the global's name; `action` one of "attr" (`subject.
@@ -151,7 +151,7 @@ class StateWrite:
     loops: tuple[Loop, ...] = ()  # the loops around it, in its own function (container writes only)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CompiledName:
     """A name this file binds to a compiled callable: `model = torch.compile(net)` (`target`
     `net`, `options` the call's text), `@torch.compile def f` (`target` `f`), `net.compile()`."""
@@ -162,7 +162,7 @@ class CompiledName:
     place: Place
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModuleSummary:
     module_name: str
     is_package: bool
