@@ -541,7 +541,7 @@ class _Run:
                 findings.append(self.engine._problem(self.sources[index].display, facts.problem))
         unjudged = [index for index in indexed if self.facts[index].unjudged]
         regions = self._compute_regions(indexed, unjudged)
-        if regions is None:  # rare: Python's compiler refused a file it parsed (see _judge)
+        if regions is None:  # rare: Python's compiler refused a file its parser took (see _prepass)
             for index in indexed:
                 problem = self.facts[index].problem
                 if problem is not None and self._reported(self.sources[index].path):
@@ -654,9 +654,9 @@ class _Run:
     def _prepass(self, tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]],
                  defer_compile: bool = False) -> None:
         """The pre-pass of the files the cache did not know (see _cached_facts), into `facts`.
-        `defer_compile` (a check, which computes the regions next): where the regions are
-        computed in a process of their own while this one waits, Python's compiler, a quarter of
-        the pre-pass, is asked then instead (_judge); unjudged facts are cached only once judged."""
+        `defer_compile` (a check, which computes the regions next): with a pool, the workers
+        leave Python's compiler (a quarter of the pre-pass) to the engine, which asks it beside
+        the regions (_regions_beside_verdicts); unjudged facts are cached only once judged."""
         facts = self.facts
         jobs = self.engine.jobs if len(tasks) >= _POOL_FROM else 1
         scan = worker.scan_task
@@ -680,6 +680,11 @@ class _Run:
         it refuses it (the pre-pass's, had it asked)."""
         text = self._text(index)
         return text if isinstance(text, ReadProblem) else compiler_verdict(text)
+
+    def _judged_here(self, unjudged: list[int]) -> bool:
+        """The verdicts asked in this process (see _judged)."""
+        verdicts = {index: self.verdict(index) for index in unjudged}
+        return self._judged(unjudged, {index: problem for index, problem in verdicts.items() if problem is not None})
 
     def _judged(self, unjudged: list[int], refused: dict[int, ReadProblem]) -> bool:
         """The verdicts into `facts` (a refused file's facts are its BL001), and the cache;
@@ -834,8 +839,7 @@ class _Run:
                       [(str(self.sources[i].path), self.sources[i].module_name) for i in indexed])
         cached = self.cache.regions.get(key) if self.cache is not None else None
         apart = self.engine.jobs > 1 and WorkerPool.forks()
-        if (cached is not None or not apart) and \
-                not self._judged(unjudged, {i: p for i in unjudged if (p := self.verdict(i)) is not None}):
+        if (cached is not None or not apart) and not self._judged_here(unjudged):
             return None
         if cached is not None:
             asked, by_path = cached
@@ -870,10 +874,10 @@ class _Run:
             if modules <= _KEPT_MODULES:
                 found.append(self.regions_computed(candidates))
                 return
-            _ready_for_the_check()
             with WorkerPool(2, worker.install, self) as alone:
                 found.append(alone.apart(worker.regions_task, candidates,
-                                         on_crash=lambda _, why: self._regions_failed(candidates, why)))
+                                         on_crash=lambda _, why: self._regions_failed(candidates, why),
+                                         meanwhile=_ready_for_the_check))
 
         if not unjudged:
             regions()
