@@ -82,8 +82,8 @@ def read_bytes(path: Path) -> bytes | ReadProblem:
 
 def scan_text(text: str, digest: str, module_name: str, is_package: bool, defer_compile: bool = False) -> FileFacts:
     """Facts of decoded text (a file's, or an editor buffer's). `defer_compile`: leave Python's
-    compiler out (a quarter of the pre-pass) where compiling the text alone costs no more than
-    compiling the tree would (see python_verdict); the facts say so (`unjudged`)."""
+    compiler out (a quarter of the pre-pass) where compiling the text later costs about what
+    compiling the tree costs now (see python_verdict); the facts say so (`unjudged`)."""
     maybe_suppressed = may_hold_suppressions(text)
     if "\0" in text:  # a buffer gets the verdict the same text gets from disk
         return FileFacts(digest, NUL_BYTES, b"", "", False, False, maybe_suppressed, len(text))
@@ -242,6 +242,7 @@ def python_verdict(text: str, defer_compile: bool = False) -> PythonVerdict:
 
 
 def _lines(body: list[ast.stmt]) -> int:
+    """The lines the statements span."""
     return sum(statement.end_lineno - statement.lineno + 1 for statement in body)  # type: ignore[operator]
 
 
