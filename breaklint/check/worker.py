@@ -42,7 +42,7 @@ def install_yielding(run: _Run | None) -> None:
     install(run)
     try:
         os.nice(10)
-    except OSError:  # not allowed here: it competes as an equal
+    except (OSError, AttributeError):  # not allowed here, or no such call (Windows): it competes as an equal
         pass
 
 
