@@ -92,8 +92,9 @@ def test_the_pools_workers_judge_beside_the_regions(monkeypatch: pytest.MonkeyPa
         assert _check_tree(tree, 2) == one
         by = set(judged.read_text().split())
         assert by and main not in by
-        # twice: the refused file is left out and the regions computed again
-        assert (regions.read_text().split() == [main, main]) != large
+        pids = regions.read_text().split()
+        assert len(pids) == 2  # the refused file is left out, and the regions computed again
+        assert all((pid == main) != large for pid in pids)  # here in a small tree, apart in a large one
         judged.unlink()
         regions.unlink()
 
