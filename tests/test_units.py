@@ -78,3 +78,20 @@ def test_named_files_of_two_projects_are_each_checked_in_their_own(tmp_path: Pat
     assert status == 1
     assert sorted((f["path"], f["message"].split(" via ")[1].split(" ")[0]) for f in found) == [
         ("one/helpers.py", "one/main.py:5"), ("two/helpers.py", "two/main.py:5")]
+
+
+def test_the_project_of_each_folder_is_looked_up_once(tmp_path: Path) -> None:
+    """units.project_root with its memo gives what the walk from each file gives, and asks the
+    file system about each folder once (the pre-commit hook may name every file of a tree)."""
+    from breaklint.check.units import project_root
+    from breaklint.config import Config
+
+    write_tree(tmp_path, {"a/pyproject.toml": "[project]\nname = 'a'\n", "a/b/.git/HEAD": "ref: refs/heads/main\n",
+                          "a/b/c/d/x.py": "", "a/b/c/y.py": "", "a/z.py": "", "a/b/w.py": "", "a/e/v.py": ""})
+    config = Config(root=tmp_path)
+    files = [tmp_path / p for p in ("a/b/c/d/x.py", "a/b/c/y.py", "a/z.py", "a/b/w.py", "a/e/v.py")]
+    known: dict[Path, Path | None] = {}
+    assert [project_root(f, config, known) for f in files] == [project_root(f, config) for f in files] == [
+        tmp_path / "a/b", tmp_path / "a/b", tmp_path / "a", tmp_path / "a/b", tmp_path / "a"]
+    assert known[tmp_path / "a/b/c/d"] == known[tmp_path / "a/b/c"] == tmp_path / "a/b"
+    assert known[tmp_path / "a/e"] == tmp_path / "a" and tmp_path not in known
