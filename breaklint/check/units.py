@@ -101,7 +101,8 @@ def project_root(path: Path, config: Config, known: dict[Path, Path | None] | No
     known = {} if known is None else known
     walked: list[Path] = []
     found: Path | None = None
-    for directory in [path.parent, *path.parent.parents]:
+    directory = path.parent
+    while True:  # up to the first folder known or holding a project (not every parent made first)
         if directory in known:
             found = known[directory]
             break
@@ -109,6 +110,9 @@ def project_root(path: Path, config: Config, known: dict[Path, Path | None] | No
         if (directory / "pyproject.toml").is_file() or (directory / ".git").exists():
             found = directory
             break
+        if directory.parent == directory:
+            break
+        directory = directory.parent
     for directory in walked:  # each folder walked through has the same nearest project
         known[directory] = found
     return found
