@@ -99,21 +99,24 @@ def test_the_pools_workers_judge_beside_the_regions(monkeypatch: pytest.MonkeyPa
         regions.unlink()
 
 
-def _die_on_refused(index: int) -> object:
-    if worker.SERVED[0].sources[index].path.name == "refused.py":
-        os._exit(3)
-    return _VERDICT_TASK(index)
-
-
-_VERDICT_TASK = worker.verdict_task
-
-
-def test_a_death_of_the_compilers_process_changes_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The file whose verdict killed its process is judged here instead (the compiler's own
-    crash would end this process the same way)."""
+@pytest.mark.parametrize("large", [False, True], ids=["one-process", "pool"])
+def test_a_death_of_the_compilers_process_changes_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                          large: bool) -> None:
+    """The files whose verdicts were lost with their process are judged here instead (the
+    compiler's own crash would end this process the same way): beside the regions computed here
+    (one process judges), and beside the regions' process (a pool judges)."""
     tree = _tree_for_a_pool(tmp_path / "tree")
     one = _check_tree(tree, 1)
-    monkeypatch.setattr(worker, "verdict_task", _die_on_refused)
+    main, verdict = os.getpid(), engine_module._Run.verdict
+
+    def die_on_refused(run: engine_module._Run, index: int):  # type: ignore[no-untyped-def]
+        if os.getpid() != main and run.sources[index].path.name == "refused.py":
+            os._exit(3)
+        return verdict(run, index)
+
+    monkeypatch.setattr(engine_module._Run, "verdict", die_on_refused)
+    if large:
+        monkeypatch.setattr(engine_module, "_KEPT_MODULES", 0)
     assert _check_tree(tree, 2) == one
 
 

@@ -891,10 +891,16 @@ class _Run:
             regions()
             return found[0]
         order = sorted(unjudged, key=lambda index: -self.facts[index].size)  # the largest first, as the pre-pass
-        # Two workers or more (`regions` runs meanwhile), which yield the cores to the regions.
-        with WorkerPool(self.engine.jobs, worker.install_yielding, self) as pool:
-            verdicts = pool.map(worker.verdict_task, order, chunksize=8, on_crash=lambda index, _: self.verdict(index),
-                                meanwhile=regions)
+        # The workers yield their cores to the regions; where the regions take a core here, one
+        # worker fewer (a second one beside them, even niced, slowed them by a tenth on timm).
+        workers = self.engine.jobs - (modules <= _KEPT_MODULES)
+        with WorkerPool(max(workers, 2), worker.install_yielding, self) as pool:
+            if workers > 1:
+                verdicts = pool.map(worker.verdict_task, order, chunksize=8,
+                                    on_crash=lambda index, _: self.verdict(index), meanwhile=regions)
+            else:
+                verdicts = pool.apart(worker.verdicts_task, order, on_crash=lambda _, why: list(map(self.verdict, order)),
+                                      meanwhile=regions)
         refused = {index: problem for index, problem in zip(order, verdicts) if problem is not None}
         return found[0] if self._judged(unjudged, refused) else None
 

@@ -73,6 +73,11 @@ def verdict_task(index: int) -> ReadProblem | None:
     return SERVED[0].verdict(index)
 
 
+def verdicts_task(indices: list[int]) -> list[ReadProblem | None]:
+    """verdict_task for each file, in one process (engine.py, `_regions_beside_verdicts`)."""
+    return [SERVED[0].verdict(index) for index in indices]
+
+
 def adopt(news: tuple[dict[int, _FileRegions], dict[int, FileFacts]]) -> None:
     """What a ready worker (infra/parallel.ReadyWorker), forked before the changed files' pre-pass
     and the regions, needs of them before it checks: the regions, and those files' facts."""
