@@ -866,17 +866,18 @@ class _Run:
 
     def _regions_beside_verdicts(self, candidates: set[Path], unjudged: list[int],
                                  modules: int) -> tuple[dict[str, _FileRegions], set[str]] | None:
-        """With two jobs or more, the regions while the pool's workers ask the compiler about
-        the files the pre-pass left to it (None when it refused one). Where the check keeps the
+        """With two jobs or more, the regions while other processes ask the compiler about the
+        files the pre-pass left to it (None when it refused one). Where the check keeps the
         modules the regions build (at most _KEPT_MODULES), the regions are computed here, so
         that the check's workers inherit them (as one job keeps them: each worker built them
         again, a tenth of timm's check). Elsewhere in a process of their own, which ends with
         them: the index it builds (most of the modules of a large tree: 500 MB on
         transformers) is freed, not merely released into this process's heap, which the
-        check's workers would inherit. The verdicts go to every core, not one beside the
-        regions: on torch's tree they cost six times the regions."""
+        check's workers would inherit. The verdicts take every core the regions leave (on
+        torch's tree they cost six times the regions: one process beside them left a core idle)."""
         found: list[tuple[dict[str, _FileRegions], set[str]]] = []
-        self._pack_data()
+        if unjudged or modules > _KEPT_MODULES:  # processes start
+            self._pack_data()
 
         def regions() -> None:
             if modules <= _KEPT_MODULES:
