@@ -2,7 +2,8 @@
 # benchmarks/speed.py on a quiet lent machine (no registry there), pinned to a few of its cores.
 #
 #   CORPUS=torch|transformers PART=all|breaklint|peers OUT=/some/dir bash benchmarks/speed_device.sh
-#   (also CORES=0-15 for taskset, REPEAT=2, FLOOR_JOBS=1, WARM_JOBS=2: see speed.py --help)
+#   (also CORES=0-15 for taskset, REPEAT=2, FLOOR_JOBS=1, WARM_JOBS=2: see speed.py --help; NAME and
+#   SCRATCH, to run several at once on disjoint cores: the output's name, the corpora's copy)
 #
 # Why: the development machine has 2 cores shared with other work, so its 2-jobs-vs-1 ratio
 # says more about the neighbours than about breaklint. Here every row gets the same, otherwise
@@ -19,6 +20,8 @@ corpus=${CORPUS:-torch}
 cores=${CORES:-0-$(($(nproc) - 1))}
 part=${PART:-all}
 out=${OUT:-/tmp/speed-out}
+name=${NAME:-$corpus-$part}
+scratch=${SCRATCH:-/tmp/speed-scratch}
 mkdir -p "$out" /tmp/peers
 install() { python3 -m pip install -q --no-index --no-deps --no-cache-dir --target "$1" "${@:2}"; }  # with bytecode, as a user has it
 [ -d /tmp/bl ] || install /tmp/bl .whl/bl/*.whl
@@ -37,6 +40,6 @@ esac
 cpu=$(python3 -c "import os; print(os.cpu_count())")
 taskset -c "$cores" python3 benchmarks/speed.py --corpus "$spec" --repeat "${REPEAT:-2}" --peers /tmp/peers \
   --part "$part" --floor-jobs "${FLOOR_JOBS:-1}" --warm-jobs "${WARM_JOBS:-2}" \
-  --scratch /tmp/speed-scratch --output "$out/speed-$corpus-$part.md" \
+  --scratch "$scratch" --output "$out/speed-$name.md" \
   --note "Run on a lent GPU host's CPUs (${cpu} in all, otherwise idle; cores ${cores}): \`CORPUS=$corpus PART=$part REPEAT=${REPEAT:-2} bash benchmarks/speed_device.sh\`." \
-  2>&1 | tee "$out/speed-$corpus-$part.log"
+  2>&1 | tee "$out/speed-$name.log"
