@@ -521,11 +521,10 @@ class _Run:
         names = ModuleNames()
         self.sources = [_Source(path, display_path(path, self.shown_from), *names(path)) for path in files]
         tasks = self._cached_facts()
-        if len(tasks) >= _POOL_FROM:  # a cold run, or many files changed: its processes will hold them
-            self._pack_data()
         ready = self._ready_worker()
         try:
-            self._prepass(tasks, defer_compile=True)
+            # A cold run, or many files changed: its processes will hold the bytes (_pack_data).
+            self._prepass(tasks, defer_compile=True, pack=len(tasks) >= _POOL_FROM)
             return self._check_scanned(findings, len(files), ready)
         finally:
             if ready is not None:
@@ -616,9 +615,7 @@ class _Run:
 
     def _scan(self) -> list[FileFacts]:
         """The pre-pass of every file: from the cache by content digest, else computed."""
-        tasks = self._cached_facts()
-        self._pack_data()
-        self._prepass(tasks)
+        self._prepass(self._cached_facts(), pack=True)
         return self.facts
 
     @property
@@ -654,25 +651,40 @@ class _Run:
         return tasks
 
     def _prepass(self, tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]],
-                 defer_compile: bool = False) -> None:
-        """The pre-pass of the files the cache did not know (see _cached_facts), into `facts`.
-        `defer_compile` (a check, which computes the regions next): with a pool, the workers
-        leave Python's compiler (a quarter of the pre-pass) to the engine, which asks it beside
-        the regions (_regions_beside_verdicts); unjudged facts are cached only once judged."""
+                 defer_compile: bool = False, pack: bool = False) -> None:
+        """The pre-pass of the files the cache did not know (see _cached_facts), into `facts`;
+        it empties `tasks`, which hold the files' bytes as read. `defer_compile` (a check, which
+        computes the regions next): with a pool, the workers leave Python's compiler (a quarter
+        of the pre-pass) to the engine, which asks it beside the regions
+        (_regions_beside_verdicts); unjudged facts are cached only once judged. `pack`: the
+        bytes are compressed (_pack_data) while the pool works, else once it is done; either
+        way the bytes as read are dropped with `tasks` (they were held to the end of the run,
+        beside their compressed copy, in every process forked after the pre-pass)."""
         facts = self.facts
         jobs = self.engine.jobs if len(tasks) >= _POOL_FROM else 1
         scan = worker.scan_task
         if defer_compile and jobs > 1 and WorkerPool.forks():
             scan = functools.partial(worker.scan_task, defer_compile=True)
+
+        def meanwhile() -> None:
+            # This process only waits: it readies what the regions and the check would each
+            # import on their critical path, and packs the bytes that the processes forked after
+            # the pre-pass will hold (it competes for a core with the workers; on the torch
+            # tree packing took 0.3 s before the pool started, with every core idle).
+            if pack:
+                self._pack_data()
+            _ready_for_the_check()
+
         with WorkerPool(jobs, worker.install, None) as pool:
             # Largest first: the pool balances better when the big files start early.
             order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][1][0]))
-            # Meanwhile this process, which only waits, readies what the regions and the check
-            # would each import on their critical path (it competes for a core with the workers).
             results = pool.map(scan, [tasks[i][1] for i in order], chunksize=8, on_crash=worker.scan_crashed,
-                               meanwhile=_ready_for_the_check)
-        for i, result in zip(order, results):
-            index = tasks[i][0]
+                               meanwhile=meanwhile)
+        indices = [tasks[i][0] for i in order]
+        tasks.clear()
+        if pack:
+            self._pack_data()  # with one job (no pool, nothing meanwhile): now the bytes as read go
+        for index, result in zip(indices, results):
             facts[index] = result
             if self.cache is not None and result.digest and not result.unjudged:
                 self.cache.facts.put(result.digest, result)
@@ -705,9 +717,10 @@ class _Run:
 
     def _pack_data(self) -> None:
         """Compress the files' bytes when they are many (below _RAW_BYTES they stay as read), once,
-        before the processes that would each hold them start: a run that starts none keeps
-        them as read (a warm run on torch's tree spent 0.34 s of 0.9 s compressing bytes it never
-        read again)."""
+        before the processes that would each hold them start (the pre-pass's workers, forked
+        first, share them as read while this process packs them: _prepass), and after a cold
+        pre-pass with one job: a warm run keeps them as read (a warm run on torch's tree spent
+        0.34 s of 0.9 s compressing bytes it never read again)."""
         if self._packed:
             return
         self._packed = True
