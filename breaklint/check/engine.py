@@ -658,8 +658,7 @@ class _Run:
         of the pre-pass) to the engine, which asks it beside the regions
         (_regions_beside_verdicts); unjudged facts are cached only once judged. `pack`: the
         bytes are compressed (_pack_data) while the pool works, else once it is done; either
-        way the bytes as read are dropped with `tasks` (they were held to the end of the run,
-        beside their compressed copy, in every process forked after the pre-pass)."""
+        way the bytes as read go with `tasks`, so no later process holds both copies."""
         facts = self.facts
         jobs = self.engine.jobs if len(tasks) >= _POOL_FROM else 1
         scan = worker.scan_task
@@ -669,8 +668,7 @@ class _Run:
         def meanwhile() -> None:
             # This process only waits: it readies what the regions and the check would each
             # import on their critical path, and packs the bytes that the processes forked after
-            # the pre-pass will hold (it competes for a core with the workers; on the torch
-            # tree packing took 0.3 s before the pool started, with every core idle).
+            # the pre-pass will hold (it competes for a core with the workers: 0.3 s on torch's tree).
             if pack:
                 self._pack_data()
             _ready_for_the_check()
@@ -719,8 +717,9 @@ class _Run:
         """Compress the files' bytes when they are many (below _RAW_BYTES they stay as read), once,
         before the processes that would each hold them start (the pre-pass's workers, forked
         first, share them as read while this process packs them: _prepass), and after a cold
-        pre-pass with one job: a warm run keeps them as read (a warm run on torch's tree spent
-        0.34 s of 0.9 s compressing bytes it never read again)."""
+        pre-pass with one job (this process keeps them to the end of the run): a warm run keeps
+        them as read (a warm run on torch's tree spent 0.34 s of 0.9 s compressing bytes it
+        never read again)."""
         if self._packed:
             return
         self._packed = True
