@@ -63,10 +63,12 @@ def test_the_regions_run_apart_in_a_large_tree_and_here_otherwise(monkeypatch: p
 
 def _tree_for_a_pool(tree: Path) -> Path:
     """Enough files for the pre-pass's pool (engine._POOL_FROM), which leaves the compiler to the
-    engine; one compiled function, one file the compiler refuses."""
+    engine (their forwards make the regions' walk long enough for all of it: _Run._judged_later);
+    one compiled function, one file the compiler refuses."""
     tree.mkdir()
     for i in range(engine_module._POOL_FROM + 6):
-        (tree / f"m{i}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
+        (tree / f"m{i}.py").write_text(f"import torch\n\n\nclass M{i}(torch.nn.Module):\n"
+                                       f"    def forward(self, x):\n        return x + {i}\n")
     (tree / "model.py").write_text("import torch\n\n\n@torch.compile\ndef f(x):\n    return x.item()\n")
     (tree / "refused.py").write_text("def g(a, a):\n    return a\n")
     return tree

@@ -19,7 +19,6 @@ Cache keys (cache.py) hold everything their value depends on:
 
 from __future__ import annotations
 
-import functools
 import gc
 import hashlib
 import os
@@ -661,9 +660,7 @@ class _Run:
         way the bytes as read go with `tasks`, so no later process holds both copies."""
         facts = self.facts
         jobs = self.engine.jobs if len(tasks) >= _POOL_FROM else 1
-        scan = worker.scan_task
-        if defer_compile and jobs > 1 and WorkerPool.forks():
-            scan = functools.partial(worker.scan_task, defer_compile=True)
+        later = self._judged_later(tasks, jobs) if defer_compile and jobs > 1 and WorkerPool.forks() else set()
 
         def meanwhile() -> None:
             # This process only waits: it readies what the regions and the check would each
@@ -676,7 +673,8 @@ class _Run:
         with WorkerPool(jobs, worker.install, None) as pool:
             # Largest first: the pool balances better when the big files start early.
             order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i][1][0]))
-            results = pool.map(scan, [tasks[i][1] for i in order], chunksize=8, on_crash=worker.scan_crashed,
+            results = pool.map(worker.scan_task, [(tasks[i][1], i in later) for i in order], chunksize=8,
+                               on_crash=worker.scan_crashed,
                                meanwhile=meanwhile)
         indices = [tasks[i][0] for i in order]
         tasks.clear()
@@ -686,6 +684,30 @@ class _Run:
             facts[index] = result
             if self.cache is not None and result.digest and not result.unjudged:
                 self.cache.facts.put(result.digest, result)
+
+    def _judged_later(self, tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]],
+                      jobs: int) -> set[int]:
+        """The tasks (by position) whose compiler verdicts wait for the regions (see _prepass):
+        what the cores the regions leave (one job fewer) can judge while they are computed, the
+        smallest files first (the pool scans the largest first). Asked afterwards, a verdict
+        compiles the text again (a quarter more than compiling the pre-pass's tree): deferring
+        more than those cores judge meanwhile costs more than it saves (on torch's tree the
+        verdicts of every file took three times the regions). Both costs are estimated before
+        either is known, from the bytes: the regions' walk from how many functions it starts at
+        (a `def forward` each where forwards are assumed compiled, else a compile call), the
+        verdicts from the size of the text; both scale alike with the machine."""
+        config = self.config
+        starts = b"def forward" if config.assume_forward_compiled else b"compile("
+        data = [task[1][0] for task in tasks]
+        walk = sum(text.count(starts) for text in data if isinstance(text, bytes))
+        budget = (jobs - 1) * walk * _JUDGED_BESIDE_A_START
+        later: set[int] = set()
+        for position in sorted(range(len(tasks)), key=lambda i: _size(data[i])):
+            budget -= _size(data[position])
+            if budget < 0:
+                break
+            later.add(position)
+        return later
 
     def verdict(self, index: int) -> ReadProblem | None:
         """Python's compiler on a file the pre-pass left to it (see _prepass): its BL001 when
@@ -1224,6 +1246,10 @@ _KEPT_TREES = 8
 # Modules built from summaries that a process keeps between files (see _Run.release_index): about
 # 150 KB each with what was parsed for them; the whole of transformers is 3,000.
 _KEPT_MODULES = 400
+# Bytes of source whose compiler verdicts one core asks in the time the regions' walk takes for
+# each function it starts at (_Run._judged_later): measured 5-10 KB on timm, torch's tree and
+# transformers (the walk 0.5-0.85 ms a `def forward`, a verdict 0.07-0.1 s a MB).
+_JUDGED_BESIDE_A_START = 8 * 1024
 # Below this many bytes of source in all, a run keeps the files' bytes as read (_Run._pack_data).
 _RAW_BYTES = 16 * 1024 * 1024
 _DEEP = "@"  # in a checked file's dependencies: another file's tree was read (not a module name)

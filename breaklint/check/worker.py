@@ -46,9 +46,15 @@ def install_yielding(run: _Run | None) -> None:
         pass
 
 
-def scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str], defer_compile: bool = False) -> FileFacts:
-    """`defer_compile`: see scan.scan_text (the engine asks the compiler beside the regions)."""
-    data, module_name, is_package, digest = task
+# A file to pre-pass: its bytes as read (or an overlay's text, or why it could not be read), its
+# module name, whether it is a package's `__init__`, its content digest.
+ScanTask = tuple[bytes | ReadProblem | str, str, bool, str]
+
+
+def scan_task(item: tuple[ScanTask, bool]) -> FileFacts:
+    """The pre-pass of one file; the flag: python_verdict's `defer_compile` (the engine asks the
+    compiler beside the regions: engine.py, `_judged_later`)."""
+    (data, module_name, is_package, digest), defer_compile = item
     if isinstance(data, str):  # an overlay's text
         problem = NUL_BYTES if "\0" in data else not_unicode(data, "the buffer")  # as `check` says of a file
         if problem is not None:
@@ -57,7 +63,7 @@ def scan_task(task: tuple[bytes | ReadProblem | str, str, bool, str], defer_comp
     return scan_bytes(data, module_name, is_package, defer_compile)
 
 
-def scan_crashed(task: tuple[bytes | ReadProblem | str, str, bool, str], why: str) -> FileFacts:
+def scan_crashed(item: tuple[ScanTask, bool], why: str) -> FileFacts:
     problem = ReadProblem("BL005", f"internal error while indexing this file: the worker process died ({why})")
     return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
 

@@ -61,13 +61,15 @@ def test_two_jobs_judge_as_one_job(tmp_path: Path) -> None:
     """With two jobs and enough files for a pool, the pre-pass leaves the compiler to the engine,
     which asks it while the regions are computed (engine._judge): the same findings as one job,
     cold and through the cache (unjudged facts are never cached). `return_outside.py` holds a
-    compiled function: the regions are computed again without it."""
+    compiled function: the regions are computed again without it. The fillers' forwards make
+    the regions' walk long enough for every verdict to wait for it (engine._Run._judged_later)."""
     for name, text in REFUSED.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     (tmp_path / GOOD_FINDING[0]).write_text(BAD, encoding="utf-8")
     for i in range(_POOL_FROM + 6):
-        (tmp_path / f"filler_{i}.py").write_text(f"import torch\n\n\ndef g{i}(x):\n    return x + {i}\n",
-                                                 encoding="utf-8")
+        (tmp_path / f"filler_{i}.py").write_text(
+            f"import torch\n\n\nclass M{i}(torch.nn.Module):\n    def forward(self, x):\n        return x + {i}\n",
+            encoding="utf-8")
     reference = run_cli(["check", "--no-cache", "--jobs", "1", "--format", "json", "."], cwd=tmp_path)
     expected = reference.found()
     assert {name for name, code, _, _ in expected if code == "BL001"} == set(REFUSED)
@@ -76,6 +78,32 @@ def test_two_jobs_judge_as_one_job(tmp_path: Path) -> None:
         run = run_cli(["check", *args, "--jobs", "2", "--format", "json", "."], cwd=tmp_path)
         assert run.returncode == 1, run.stderr
         assert run.found() == expected
+
+
+def test_the_verdicts_left_for_later_are_what_the_regions_leave_time_for() -> None:
+    """engine._Run._judged_later: with two jobs, the compiler is asked beside the regions for as
+    many bytes as the walk's starting points buy (a `def forward` each, or a compile call where
+    forwards are not assumed compiled), the smallest files first; none with one job or nothing
+    to walk from (asking afterwards compiles the text again, a quarter more than in the pre-pass)."""
+    from types import SimpleNamespace
+
+    from breaklint.check.engine import _JUDGED_BESIDE_A_START, _Run
+
+    def later(texts: list[bytes | str], jobs: int, assume_forward: bool = True) -> set[int]:
+        run = SimpleNamespace(config=SimpleNamespace(assume_forward_compiled=assume_forward))
+        return _Run._judged_later(run, [(i, (text, f"m{i}", False, "")) for i, text in enumerate(texts)], jobs)  # type: ignore[arg-type]
+
+    forward = b"class M(nn.Module):\n    def forward(self, x):\n        return x\n"
+    filler = b"x = 1\n" * (_JUDGED_BESIDE_A_START // 6)  # a little under the bytes one start buys
+    texts: list[bytes | str] = [filler * 3, forward, filler, filler * 2, "an overlay's text: never counted"]
+    assert later(texts, jobs=1) == set()
+    assert later([filler, filler * 2], jobs=2) == set()  # nothing to walk from
+    assert later(texts, jobs=2) == {4, 1}  # one start: the smallest files, within its bytes
+    assert later([*texts, forward, forward], jobs=2) == {4, 1, 5, 6, 2}  # three starts
+    assert later([*texts, forward, forward], jobs=3) == {4, 1, 5, 6, 2, 3}  # and two spare cores
+    compiled = [b"f = torch.compile(g)\nh = torch.compile(k)\n", filler, forward]
+    assert later(compiled, jobs=2, assume_forward=False) == {0, 2, 1}  # two starts
+    assert later(compiled, jobs=2) == {0, 2}  # one
 
 
 def test_the_deferred_verdict_is_the_same_verdict() -> None:
