@@ -622,11 +622,11 @@ class _Run:
         """The files the pre-pass ran on (not in the cache)."""
         return len(self.prepassed)
 
-    def _cached_facts(self) -> list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]]:
+    def _cached_facts(self) -> list[tuple[int, worker.ScanTask]]:
         """Every file read, and its pre-pass from the cache by content digest, into `facts` (None
         where there is none yet: `_prepass` fills them); the pre-pass tasks of the others."""
         facts: list[FileFacts | None] = []
-        tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]] = []
+        tasks: list[tuple[int, worker.ScanTask]] = []
         self.data = []
         for index, source in enumerate(self.sources):
             overlay = self.overlays.get(source.path)
@@ -649,7 +649,7 @@ class _Run:
         self.prepassed = [index for index, _ in tasks]
         return tasks
 
-    def _prepass(self, tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]],
+    def _prepass(self, tasks: list[tuple[int, worker.ScanTask]],
                  defer_compile: bool = False, pack: bool = False) -> None:
         """The pre-pass of the files the cache did not know (see _cached_facts), into `facts`;
         it empties `tasks`, which hold the files' bytes as read. `defer_compile` (a check, which
@@ -685,14 +685,13 @@ class _Run:
             if self.cache is not None and result.digest and not result.unjudged:
                 self.cache.facts.put(result.digest, result)
 
-    def _judged_later(self, tasks: list[tuple[int, tuple[bytes | ReadProblem | str, str, bool, str]]],
-                      jobs: int) -> set[int]:
+    def _judged_later(self, tasks: list[tuple[int, worker.ScanTask]], jobs: int) -> set[int]:
         """The tasks (by position) whose compiler verdicts wait for the regions (see _prepass):
         what the cores the regions leave (one job fewer) can judge while they are computed, the
         smallest files first (the pool scans the largest first). Asked afterwards, a verdict
         compiles the text again (a quarter more than compiling the pre-pass's tree): deferring
         more than those cores judge meanwhile costs more than it saves (on torch's tree the
-        verdicts of every file took three times the regions). Both costs are estimated before
+        verdicts of every file cost five times the regions). Both costs are estimated before
         either is known, from the bytes: the regions' walk from how many functions it starts at
         (a `def forward` each where forwards are assumed compiled, else a compile call), the
         verdicts from the size of the text; both scale alike with the machine."""
