@@ -54,7 +54,9 @@ class Defaults:
         self._sorted = 0
         # The noted classes by each class of their MRO, in `builds`' order; the first `_ancestry`
         # of `builds` are in it (_copied_setting asks of every class it meets: a pass over all
-        # the builds each time was a fifth of the regions' time on transformers).
+        # the builds each time was a fifth of the regions' time on transformers). Kept apart from
+        # `_by_init`: each index's lookups (`__init__`, the MRO) are reads a cached result depends
+        # on, made only when its question is asked.
         self._by_ancestor: dict[ClassInfo, list[ClassInfo]] = {}
         self._ancestry = 0
         self._noted = 0  # builds noted so far: param_values' answers hold until it grows
