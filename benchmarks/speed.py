@@ -17,6 +17,9 @@ Measurements:
 - breaklint warm (cache filled, nothing changed) and warm with one file touched (a function
   appended to a file that holds a compiled region, a new one each repeat);
 - the pre-commit case: 10 files of the tree named on the command line, warm;
+- with `--scope-all`, breaklint cold under `--scope all` (every function checked), 1 job and all
+  cores, held to libcst's floor with 1 job (issue #18's item 10: "about the floor", read here as
+  at most 1.25 ×);
 - fixit (its default rules) and torchfix (its default rules), from `--peers` (a bin folder:
   install them apart from the project, e.g. `python -m venv /tmp/bench-venv &&
   /tmp/bench-venv/bin/pip install -c constraints.txt fixit==2.2.1 torchfix==0.7.0`).
@@ -175,6 +178,7 @@ class Plan:
     part: str = "all"  # "all", "breaklint" (no peers) or "peers" (peers and breaklint cold beside them)
     floor_jobs: tuple[int, ...] = ()  # default: job_counts()
     warm_jobs: int = 0  # jobs for the warm rows (default: every core); they are held to cold at as many
+    scope_all: bool = False  # cold rows under `--scope all` too
 
 
 def bench_corpus(name: str, source: Path, scratch: Path, plan: Plan, python: str,
@@ -212,7 +216,7 @@ def bench_corpus(name: str, source: Path, scratch: Path, plan: Plan, python: str
     repeat, peers = plan.repeat, plan.peers
     measure([*breaklint, "--version"], work, (0,))  # writes the bytecode of what it imports, as pip would have
     measure([python, "-c", "import libcst, breaklint.rules, breaklint.check.engine"], work, (0,))
-    cold = lambda jobs: [*breaklint, "check", "--no-cache", "-j", str(jobs), "-q", *paths]  # noqa: E731
+    cold = lambda jobs, *scope: [*breaklint, "check", *scope, "--no-cache", "-j", str(jobs), "-q", *paths]  # noqa: E731
     if plan.part == "peers":
         record("breaklint cold", str(all_cores), cold(all_cores), repeat)
         _peers(record, peers, all_cores, paths, plan.peer_repeat)
@@ -221,6 +225,9 @@ def bench_corpus(name: str, source: Path, scratch: Path, plan: Plan, python: str
         record("libcst parse-only", str(jobs), [*me, "--floor", str(list_file), str(jobs)], repeat)
     for jobs in job_counts(all_cores):
         record("breaklint cold", str(jobs), cold(jobs), repeat)
+    if plan.scope_all:
+        for jobs in job_counts(all_cores):
+            record(SCOPE_ALL, str(jobs), cold(jobs, "--scope", "all"), repeat)
     warm_jobs = str(plan.warm_jobs or all_cores)
     shutil.rmtree(work / ".breaklint_cache", ignore_errors=True)
     filled = subprocess.run([*breaklint, "check", "--format", "json", "--exit-zero", *paths], cwd=work,
@@ -308,6 +315,8 @@ def find(results: list[Measurement], name: str, jobs: str | None = None) -> Meas
 
 # Issue #13's targets: cold with 1 job against libcst's parse floor, by corpus (1.0 elsewhere).
 FLOOR_TARGETS = {"torch": 0.5, "timm": 1.0}
+SCOPE_ALL = "breaklint cold, --scope all"
+SCOPE_ALL_TARGET = 1.25  # issue #18's item 10, "about libcst's parse floor"
 
 
 def targets(results: list[Measurement], corpus: str = "") -> list[tuple[str, str, bool | None]]:
@@ -323,6 +332,11 @@ def targets(results: list[Measurement], corpus: str = "") -> list[tuple[str, str
     if cold1 and cold2 and cold2 is not cold1:
         speedup = cold1.best / cold2.best
         rows.append(("cold, 2 jobs vs 1 job ≥ 1.8 ×", f"{speedup:.2f} ×", speedup >= 1.8))
+    every1 = find(results, SCOPE_ALL, "1")
+    if floor1 and every1:
+        ratio = every1.best / floor1.best
+        rows.append((f"cold `--scope all`, 1 job ≤ {SCOPE_ALL_TARGET} × libcst parse-only (1 job)", f"{ratio:.2f} ×",
+                     ratio <= SCOPE_ALL_TARGET))
     # A warm run is held to the cold run with as many jobs.
     for m, limit in ((warm, 0.05), (touched, 0.10)):
         same = find(results, "breaklint cold", m.jobs) if m else None
@@ -331,7 +345,7 @@ def targets(results: list[Measurement], corpus: str = "") -> list[tuple[str, str
             rows.append((f"{m.name} ≤ {limit:.0%} of cold ({m.jobs} jobs)", f"{share:.1%}", share <= limit))
     if hook:
         rows.append(("pre-commit (10 files, warm) ≤ 1.5 s", f"{hook.best:.2f} s", hook.best <= 1.5))
-    colds = [m for m in results if m.name == "breaklint cold"]
+    colds = [m for m in results if m.name in ("breaklint cold", SCOPE_ALL)]
     if colds:  # per process, whatever the jobs
         peak = max(max(m.rss_mb) for m in colds)
         rows.append(("peak RSS per process, cold ≤ 600 MB", f"{peak * 1.048576:.0f} MB", peak * 1.048576 <= 600))
@@ -395,6 +409,7 @@ def main() -> None:
                         "(default: 1, 2 and every core)")
     parser.add_argument("--warm-jobs", type=int, default=0, help="jobs for the warm and pre-commit rows "
                         "(default: every core)")
+    parser.add_argument("--scope-all", action="store_true", help="cold rows under `--scope all` too (issue #18's item 10)")
     args = parser.parse_args()
     corpora = []
     for spec in args.corpus or ["torch"]:
@@ -409,7 +424,7 @@ def main() -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
     measured: list[tuple[str, list[Measurement], dict[str, object]]] = []
     plan = Plan(args.repeat, args.peer_repeat, args.peers, args.part,
-                tuple(int(j) for j in args.floor_jobs.split(",") if j), args.warm_jobs)
+                tuple(int(j) for j in args.floor_jobs.split(",") if j), args.warm_jobs, args.scope_all)
     for name, path in corpora:
         print(f"{name}: {path}", flush=True)
         def progress(results: list[Measurement], info: dict[str, object]) -> None:
