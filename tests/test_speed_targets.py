@@ -1,0 +1,44 @@
+"""How benchmarks/speed.py judges its rows against the issues' targets (no run, no corpus needed)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+from testdata import ROOT
+
+_SPEC = importlib.util.spec_from_file_location("speed_benchmark", ROOT / "benchmarks" / "speed.py")
+assert _SPEC is not None and _SPEC.loader is not None
+speed = importlib.util.module_from_spec(_SPEC)
+sys.modules["speed_benchmark"] = speed  # dataclasses look their module up while the class is made
+_SPEC.loader.exec_module(speed)
+
+
+def _row(name: str, jobs: str, *walls: float, rss: float = 100.0) -> object:
+    return speed.Measurement(name, jobs, 10, list(walls), [rss] * len(walls))
+
+
+def _targets(*rows: object) -> dict[str, tuple[str, bool | None]]:
+    return {label: (value, met) for label, value, met in speed.targets(list(rows), "timm")}
+
+
+def test_scope_all_is_held_to_the_one_job_floor_by_its_best_run() -> None:
+    floor = _row("libcst parse-only", "1", 6.0, 6.4)
+    label = f"cold `--scope all`, 1 job ≤ {speed.SCOPE_ALL_TARGET} × libcst parse-only (1 job)"
+    slow = _targets(floor, _row(speed.SCOPE_ALL, "1", 12.9, 12.6), _row(speed.SCOPE_ALL, "2", 3.0))
+    assert slow[label] == ("2.10 ×", False)  # 12.6 / 6.0; the two-job row is not the one judged
+    fast = _targets(floor, _row(speed.SCOPE_ALL, "1", 7.4, 7.6))
+    assert fast[label] == ("1.23 ×", True)
+
+
+def test_without_scope_all_rows_there_is_no_scope_all_target() -> None:
+    rows = _targets(_row("libcst parse-only", "1", 6.0), _row("breaklint cold", "1", 5.4), _row("breaklint cold", "2", 3.0))
+    assert not [label for label in rows if "--scope all" in label]
+    assert rows["cold, 1 job ≤ 1.0 × libcst parse-only (1 job)"] == ("0.90 ×", True)
+    assert rows["cold, 2 jobs vs 1 job ≥ 1.8 ×"] == ("1.80 ×", True)
+
+
+def test_peak_memory_counts_the_scope_all_runs_too() -> None:
+    rows = _targets(_row("breaklint cold", "1", 5.0, rss=150.0), _row(speed.SCOPE_ALL, "1", 12.0, rss=700.0))
+    value, met = rows["peak RSS per process, cold ≤ 600 MB"]
+    assert (value, met) == ("734 MB", False)  # 700 MiB
