@@ -6,7 +6,9 @@
 
 Every measurement runs in a fresh process on the same file list (breaklint's own discovery of
 the corpus, `.py` files only), one after the other in one run, so the ratios compare like with
-like on a shared machine. Per measurement: wall time (min and median over the repeats), files/s
+like on a shared machine. The rows the targets compare (libcst's floor and the cold checks) run
+in rounds, one run of each per round, so that a machine whose speed drifts during the run
+moves them alike; the warm rows follow, each repeated in turn. Per measurement: wall time (min and median over the repeats), files/s
 (from the min) and peak RSS (the largest process; workers are separate processes). It writes a
 Markdown table to benchmarks/results/ and prints it.
 
@@ -198,19 +200,23 @@ def bench_corpus(name: str, source: Path, scratch: Path, plan: Plan, python: str
     results: list[Measurement] = []
     info: dict[str, object] = {"files": n, "lines": sum(p.read_bytes().count(b"\n") for p in files)}
 
+    def run(m: Measurement, command: list[str], ok_codes: tuple[int, ...]) -> None:
+        wall, rss = measure(command, work, ok_codes)
+        m.walls.append(wall)
+        m.rss_mb.append(rss)
+        print(f"  {name}: {m.name} [{m.jobs}] {wall:.2f} s, {rss:.0f} MiB", flush=True)
+
     def record(label: str, jobs: str, command: list[str], times: int, before=None, note: str = "",
                count: int = n, ok_codes: tuple[int, ...] = (0, 1)) -> Measurement:  # type: ignore[no-untyped-def]
         m = Measurement(label, jobs, count, note=note)
         for i in range(times):
             if before is not None:
                 before(i)
-            wall, rss = measure(command, work, ok_codes)
-            m.walls.append(wall)
-            m.rss_mb.append(rss)
-            print(f"  {name}: {label} [{jobs}] {wall:.2f} s, {rss:.0f} MiB", flush=True)
+            run(m, command, ok_codes)
         results.append(m)
         progress(results, info)  # a run cut short still leaves its table
         return m
+
 
     me = [python, str(Path(__file__).resolve())]
     repeat, peers = plan.repeat, plan.peers
@@ -221,13 +227,13 @@ def bench_corpus(name: str, source: Path, scratch: Path, plan: Plan, python: str
         record("breaklint cold", str(all_cores), cold(all_cores), repeat)
         _peers(record, peers, all_cores, paths, plan.peer_repeat)
         return results, info
-    for jobs in plan.floor_jobs or job_counts(all_cores):
-        record("libcst parse-only", str(jobs), [*me, "--floor", str(list_file), str(jobs)], repeat)
-    for jobs in job_counts(all_cores):
-        record("breaklint cold", str(jobs), cold(jobs), repeat)
+    compared = [("libcst parse-only", str(jobs), [*me, "--floor", str(list_file), str(jobs)])
+                for jobs in plan.floor_jobs or job_counts(all_cores)]
+    compared += [("breaklint cold", str(jobs), cold(jobs)) for jobs in job_counts(all_cores)]
     if plan.scope_all:
-        for jobs in job_counts(all_cores):
-            record(SCOPE_ALL, str(jobs), cold(jobs, "--scope", "all"), repeat)
+        compared += [(SCOPE_ALL, str(jobs), cold(jobs, "--scope", "all")) for jobs in job_counts(all_cores)]
+    in_rounds(compared, repeat, n, results, lambda m, command: run(m, command, (0, 1)),
+              lambda: progress(results, info))  # a run cut short still leaves its table
     warm_jobs = str(plan.warm_jobs or all_cores)
     shutil.rmtree(work / ".breaklint_cache", ignore_errors=True)
     filled = subprocess.run([*breaklint, "check", "--format", "json", "--exit-zero", *paths], cwd=work,
@@ -255,6 +261,19 @@ def bench_corpus(name: str, source: Path, scratch: Path, plan: Plan, python: str
     if plan.part == "all":
         _peers(record, peers, all_cores, paths, plan.peer_repeat)
     return results, info
+
+
+def in_rounds(rows: list[tuple[str, str, list[str]]], times: int, files: int, results: list[Measurement],
+              run: Callable[[Measurement, list[str]], None], after_round: Callable[[], None] = lambda: None) -> None:
+    """Rows (label, jobs, command) that the targets compare with each other, appended to
+    `results` and run in rounds, one run of each row per round: a machine that gets slower or
+    faster during the run moves them alike, where row after row would credit the drift to one."""
+    measurements = [Measurement(label, jobs, files) for label, jobs, _ in rows]
+    results.extend(measurements)
+    for _ in range(times):
+        for m, (_, _, command) in zip(measurements, rows):
+            run(m, command)
+        after_round()
 
 
 def _peers(record: Callable[..., Measurement], peers: Path | None, jobs: int, paths: list[str], repeat: int) -> None:

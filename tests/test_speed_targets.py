@@ -42,3 +42,20 @@ def test_peak_memory_counts_the_scope_all_runs_too() -> None:
     rows = _targets(_row("breaklint cold", "1", 5.0, rss=150.0), _row(speed.SCOPE_ALL, "1", 12.0, rss=700.0))
     value, met = rows["peak RSS per process, cold ≤ 600 MB"]
     assert (value, met) == ("734 MB", False)  # 700 MiB
+
+
+def test_compared_rows_run_in_rounds_not_row_after_row() -> None:
+    ran: list[str] = []
+    rounds: list[int] = []
+    results: list[object] = [_row("earlier", "2", 1.0)]
+
+    def run(m: object, command: list[str]) -> None:
+        ran.append(command[0])
+        m.walls.append(float(len(ran)))  # type: ignore[attr-defined]
+
+    rows = [("libcst parse-only", "1", ["floor"]), ("breaklint cold", "1", ["one"]), ("breaklint cold", "2", ["two"])]
+    speed.in_rounds(rows, 3, 10, results, run, lambda: rounds.append(len(ran)))
+    assert ran == ["floor", "one", "two"] * 3
+    assert rounds == [3, 6, 9]  # the table is written after every round
+    assert [m.name for m in results] == ["earlier", "libcst parse-only", "breaklint cold", "breaklint cold"]  # type: ignore[attr-defined]
+    assert [m.walls for m in results[1:]] == [[1.0, 4.0, 7.0], [2.0, 5.0, 8.0], [3.0, 6.0, 9.0]]  # type: ignore[attr-defined]
