@@ -8,9 +8,9 @@ Every measurement runs in a fresh process on the same file list (breaklint's own
 the corpus, `.py` files only), one after the other in one run, so the ratios compare like with
 like on a shared machine. The rows the targets compare (libcst's floor and the cold checks) run
 in rounds, one run of each per round, so that a machine whose speed drifts during the run
-moves them alike; the warm rows follow, each repeated in turn. Per measurement: wall time (min and median over the repeats), files/s
-(from the min) and peak RSS (the largest process; workers are separate processes). It writes a
-Markdown table to benchmarks/results/ and prints it.
+moves them alike; the warm rows follow, each repeated in turn. Per measurement: wall time (min
+and median over the repeats), files/s (from the min) and peak RSS (the largest process; workers
+are separate processes). It writes a Markdown table to benchmarks/results/ and prints it.
 
 Measurements:
 - libcst parse-only: `libcst.parse_module` on every file, trees dropped (the floor of any tool
@@ -217,7 +217,6 @@ def bench_corpus(name: str, source: Path, scratch: Path, plan: Plan, python: str
         progress(results, info)  # a run cut short still leaves its table
         return m
 
-
     me = [python, str(Path(__file__).resolve())]
     repeat, peers = plan.repeat, plan.peers
     measure([*breaklint, "--version"], work, (0,))  # writes the bytecode of what it imports, as pip would have
@@ -386,8 +385,8 @@ def render(corpora: list[tuple[str, list[Measurement], dict[str, object]]], pyth
         f"Software: {versions(python)}.  ",
         f"Command: `python benchmarks/speed.py {' '.join(sys.argv[1:])}`; {repeat} repeats "
         "(peers fewer where noted), min and median wall time; files/s from the min; peak RSS is the "
-        "largest single process (workers are separate processes). All rows of a corpus ran one after "
-        "the other in one run, on the same file list.",
+        "largest single process (workers are separate processes). All rows of a corpus ran in one run, "
+        "on the same file list; libcst's floor and the cold checks in rounds (one run of each per round).",
         "",
     ]
     for name, results, info in corpora:
