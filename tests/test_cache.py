@@ -565,3 +565,85 @@ def test_a_settled_save_writes_the_facts_and_regions_not_the_findings(tmp_path: 
     assert not (tmp_path / CACHE_DIR / "findings.pack").exists()
     cache.save()
     assert Cache(tmp_path / CACHE_DIR, salt="s").findings.get("k") == "v"
+
+
+def _whole(root: Path, cache_dir: Path, config: Config | None = None, report: list[Path] | None = None,
+           rules: tuple[type[Rule], ...] | None = None) -> tuple[CheckResult, bool]:
+    """A check, and whether it was answered whole (Cache.runs): its facts were never loaded."""
+    config = config or Config(root=root)
+    rule_set = RuleSet(config)
+    rule_set.enabled = rules if rules is not None else (*(rule for rule in rule_set.enabled if rule.meta), _Flag)
+    cache = Cache(cache_dir)
+    result = Engine(config, rule_set, cache=cache).check([root], report=report)
+    return result, cache.facts._entries is None
+
+
+def test_a_run_whose_inputs_are_unchanged_is_answered_whole(project: Path, rechecked: list[str]) -> None:
+    cache = project / CACHE_DIR
+    cold, whole = _whole(project, cache)
+    assert not whole and codes(cold)
+    rechecked.clear()
+    warm, whole = _whole(project, cache)
+    assert whole and rechecked == []
+    assert codes(warm) == codes(cold) and warm.files_checked == cold.files_checked
+
+
+@pytest.mark.parametrize("change", ["edit", "new file", "settings", "rules", "reported", "shown from", "unreadable"])
+def test_any_change_of_a_runs_inputs_checks_it_again(project: Path, tmp_path: Path, monkeypatch, change: str) -> None:
+    """The whole answer is keyed by all that a run's findings depend on: each change here
+    leads to the pipeline (the facts are loaded) and to the findings of a run without a cache."""
+    cache = project / CACHE_DIR
+    config, report, rules = Config(root=project), None, None
+    _whole(project, cache)
+    if change == "edit":
+        write(project, {"quiet.py": "import torch\n\n@torch.compile\ndef plain(x):\n    return x.item()\n"})
+    elif change == "new file":
+        write(project, {"extra.py": "import torch\n\n@torch.compile\ndef extra(x):\n    return x.nonzero()\n"})
+    elif change == "settings":
+        config = Config(root=project, assume_forward_compiled=False)
+    elif change == "rules":
+        rules = tuple(rule for rule in RuleSet(config).enabled if rule.meta)  # without _Flag
+    elif change == "reported":
+        report = [project / "other.py"]
+    elif change == "shown from":
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        monkeypatch.chdir(elsewhere)
+    else:
+        (project / "quiet.py").chmod(0)
+        if os.access(project / "quiet.py", os.R_OK):
+            pytest.skip("running as a user who reads any file")
+    again, whole = _whole(project, cache, config, report, rules)
+    rule_set = RuleSet(config)
+    rule_set.enabled = rules if rules is not None else (*(rule for rule in rule_set.enabled if rule.meta), _Flag)
+    fresh = Engine(config, rule_set).check([project], report=report)
+    assert not whole
+    assert [(f.path, f.span.start_line, f.code, f.message) for f in again.findings] == \
+        [(f.path, f.span.start_line, f.code, f.message) for f in fresh.findings]
+    _, whole = _whole(project, cache, config, report, rules)
+    assert whole  # and now that one is kept too
+
+
+def test_a_run_with_an_internal_error_is_not_kept_whole(project: Path, monkeypatch) -> None:
+    """A BL005 (a rule's crash, a dead worker) may not happen again: such a run is checked again."""
+    def crash(rule: Rule, node) -> None:  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(_Flag, "visit_Call", crash)
+    cache = project / CACHE_DIR
+    first, _ = _whole(project, cache)
+    assert any(f.code == "BL005" for f in first.findings)
+    _, whole = _whole(project, cache)
+    assert not whole
+
+
+def test_unsaved_buffers_are_never_answered_whole(project: Path) -> None:
+    config = Config(root=project)
+    rule_set = RuleSet(config)
+    cache = Cache(project / CACHE_DIR)
+    Engine(config, rule_set, cache=cache).check([project])
+    cache = Cache(project / CACHE_DIR)
+    buffers = {project / "quiet.py": "import torch\n\n@torch.compile\ndef plain(x):\n    return x.item()\n"}
+    result = Engine(config, rule_set, cache=cache).check([project], overlays=buffers)
+    assert cache.facts._entries is not None
+    assert ("quiet.py", 5, "BL101") in codes(result)

@@ -1,7 +1,8 @@
 """The content-hash cache under `.breaklint_cache/`: what a file's bytes told the pre-pass, which
-functions of a project are compiled, and each checked file's findings.
+functions of a project are compiled, each checked file's findings, and a whole run's answer when
+nothing it depends on has changed.
 
-Three packs, each one file written atomically (a temp file, then `os.replace`), each led by a
+Four packs, each one file written atomically (a temp file, then `os.replace`), each led by a
 signature of its body (keyed with a per-user secret outside the tree: see `_secret`) and stamped
 with the `salt` (breaklint's version and sources, Python's
 and libcst's versions). A pack that is missing, truncated, corrupted, from another version or
@@ -117,6 +118,9 @@ class Cache:
         self.facts: Pack[Any] = Pack(directory / "facts.pack", salt, keep_unused=20_000)
         self.regions: Pack[Any] = Pack(directory / "regions.pack", salt, keep_unused=8)
         self.findings: Pack[Any] = Pack(directory / "findings.pack", salt, keep_unused=20_000)
+        # A whole run's findings, by everything they depend on (engine.py, _run_key): a few
+        # settings and sets of named files (the pre-commit hook's) at a time.
+        self.runs: Pack[Any] = Pack(directory / "runs.pack", salt, keep_unused=16)
 
     def save(self, settled: bool = False) -> None:
         """Write what changed; a cache that cannot be written is simply not updated. `settled`:
@@ -124,7 +128,7 @@ class Cache:
         regions), written while the files are still being checked."""
         try:
             _prepare(self.directory)
-            for pack in (self.facts, self.regions) if settled else (self.facts, self.regions, self.findings):
+            for pack in (self.facts, self.regions) if settled else (self.facts, self.regions, self.findings, self.runs):
                 pack.save()
         except OSError:
             pass

@@ -483,6 +483,7 @@ class _Run:
         self._positions: dict[Path, int] | None = None  # see _position
         self.prepassed: list[int] = []  # the files the pre-pass ran on (not in the cache)
         self._packed = False  # see _pack_data
+        self.run_key: str | None = None  # see _run_key
 
     def __getstate__(self) -> dict[str, Any]:  # what a spawned worker needs (no cache, no index)
         state = dict(self.__dict__)
@@ -519,7 +520,13 @@ class _Run:
                     if self._reported(p)]
         names = ModuleNames()
         self.sources = [_Source(path, display_path(path, self.shown_from), *names(path)) for path in files]
-        tasks = self._cached_facts()
+        digests = self._read_sources()
+        self.run_key = self._run_key(digests, findings)
+        answer = self.cache.runs.get(self.run_key) if self.cache is not None and self.run_key else None
+        if answer is not None:
+            answered, count = answer
+            return list(answered), count
+        tasks = self._cached_facts(digests)
         ready = self._ready_worker()
         try:
             # A cold run, or many files changed: its processes will hold the bytes (_pack_data).
@@ -528,6 +535,23 @@ class _Run:
         finally:
             if ready is not None:
                 ready.close()
+
+    def _run_key(self, digests: list[str], problems: list[Finding]) -> str | None:
+        """The key of this run's whole answer in the cache (Cache.runs): everything the findings
+        depend on — the settings and the rules they enable, which files are reported, where paths are shown from, and each
+        file's path, module name, digest (or why it could not be read), with the problems found
+        on the way (a path that does not exist). None without a cache, or with unsaved buffers
+        (the editor's: they change with every keystroke). A run whose key is known is answered
+        without loading the facts, the regions or the findings, nor checking what each of them
+        depends on (on the whole of transformers, nothing changed: most of a warm run)."""
+        if self.cache is None or self.overlays:
+            return None
+        files = [(str(source.path), source.display, source.module_name, source.is_package,
+                  digest or repr(self.data[index]))
+                 for index, (source, digest) in enumerate(zip(self.sources, digests))]
+        report = sorted(map(str, self.report)) if self.report is not None else None
+        return _digest("run", repr(self.config), self.rule_names, report, str(self.shown_from), files,
+                       [(finding.code, finding.path, finding.message) for finding in problems])
 
     def _check_scanned(self, findings: list[Finding], file_count: int,
                        ready: ReadyWorker | None) -> tuple[list[Finding], int]:
@@ -570,6 +594,8 @@ class _Run:
         for index in shallow:  # no rule runs here: every suppression is unused
             findings.extend(self._unused_suppressions(index))
         if self.cache is not None:
+            if self.run_key is not None and not any(finding.code == "BL005" for finding in findings):
+                self.cache.runs.put(self.run_key, (tuple(findings), file_count))  # not an internal error's
             self.cache.save()
         return findings, file_count
 
@@ -614,7 +640,7 @@ class _Run:
 
     def _scan(self) -> list[FileFacts]:
         """The pre-pass of every file: from the cache by content digest, else computed."""
-        self._prepass(self._cached_facts(), pack=True)
+        self._prepass(self._cached_facts(self._read_sources()), pack=True)
         return self.facts
 
     @property
@@ -622,25 +648,32 @@ class _Run:
         """The files the pre-pass ran on (not in the cache)."""
         return len(self.prepassed)
 
-    def _cached_facts(self) -> list[tuple[int, worker.ScanTask]]:
-        """Every file read, and its pre-pass from the cache by content digest, into `facts` (None
-        where there is none yet: `_prepass` fills them); the pre-pass tasks of the others."""
-        facts: list[FileFacts | None] = []
-        tasks: list[tuple[int, worker.ScanTask]] = []
+    def _read_sources(self) -> list[str]:
+        """Every file read into `data` (None for an overlay); the content digests ("" where a
+        file could not be read)."""
+        digests: list[str] = []
         self.data = []
-        for index, source in enumerate(self.sources):
+        for source in self.sources:
             overlay = self.overlays.get(source.path)
-            data: bytes | ReadProblem | str
             if overlay is not None:
                 self.data.append(None)
-                data = overlay
-                digest = "buffer:" + content_digest(overlay.encode("utf-8", "surrogatepass"), source.module_name,
-                                                    source.is_package)
-            else:
-                data = read_bytes(source.path)
-                self.data.append(data)
-                digest = "" if isinstance(data, ReadProblem) else content_digest(data, source.module_name,
-                                                                                 source.is_package)
+                digests.append("buffer:" + content_digest(overlay.encode("utf-8", "surrogatepass"), source.module_name,
+                                                          source.is_package))
+                continue
+            data = read_bytes(source.path)
+            self.data.append(data)
+            digests.append("" if isinstance(data, ReadProblem) else content_digest(data, source.module_name,
+                                                                                   source.is_package))
+        return digests
+
+    def _cached_facts(self, digests: list[str]) -> list[tuple[int, worker.ScanTask]]:
+        """Each file's pre-pass from the cache by content digest, into `facts` (None where there
+        is none yet: `_prepass` fills them); the pre-pass tasks of the others."""
+        facts: list[FileFacts | None] = []
+        tasks: list[tuple[int, worker.ScanTask]] = []
+        for index, (source, digest) in enumerate(zip(self.sources, digests)):
+            overlay = self.overlays.get(source.path)
+            data: bytes | ReadProblem | str = overlay if overlay is not None else self.data[index]  # type: ignore[assignment]
             found = self.cache.facts.get(digest) if self.cache is not None and digest else None
             facts.append(found)
             if found is None:
@@ -875,7 +908,8 @@ class _Run:
         when one of them was refused: the caller computes them again without it."""
         config = self.config
         candidates = {self.sources[i].path for i in indexed if self.facts[i].entry_candidate}
-        key = _digest("regions", config.assume_forward_compiled, config.entry_points, sorted(map(str, candidates)),
+        key = _digest("regions", config.assume_forward_compiled, config.entry_points, str(self.shown_from),
+                      sorted(map(str, candidates)),
                       [(str(self.sources[i].path), self.sources[i].module_name) for i in indexed])
         cached = self.cache.regions.get(key) if self.cache is not None else None
         apart = (self.engine.jobs > 1 or len(indexed) > _KEPT_MODULES) and WorkerPool.forks()
@@ -1189,11 +1223,19 @@ class _Run:
         return fingerprint
 
     def _findings_key(self, index: int) -> str:
+        """Messages name other files as shown from here (`via model.py:5`), and a caller may
+        enable rules of its own: both are in the key."""
         config, source = self.config, self.sources[index]
         return _digest("findings", self.facts[index].digest, source.display, str(source.path), config.select,
                        config.extend_select,
                        config.ignore, sorted(config.per_file_ignores.items()), str(config.target_torch),
-                       str(config.target_python), config.scope, self.regions[index])
+                       str(config.target_python), config.scope, self.regions[index], str(self.shown_from),
+                       self.rule_names)
+
+    @property
+    def rule_names(self) -> list[str]:
+        """The rules this run runs (the settings' own, or those a caller of the engine set)."""
+        return [f"{rule.__module__}.{rule.__qualname__}" for rule in self.rules.enabled]
 
     def _unused_suppressions(self, index: int) -> list[Finding]:
         source = self.sources[index]

@@ -48,7 +48,7 @@ def test_warm_run_equals_cold_run(project: Path) -> None:
     cold = run(project, None)
     assert {f[2] for f in cold} == {"BL101", "BL102"}
     assert run(project, Cache(project / CACHE_DIR)) == cold  # fills the cache
-    assert len(packs(project)) == 3
+    assert len(packs(project)) == 4
     assert run(project, Cache(project / CACHE_DIR)) == cold  # answered from it
     assert run(project, Cache(project / CACHE_DIR), jobs=2) == cold
 
@@ -86,6 +86,8 @@ def test_a_cache_from_another_version_is_not_read(project: Path) -> None:
     entries = _read_pack(findings_pack, "old-version")
     assert entries
     _write_pack(findings_pack, "old-version", {key: ((), ()) for key in entries})  # every file: "clean"
+    runs_pack = project / CACHE_DIR / "runs.pack"
+    _write_pack(runs_pack, "old-version", {key: ((), 0) for key in _read_pack(runs_pack, "old-version")})  # the run: "clean"
     assert run(project, Cache(project / CACHE_DIR, salt="old-version")) != cold  # the lie works under its salt
     assert run(project, Cache(project / CACHE_DIR, salt="new-version")) == cold
     assert run(project, Cache(project / CACHE_DIR)) == cold  # the real salt (this code) too
@@ -207,7 +209,7 @@ def test_a_dangling_marker_symlink_is_not_written_through(project: Path, tmp_pat
     expected = cli_json(project, "--no-cache")
     assert cli_json(project) == expected
     assert not outside.exists() and (project / CACHE_DIR / marker).is_symlink()
-    assert len(packs(project)) == 3  # the cache itself still works
+    assert len(packs(project)) == 4  # the cache itself still works
 
 
 def test_a_cache_folder_linked_elsewhere_is_neither_read_nor_written(
