@@ -8,7 +8,9 @@ forked from the parent starts with what the parent holds, so the largest process
 say where the memory is. This polls the high-water mark (`VmHWM` in /proc/PID/status) of the
 check and of every process it starts, every 50 ms, and also reads the kernel's own figure for the
 largest of them (`getrusage(RUSAGE_CHILDREN)`: no poll can miss it). With several `--python`,
-they run alternating (A B A B ...), each with `--no-cache`, on the same tree. Linux only.
+they run alternating (A B A B ...), each with `--no-cache`, on the same tree; with `--fill-cache`,
+each instead fills an empty cache (a user's first run: the main process also writes the packs),
+run from a fresh folder where the cache lands. Linux only.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -47,12 +51,13 @@ def _hwm_kib(pid: int) -> int | None:
     return None
 
 
-def measure(command: list[str], env: dict[str, str], poll: float = 0.05) -> tuple[float, int, dict[int, int], int]:
+def measure(command: list[str], env: dict[str, str], poll: float = 0.05,
+            cwd: Path | None = None) -> tuple[float, int, dict[int, int], int]:
     """(wall s, exit code, {pid: peak KiB} as polled with the check's own pid first, the
     kernel's peak KiB of the largest process)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     peaks: dict[int, int] = {process.pid: 0}
     while process.poll() is None:
         tree = _children()
@@ -79,6 +84,7 @@ def main() -> None:
     parser.add_argument("--python", action="append", help="the interpreter to run breaklint with (repeatable)")
     parser.add_argument("--env", action="append", default=[], help="K=V for every run (e.g. PYTHONPATH=...)")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--fill-cache", action="store_true", help="fill an empty cache instead of --no-cache")
     parser.add_argument("--json", type=Path, help="a folder: each run's findings as JSON there (to compare them)")
     args = parser.parse_args()
     pythons = args.python or [sys.executable]
@@ -86,13 +92,18 @@ def main() -> None:
     env.update(item.split("=", 1) for item in args.env)
     for round_ in range(args.repeat):
         for python in pythons:
-            command = [python, "-m", "breaklint", "check", str(args.tree), "--no-cache", "-q", "--exit-zero",
+            command = [python, "-m", "breaklint", "check", str(args.tree.resolve()), "-q", "--exit-zero",
                        "--jobs", str(args.jobs)]
+            cwd = Path(tempfile.mkdtemp(prefix="process-rss-")) if args.fill_cache else None
+            if cwd is None:
+                command.append("--no-cache")
             if args.json is not None:
                 args.json.mkdir(parents=True, exist_ok=True)
                 command += ["--output-format", "json", "--output-file",
-                            str(args.json / f"{pythons.index(python)}-jobs{args.jobs}-{round_ + 1}.json")]
-            wall, code, peaks, kernel = measure(command, env)
+                            str((args.json / f"{pythons.index(python)}-jobs{args.jobs}-{round_ + 1}.json").resolve())]
+            wall, code, peaks, kernel = measure(command, env, cwd=cwd)
+            if cwd is not None:
+                shutil.rmtree(cwd, ignore_errors=True)
             parent, *workers = peaks.values()
             shown = ", ".join(f"{kib / 1024:.0f}" for kib in sorted(workers, reverse=True)[:8])
             print(f"[{round_ + 1}] {python} --jobs {args.jobs}: exit {code}, {wall:.1f} s, load "

@@ -22,12 +22,13 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import sys
 import time
 import traceback
 import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import libcst as cst
 
@@ -430,6 +431,20 @@ def _ready_for_the_check() -> None:
     project_urls()
 
 
+# What a computation read of the project, for the cache: the module names it looked up, the files
+# whose trees it read, and by file the parts of its index it read (see _record_read).
+_Reads = tuple[tuple[str, ...], tuple[str, ...], dict[str, set[str]]]
+_NO_READS: _Reads = ((), (), {})
+
+
+def _dependencies(reads: _Reads) -> Iterator[str]:
+    """The names of what `reads` holds, as _fingerprints knows them."""
+    asked, trees, parts = reads
+    yield from asked
+    yield from (_DEEP + path for path in trees)
+    yield from (f"{_READ}{path}\0{what}" for path, whats in parts.items() for what in whats)
+
+
 def _digest(*parts: object) -> str:
     return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
@@ -472,7 +487,7 @@ class _Run:
         self.deep_reads: set[Path] = set()  # files whose trees the current file's rules read
         self._trees: dict[Path, ModuleIndex] = {}  # see _tree_module
         self.recording = False  # while a file's rules run: what they read of other modules
-        self.reads: set[tuple[Path, str]] = set()
+        self.reads: dict[Path, set[str]] = {}  # by file: what of its index (see _record_read)
         self._fingerprint: Callable[[str], Any] | None = None
         self.checked_here = 0  # files checked in this process (see worker.check_task)
         self.drops = 0  # indexes dropped in this process (release_index)
@@ -804,8 +819,15 @@ class _Run:
         return build
 
     def _record_read(self, path: Path, what: str) -> None:
+        """By file, each part read once (the regions of the whole of transformers read 98k:
+        kept as (path, what) pairs and then as dependency names, they were 40 MB of a process
+        that must stay under 600 MB); a part's name is interned, as most files are read for the
+        same few (`functions:forward`)."""
         if self.recording:
-            self.reads.add((path, what))
+            whats = self.reads.get(path)
+            if whats is None:
+                whats = self.reads[path] = set()
+            whats.add(sys.intern(what))
 
     def _tree_module(self, index: int) -> ModuleIndex:
         """A file's index built from its libcst tree, the last few kept (a rule that reads one
@@ -928,11 +950,12 @@ class _Run:
         else:
             by_path, deps = self.regions_computed(candidates)
         if self.cache is not None:
-            self.cache.regions.put(key, (tuple((name, self.fingerprint(name)) for name in sorted(deps)), by_path))
+            self.cache.regions.put(key, (tuple((name, self.fingerprint(name)) for name in sorted(_dependencies(deps))),
+                                         by_path))
         return {i: by_path.get(str(self.sources[i].path), _NO_REGIONS) for i in indexed}
 
     def _regions_beside_verdicts(self, candidates: set[Path], unjudged: list[int],
-                                 modules: int) -> tuple[dict[str, _FileRegions], set[str]] | None:
+                                 modules: int) -> tuple[dict[str, _FileRegions], _Reads] | None:
         """The regions, with two jobs or more while other processes ask the compiler about the
         files the pre-pass left to it (None when it refused one). Where the check keeps the
         modules the regions build (at most _KEPT_MODULES), the regions are computed here, so
@@ -943,7 +966,7 @@ class _Run:
         which the check's workers would inherit and in which one job's check would grow on
         (the whole of transformers, one job: 630 MB in one process, 532 and 571 MB apart; the
         same time on torch's tree). The verdicts take every core the regions leave."""
-        found: list[tuple[dict[str, _FileRegions], set[str]]] = []
+        found: list[tuple[dict[str, _FileRegions], _Reads]] = []
         if unjudged or modules > _KEPT_MODULES:  # processes start
             self._pack_data()
 
@@ -973,7 +996,7 @@ class _Run:
         refused = {index: problem for index, problem in zip(order, verdicts) if problem is not None}
         return found[0] if self._judged(unjudged, refused) else None
 
-    def regions_computed(self, candidates: set[Path]) -> tuple[dict[str, _FileRegions], set[str]]:
+    def regions_computed(self, candidates: set[Path]) -> tuple[dict[str, _FileRegions], _Reads]:
         """The regions of every file (by path) and, for the cache, what their computation read
         (none without a cache)."""
         project = self.project
@@ -1003,20 +1026,20 @@ class _Run:
         by_path = {str(path): _FileRegions(tuple(sorted(found.get(path, ()), key=lambda item: item[0])),
                                            path in winners, tuple(errors.get(path, ())))
                    for path in {*found, *errors}}
-        deps: set[str] = set()
-        if self.cache is not None:
-            deps = {*(project.asked - looked_up), *(_DEEP + str(path) for path in self.deep_reads),
-                    *(f"{_READ}{path}\0{what}" for path, what in self.reads)}
-        self.reads.clear()
+        deps: _Reads = _NO_READS
+        if self.cache is not None:  # named by the caller, in its own process (_dependencies)
+            deps = (tuple(project.asked - looked_up), tuple(map(str, self.deep_reads)),
+                    {str(path): whats for path, whats in self.reads.items()})
+        self.reads = {}
         self.deep_reads.clear()
         return by_path, deps
 
-    def _regions_failed(self, candidates: set[Path], why: str) -> tuple[dict[str, _FileRegions], set[str]]:
+    def _regions_failed(self, candidates: set[Path], why: str) -> tuple[dict[str, _FileRegions], _Reads]:
         """The regions' process died (the OOM killer, a native crash): no regions, said where the
         entry points may be."""
         message = (f"internal error while finding the compiled regions: the process died ({why})"
                    "; no file was checked as compiled code")
-        return {str(path): _FileRegions((), False, ((message, ""),)) for path in candidates}, set()
+        return {str(path): _FileRegions((), False, ((message, ""),)) for path in candidates}, _NO_READS
 
     @property
     def fingerprint(self) -> Callable[[str], Any]:
@@ -1143,7 +1166,8 @@ class _Run:
                 self.work.cross_file_trees += 1
                 trees[path] = self._tree_module(self._position(path))
         deps = {_DEEP + str(path) for path in trees}
-        deps.update(f"{_READ}{path}\0{what}" for path, what in self.reads if path != source.path)
+        deps.update(f"{_READ}{path}\0{what}" for path, whats in self.reads.items() if path != source.path
+                    for what in whats)
         self.work.cross_file_reads += len(deps)
         return _Checked(tuple(findings), tuple(sorted(view.asked | deps)))
 

@@ -22,7 +22,7 @@ from breaklint.index.scan import FileFacts, scan_bytes, scan_text
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from breaklint.check.engine import _Checked, _FileRegions, _Run
+    from breaklint.check.engine import _Checked, _FileRegions, _Reads, _Run
 
 # The run this process serves (at most one).
 SERVED: list[_Run] = []
@@ -68,7 +68,7 @@ def scan_crashed(item: tuple[ScanTask, bool], why: str) -> FileFacts:
     return FileFacts("", problem, b"", "", False, False, False)  # no digest: never cached
 
 
-def regions_task(candidates: set[Path]) -> tuple[dict[str, _FileRegions], set[str]]:
+def regions_task(candidates: set[Path]) -> tuple[dict[str, _FileRegions], _Reads]:
     """The compiled regions, in a process of their own (engine.py, `_compute_regions`)."""
     return SERVED[0].regions_computed(candidates)
 
