@@ -201,14 +201,24 @@ def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml with a [tool.breaklint] table, walking up from `start`."""
     directory = start if start.is_dir() else start.parent
     for candidate in [directory, *directory.parents]:
-        path = candidate / "pyproject.toml"
-        if path.is_file():
-            try:
-                tool = read_toml(path).get("tool", {})
-            except ConfigError:
-                return path  # let load_config report it
-            if not isinstance(tool, dict) or "breaklint" in tool:
-                return path  # a `tool` that is not a table: load_config says so
+        found = settings_in(candidate)
+        if found is not None:
+            return found
+    return None
+
+
+def settings_in(directory: Path) -> Path | None:
+    """`directory`'s own pyproject.toml when it holds a [tool.breaklint] table (or cannot be
+    read as one: load_config says why), else None."""
+    path = directory / "pyproject.toml"
+    if not path.is_file():
+        return None
+    try:
+        tool = read_toml(path).get("tool", {})
+    except ConfigError:
+        return path  # let load_config report it
+    if not isinstance(tool, dict) or "breaklint" in tool:
+        return path  # a `tool` that is not a table: load_config says so
     return None
 
 

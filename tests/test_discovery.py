@@ -74,3 +74,16 @@ def test_display_path_is_relative_to() -> None:
     for path in paths:
         for root in roots:
             assert display_path(Path(path), Path(root)) == reference(Path(path), Path(root)), (path, root)
+
+
+def test_discovered_files_come_in_paths_order(tmp_path: Path) -> None:
+    """discover sorts by each path's parts, which is pathlib's own order: `a/b.py` before
+    `a-b.py`, where the paths' text would put it after."""
+    names = ["a/b.py", "a-b.py", "a.py", "a/a/z.py", "a0.py", "A.py", "ab/c.py", "a b.py", "a/b/c.py"]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    found, problems = discover([tmp_path, tmp_path / "a.py", tmp_path / "missing.py"], tmp_path, (), False)
+    assert found == sorted(tmp_path / name for name in names)
+    assert found != sorted(found, key=str)  # the text's order differs here
+    assert [problem.code for _, problem in problems] == ["BL003"]

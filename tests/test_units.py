@@ -95,3 +95,33 @@ def test_the_project_of_each_folder_is_looked_up_once(tmp_path: Path) -> None:
         tmp_path / "a/b", tmp_path / "a/b", tmp_path / "a", tmp_path / "a/b", tmp_path / "a"]
     assert known[tmp_path / "a/b/c/d"] == known[tmp_path / "a/b/c"] == tmp_path / "a/b"
     assert known[tmp_path / "a/e"] == tmp_path / "a" and tmp_path not in known
+
+
+def test_each_folders_settings_file_is_looked_for_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The nearest settings of every folder of a tree (units._Settings) are config.find_pyproject's,
+    with each folder's own pyproject.toml looked at once however many folders sit below it."""
+    from breaklint.check import units
+    from breaklint.config import find_pyproject
+
+    write_tree(tmp_path, {"pyproject.toml": "[tool.breaklint]\nignore = ['BL101']\n",
+                          "a/pyproject.toml": "[project]\nname = 'a'\n",  # no [tool.breaklint]: not settings
+                          "a/b/pyproject.toml": "[tool.breaklint]\nselect = ['BL1']\n",
+                          "a/b/c/d/x.py": "", "a/b/c/y.py": "", "a/z.py": "", "a/e/f/v.py": "", "w.py": ""})
+    looked: list[Path] = []
+    real = units.settings_in
+
+    def counting(directory: Path) -> Path | None:
+        looked.append(directory)
+        return real(directory)
+
+    monkeypatch.setattr(units, "settings_in", counting)
+    settings = units._Settings(lambda config: config, None)
+    folders = ["a/b/c/d", "a/b/c", "a", "a/b", "a/e/f", "a/e", "."]
+    found = [settings._nearest(tmp_path / folder) for folder in folders]
+    assert found == [find_pyproject(tmp_path / folder) for folder in folders] == [
+        tmp_path / "a/b/pyproject.toml", tmp_path / "a/b/pyproject.toml", tmp_path / "pyproject.toml",
+        tmp_path / "a/b/pyproject.toml", tmp_path / "pyproject.toml", tmp_path / "pyproject.toml",
+        tmp_path / "pyproject.toml"]
+    assert sorted(looked) == sorted(set(looked))  # each folder once
+    assert settings.of(tmp_path / "a/b/c/d/x.py", is_dir=False).select == ("BL1",)
+    assert settings.of(tmp_path / "a/e/f/v.py", is_dir=False).ignore == ("BL101",)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from breaklint.check.cache import CACHE_DIR, Cache
-from breaklint.config import Config, find_pyproject, load_config
+from breaklint.config import Config, load_config, settings_in
 from breaklint.check.engine import CheckResult, Engine
 from breaklint.infra.files import DEFAULT_EXCLUDE, Excluder, discover
 from breaklint.finding import Finding
@@ -51,7 +51,7 @@ def plan(paths: Sequence[Path], overrides: Overrides, config_path: Path | None =
             config = settings.of(path)
             files, problems = discover([path], config.root, _exclude(config), False)
             for file in files:
-                own = settings.of(file)
+                own = settings.of(file, is_dir=False)
                 if own is config or not settings.excluder(own).excludes(file):
                     walked.setdefault(id(own), []).append(file)
             for problem_path, _ in problems:  # the engine reports them (BL003)
@@ -127,22 +127,43 @@ class _Settings:
         self.known: dict[int, Config] = {}
         self.by_file: dict[Path | None, Config] = {}
         self.by_directory: dict[Path, Config] = {}
+        self.nearest: dict[Path, Path | None] = {}  # a folder -> its nearest settings file (_nearest)
         self.excluders: dict[int, Excluder] = {}
         if self.forced is not None:
             self.known[id(self.forced)] = self.forced
 
-    def of(self, path: Path) -> Config:
+    def of(self, path: Path, is_dir: bool | None = None) -> Config:
+        """`is_dir`: what `path` is, when the caller knows (a discovered file: no stat)."""
         if self.forced is not None:
             return self.forced
-        directory = path if path.is_dir() else path.parent
+        directory = path if (path.is_dir() if is_dir is None else is_dir) else path.parent
         found = self.by_directory.get(directory)
         if found is None:
-            source = find_pyproject(directory)
+            source = self._nearest(directory)
             found = self.by_file.get(source)
             if found is None:
                 found = self.by_file[source] = self.overrides(load_config(source))
                 self.known[id(found)] = found
             self.by_directory[directory] = found
+        return found
+
+    def _nearest(self, directory: Path) -> Path | None:
+        """config.find_pyproject, each folder looked at once: the tree's hundreds of folders
+        share their parents (the whole of transformers: 538 folders, each walked up to the
+        root, 4 thousand stat calls)."""
+        walked: list[Path] = []
+        found: Path | None = None
+        while True:  # up to a folder known, or one with settings, or the root (as project_root)
+            if directory in self.nearest:
+                found = self.nearest[directory]
+                break
+            walked.append(directory)
+            found = settings_in(directory)
+            if found is not None or directory.parent == directory:
+                break
+            directory = directory.parent
+        for folder in walked:  # each folder walked through has the same nearest settings
+            self.nearest[folder] = found
         return found
 
     def excluder(self, config: Config) -> Excluder:

@@ -47,6 +47,8 @@ def display_path(path: Path, root: Path) -> str:
         prefix = base if base.endswith("/") else base + "/"
         if text.startswith(prefix) and base != ".":
             return text[len(prefix):]
+        if text.startswith("/") and base.startswith("/"):  # two absolute paths, not one below the other
+            return text
     try:
         return path.relative_to(root).as_posix()
     except ValueError:
@@ -100,17 +102,26 @@ def discover(
     found: set[Path] = set()
     problems: list[tuple[Path, ReadProblem]] = []
     excluder = Excluder(exclude, root)
-    for given in paths:
-        path = given if given.is_absolute() else Path.cwd() / given
-        path = Path(os.path.normpath(path))
-        if path.is_dir():
+    for given in paths:  # one stat a path: a run names thousands of files (check_units)
+        text = os.path.normpath(given if given.is_absolute() else Path.cwd() / given)
+        path = given if text == str(given) else Path(text)
+        try:
+            mode: int | None = os.stat(text).st_mode
+        except (OSError, ValueError):  # missing, a dangling symlink, a NUL in the name
+            mode = None
+        if mode is not None and stat.S_ISDIR(mode):
             found.update(_walk(path, excluder, problems))
-        elif path.exists() or path.is_symlink():
+        elif mode is not None or os.path.islink(text):
             if not (force_exclude and excluder.excludes(path)):
                 found.add(path)
         else:
             problems.append((path, ReadProblem("BL003", f"no such file or directory: {given}")))
-    return sorted(found), problems
+    # Path's own order, by the parts each path keeps (comparing Paths builds them every time).
+    return sorted(found, key=_path_order), problems
+
+
+def _path_order(path: Path) -> tuple[str, ...]:
+    return path.parts if os.sep == "/" else tuple(part.lower() for part in path.parts)
 
 
 def _walk(top: Path, excluder: Excluder, problems: list[tuple[Path, ReadProblem]]) -> Iterator[Path]:
