@@ -59,3 +59,11 @@ def test_compared_rows_run_in_rounds_not_row_after_row() -> None:
     assert rounds == [3, 6, 9]  # the table is written after every round
     assert [m.name for m in results] == ["earlier", "libcst parse-only", "breaklint cold", "breaklint cold"]  # type: ignore[attr-defined]
     assert [m.walls for m in results[1:]] == [[1.0, 4.0, 7.0], [2.0, 5.0, 8.0], [3.0, 6.0, 9.0]]  # type: ignore[attr-defined]
+
+
+def test_the_two_job_ratio_shows_each_round_beside_the_floors() -> None:
+    """Judged by the minimums, shown round by round with libcst's own ratio in the same rounds."""
+    rows = _targets(_row("libcst parse-only", "1", 8.0, 8.8), _row("libcst parse-only", "2", 4.4, 4.6),
+                    _row("breaklint cold", "1", 7.3, 6.85), _row("breaklint cold", "2", 3.9, 3.96))
+    assert rows["cold, 2 jobs vs 1 job ≥ 1.8 ×"] == (
+        "1.76 × (round by round 1.87, 1.73; libcst's floor 1.82–1.91 ×)", False)  # 6.85 / 3.9
