@@ -27,6 +27,7 @@ import time
 import traceback
 import zlib
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -553,12 +554,13 @@ class _Run:
 
     def _run_key(self, digests: list[str], problems: list[Finding]) -> str | None:
         """The key of this run's whole answer in the cache (Cache.runs): everything the findings
-        depend on — the settings and the rules they enable, which files are reported, where paths are shown from, and each
-        file's path, module name, digest (or why it could not be read), with the problems found
-        on the way (a path that does not exist). None without a cache, or with unsaved buffers
-        (the editor's: they change with every keystroke). A run whose key is known is answered
-        without loading the facts, the regions or the findings, nor checking what each of them
-        depends on (on the whole of transformers, nothing changed: most of a warm run)."""
+        depend on — the settings and the rules they enable, which files are reported, where
+        paths are shown from, and each file's path, module name, digest (or why it could not be
+        read), with the problems found on the way (a path that does not exist). None without a
+        cache, or with unsaved buffers (the editor's: they change with every keystroke). A run
+        whose key is known is answered without loading the facts, the regions or the findings,
+        nor checking what each of them depends on (on the whole of transformers, nothing
+        changed: most of a warm run)."""
         if self.cache is None or self.overlays:
             return None
         files = [(str(source.path), source.display, source.module_name, source.is_package,
@@ -1256,10 +1258,11 @@ class _Run:
                        str(config.target_python), config.scope, self.regions[index], str(self.shown_from),
                        self.rule_names)
 
-    @property
-    def rule_names(self) -> list[str]:
-        """The rules this run runs (the settings' own, or those a caller of the engine set)."""
-        return [f"{rule.__module__}.{rule.__qualname__}" for rule in self.rules.enabled]
+    @cached_property
+    def rule_names(self) -> tuple[str, ...]:
+        """The rules this run runs (the settings' own, or those a caller of the engine set):
+        named once a run, not once a file (_findings_key)."""
+        return tuple(f"{rule.__module__}.{rule.__qualname__}" for rule in self.rules.enabled)
 
     def _unused_suppressions(self, index: int) -> list[Finding]:
         source = self.sources[index]
