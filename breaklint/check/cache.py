@@ -118,9 +118,10 @@ class Cache:
         self.facts: Pack[Any] = Pack(directory / "facts.pack", salt, keep_unused=20_000)
         self.regions: Pack[Any] = Pack(directory / "regions.pack", salt, keep_unused=8)
         self.findings: Pack[Any] = Pack(directory / "findings.pack", salt, keep_unused=20_000)
-        # A whole run's findings, by everything they depend on (engine.py, _run_key): a few
-        # settings and sets of named files (the pre-commit hook's) at a time.
-        self.runs: Pack[Any] = Pack(directory / "runs.pack", salt, keep_unused=16)
+        # A whole run's findings, by everything they depend on (engine.py, _run_key): this run's
+        # and the last few others' (an entry holds a tree's findings: 1.3 MB for the whole of
+        # transformers, and the pack is read by every run that computes a key).
+        self.runs: Pack[Any] = Pack(directory / "runs.pack", salt, keep_unused=4)
 
     def save(self, settled: bool = False) -> None:
         """Write what changed; a cache that cannot be written is simply not updated. `settled`:
