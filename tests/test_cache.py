@@ -67,12 +67,17 @@ def write(root: Path, files: dict[str, str]) -> None:
         (root / name).write_text(textwrap.dedent(text), encoding="utf-8")
 
 
+def flag_rules(config: Config, rules: tuple[type[Rule], ...] | None = None) -> RuleSet:
+    """The run's own problems and _Flag (or `rules`, where given)."""
+    rule_set = RuleSet(config)
+    rule_set.enabled = rules if rules is not None else (*(rule for rule in rule_set.enabled if rule.meta), _Flag)
+    return rule_set
+
+
 def check(root: Path, cache_dir: Path | None) -> CheckResult:
     config = Config(root=root)
-    rules = RuleSet(config)
-    rules.enabled = (*(rule for rule in rules.enabled if rule.meta), _Flag)
     cache = Cache(cache_dir) if cache_dir is not None else None
-    return Engine(config, rules, cache=cache).check([root])
+    return Engine(config, flag_rules(config), cache=cache).check([root])
 
 
 @pytest.fixture
@@ -571,10 +576,8 @@ def _whole(root: Path, cache_dir: Path, config: Config | None = None, report: li
            rules: tuple[type[Rule], ...] | None = None) -> tuple[CheckResult, bool]:
     """A check, and whether it was answered whole (Cache.runs): its facts were never loaded."""
     config = config or Config(root=root)
-    rule_set = RuleSet(config)
-    rule_set.enabled = rules if rules is not None else (*(rule for rule in rule_set.enabled if rule.meta), _Flag)
     cache = Cache(cache_dir)
-    result = Engine(config, rule_set, cache=cache).check([root], report=report)
+    result = Engine(config, flag_rules(config, rules), cache=cache).check([root], report=report)
     return result, cache.facts._entries is None
 
 
@@ -615,9 +618,7 @@ def test_any_change_of_a_runs_inputs_checks_it_again(project: Path, tmp_path: Pa
         (project / "quiet.py").unlink()
         os.mkfifo(project / "quiet.py")
     again, whole = _whole(project, cache, config, report, rules)
-    rule_set = RuleSet(config)
-    rule_set.enabled = rules if rules is not None else (*(rule for rule in rule_set.enabled if rule.meta), _Flag)
-    fresh = Engine(config, rule_set).check([project], report=report)
+    fresh = Engine(config, flag_rules(config, rules)).check([project], report=report)
     assert not whole
     assert [(f.path, f.span.start_line, f.code, f.message) for f in again.findings] == \
         [(f.path, f.span.start_line, f.code, f.message) for f in fresh.findings]
