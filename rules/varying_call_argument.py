@@ -23,7 +23,9 @@ class VaryingCallArgument(PredictedRecompile):
     Dynamo guards on what it specialised: a `bool`, a `str` and None-ness are constants of the
     graph, so each new value fails a guard and compiles the function again (after
     `recompile_limit` (8) values it runs eagerly). An `int` or a `float` compiles once more and
-    is then dynamic (torch 2.13, automatic dynamic shapes); a new dtype compiles once per dtype.
+    is then dynamic (torch 2.13, automatic dynamic shapes); with `dynamic=True` it is dynamic from
+    the first call (no finding), with `dynamic=False` each new value compiles again (the count
+    says how often). A new dtype compiles once per dtype.
     Strides are guarded too (one compile per distinct layout), a list's length and a dict's
     length and keys (one compile per distinct structure: lists and dicts never turn dynamic).
 

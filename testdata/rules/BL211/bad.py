@@ -5,7 +5,7 @@ import torch
 X = torch.randn(8, 8)
 CALLS = {name: [] for name in ("f_int", "f_flag", "f_mode", "f_bias", "f_scale", "f_dtype", "f_size", "f_many",
                                "f_range", "f_list", "f_rank", "f_layout", "f_pool", "f_batch", "f_states", "f_parts",
-                               "f_count", "f_clip")}
+                               "f_count", "f_clip", "f_static", "f_static_scale")}
 
 
 @torch.compile
@@ -98,6 +98,18 @@ def f_count(x, n):
 @torch.compile
 def f_clip(x, limit):
     return x.clamp(-limit, limit)
+
+
+def shifted(x, n: int):
+    return x + n
+
+
+def scaled(x, s: float):
+    return x * s
+
+
+f_static = torch.compile(shifted, dynamic=False)  # the call form: BL210 speaks of a decorator only
+f_static_scale = torch.compile(scaled, dynamic=False)
 
 
 def scenario_int_changes():
@@ -198,3 +210,14 @@ def scenario_item_each_step():
     for _ in range(4):
         f_clip(X, loss.item())  # expect: BL211 recompiles=1 guard="limit == "
         loss = loss * 0.5
+
+
+def scenario_static_ints():
+    for n in range(2, 6):
+        f_static(X, n)  # expect: BL211 recompiles=3 guard="n == 2"
+
+
+def scenario_static_floats():
+    f_static_scale(X, 0.5)
+    f_static_scale(X, 0.7)  # expect: BL211 recompiles=2 guard="s == 0.5"
+    f_static_scale(X, 0.9)

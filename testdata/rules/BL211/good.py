@@ -2,7 +2,8 @@
 import torch
 
 X = torch.randn(8, 8)
-CALLS = {name: [] for name in ("f_int", "f_flag", "f_bias", "f_dtype", "f_layout", "f_batch", "f_states", "f_count")}
+CALLS = {name: [] for name in ("f_int", "f_flag", "f_bias", "f_dtype", "f_layout", "f_batch", "f_states", "f_count",
+                               "f_dynamic", "f_dynamic_count")}
 
 
 @torch.compile
@@ -47,6 +48,16 @@ def f_count(x, n):
     return x / n
 
 
+@torch.compile(dynamic=True)
+def f_dynamic(x, n: int):
+    return x + n
+
+
+@torch.compile(dynamic=True)
+def f_dynamic_count(x, n):
+    return x / n
+
+
 def scenario_same_int():
     f_int(X, 2)
     f_int(X, 2)
@@ -87,3 +98,14 @@ def scenario_same_length():
 def scenario_count_read_once():
     mask = torch.arange(8) < 5
     f_count(X, int(mask.sum()))  # one call: nothing to recompile
+
+
+def scenario_dynamic_ints():
+    for n in range(2, 6):
+        f_dynamic(X, n)  # dynamic=True: an int is a symbol from the first call
+
+
+def scenario_dynamic_count_from_data():
+    for step in range(4):
+        mask = torch.arange(8) < step + 2
+        f_dynamic_count(X, int(mask.sum()))
