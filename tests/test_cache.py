@@ -560,6 +560,61 @@ def test_a_callers_code_is_a_dependency_of_its_own_lines_only(tmp_path: Path, mo
     assert found(False) == []
 
 
+COMPILED_ELSEWHERE = {
+    "model.py": """
+        import torch
+
+
+        @torch.compile
+        def step(x, scale):
+            return x * scale
+        """,
+    "train.py": """
+        import torch
+
+        from model import step
+
+        X = torch.randn(8, 8)
+
+
+        def run():
+            for scale in range(10):
+                step(X, scale)
+        """,
+}
+
+
+def test_a_compiled_name_read_from_another_module_depends_on_its_guard_facts_only(
+        tmp_path: Path, monkeypatch, rechecked: list[str]) -> None:
+    """train.py's BL211 comes from model.py's compiled names (view.GuardFacts, read through the
+    guard model). It depends on what those facts are made of (scan.part_digests), not on the
+    whole of model.py's index: a function appended there re-checks model.py alone (a whole
+    summary's key re-checked 40 files of transformers when one was appended to llama's model);
+    `dynamic=True` on the compile re-checks train.py, and its finding goes."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    write(root, COMPILED_ELSEWHERE)
+    model = root / "model.py"
+
+    def found(cached: bool) -> list[tuple[str, int, str]]:
+        config = Config(root=root)
+        cache = Cache(root / CACHE_DIR) if cached else None
+        return codes(Engine(config, RuleSet(config), cache=cache).check([root]))
+
+    def warm_after(edit) -> tuple[list[tuple[str, int, str]], list[str]]:  # type: ignore[no-untyped-def]
+        model.write_text(edit(model.read_text()))
+        rechecked.clear()
+        return found(True), sorted(rechecked)
+
+    assert found(True) == [("train.py", 11, "BL211")]
+    appended = warm_after(lambda t: t + "\n\ndef added(z):\n    return z\n")
+    assert appended == ([("train.py", 11, "BL211")], ["model.py"])
+    dynamic = warm_after(lambda t: t.replace("@torch.compile\n", "@torch.compile(dynamic=True)\n"))
+    assert dynamic == (found(False), ["model.py", "train.py"])
+    assert ("train.py", 11, "BL211") not in dynamic[0]
+
+
 def test_a_settled_save_writes_the_facts_and_regions_not_the_findings(tmp_path: Path) -> None:
     """Cache.save(settled=True), written while a ready worker checks: what the check cannot change."""
     cache = Cache(tmp_path / CACHE_DIR, salt="s")

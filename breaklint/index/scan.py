@@ -175,6 +175,9 @@ def part_digests(summary: ModuleSummary) -> tuple[tuple[str, str], ...]:
         ("sites", digest(summary.compile_sites, [summary.functions[s.function].qualname
                                                  for s in summary.compile_sites if s.function >= 0])),
         ("disabled", digest(summary.disabled, [summary.functions[i].qualname for i, _ in summary.disabled])),
+        # view.GuardFacts is made of these alone; a place's scope leads to `defined`, a read of its own.
+        ("guard_facts", digest(summary.compiled_names, summary.compiled_calls, summary.state_writes,
+                               summary.imported_calls)),
         ("defined", digest(*names, *(d for name in names for d in own[name]))),
     ]
     found.append(("functions:*", found[-1][1]))  # every function, and through them their classes

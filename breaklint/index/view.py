@@ -191,7 +191,7 @@ class ShallowModuleIndex(ModuleIndex):
 
     @property  # type: ignore[override]
     def guard_facts(self) -> GuardFacts:
-        self._record("guard_facts")  # keyed on the whole summary (engine.py, _fingerprint)
+        self._record("guard_facts")  # keyed on the fields it is made of (scan.part_digests)
         return self._data["guard_facts"]  # type: ignore[return-value]
 
     @property
