@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from breaklint.check import engine as engine_module
-from breaklint.check.cache import CACHE_DIR, Cache, Pack, clean
+from breaklint.check.cache import CACHE_DIR, Cache, Pack, RunPacks, clean
 from breaklint.cli import cli
 from breaklint.config import Config
 from breaklint.check.engine import CheckResult, Engine
@@ -431,6 +431,27 @@ def test_a_pack_keeps_this_runs_entries_and_the_newest_others(tmp_path: Path) ->
     third: Pack[int] = Pack(tmp_path / "x.pack", "s", keep_unused=2)
     kept = {key for key in ("0", "1", "2", "3", "4", "new") if third.get(key) is not None}
     assert kept == {"0", "new", "3", "4"}
+
+
+def test_each_run_has_a_pack_of_its_own_and_the_newest_stay(tmp_path: Path) -> None:
+    """RunPacks: a run reads and writes only its own pack; a save keeps it and the newest others,
+    and drops older ones and the single pack all runs shared before (`runs.pack`)."""
+    (tmp_path / "runs.pack").write_bytes(b"the old single pack")
+    for number in range(5):
+        runs = RunPacks(tmp_path, "s", keep_others=2)
+        runs.put(f"k{number}", number)
+        runs.save()
+        os.utime(tmp_path / f"run-k{number}.pack", ns=(number * 10**9, number * 10**9))  # in the order written
+    names = sorted(path.name for path in tmp_path.iterdir())
+    assert names == ["run-k2.pack", "run-k3.pack", "run-k4.pack"]
+    (tmp_path / "run-k3.pack").write_bytes(b"damaged")  # another run's: nothing to this one
+    again = RunPacks(tmp_path, "s", keep_others=2)
+    assert again.get("k4") == 4 and again.get("k2") == 2 and again.get("k0") is None
+    assert RunPacks(tmp_path, "other salt", keep_others=2).get("k4") is None
+    unchanged = RunPacks(tmp_path, "s", keep_others=0)
+    assert unchanged.get("k4") == 4
+    unchanged.save()  # nothing written: nothing dropped
+    assert len(list(tmp_path.iterdir())) == 3
 
 
 def test_cli_no_cache_and_clean(project: Path) -> None:

@@ -2,7 +2,8 @@
 functions of a project are compiled, each checked file's findings, and a whole run's answer when
 nothing it depends on has changed.
 
-Four packs, each one file written atomically (a temp file, then `os.replace`), each led by a
+Four kinds of pack (the facts, the regions, the findings, and a pack per whole run), each one
+file written atomically (a temp file, then `os.replace`), each led by a
 signature of its body (keyed with a per-user secret outside the tree: see `_secret`) and stamped
 with the `salt` (breaklint's version and sources, Python's
 and libcst's versions). A pack that is missing, truncated, corrupted, from another version or
@@ -33,6 +34,7 @@ from breaklint.infra import dists
 from breaklint.infra.files import Unreadable, read_regular
 
 CACHE_DIR = ".breaklint_cache"
+_RUN_PREFIX = "run-"  # a whole run's pack: run-<its key>.pack (RunPacks)
 _MAGIC = b"BREAKLINT-CACHE\n"
 _CHECKSUM = 16
 _KEY_BYTES = 32
@@ -99,8 +101,13 @@ class Pack(Generic[V]):
         self._used.add(key)
         self._dirty = True
 
+    @property
+    def dirty(self) -> bool:
+        """Whether `save` has something to write."""
+        return self._dirty and self._entries is not None
+
     def save(self) -> None:
-        if not self._dirty or self._entries is None:
+        if not self.dirty:
             return
         # The newest unused entries survive (up to keep_unused); this run's go last (newest).
         unused = [key for key in self._entries if key not in self._used]
@@ -111,6 +118,56 @@ class Pack(Generic[V]):
         self._dirty = False
 
 
+class RunPacks:
+    """Whole runs' answers (engine.py, `_run_key`), one pack each, so that a run reads only its
+    own: an answer holds a tree's findings (1.3 MB for the whole of transformers), and one pack of
+    the last five cost every run that computes a key 56 ms to read and a run that changed a file
+    69 ms to write there. This run's and the `keep_others` newest others are kept."""
+
+    def __init__(self, directory: Path, salt: str, keep_others: int) -> None:
+        self.directory = directory
+        self.salt = salt
+        self.keep_others = keep_others
+        self._packs: dict[str, Pack[Any]] = {}
+
+    def _pack(self, key: str) -> Pack[Any]:
+        found = self._packs.get(key)
+        if found is None:
+            found = self._packs[key] = Pack(self.directory / f"{_RUN_PREFIX}{key}.pack", self.salt, keep_unused=0)
+        return found
+
+    def get(self, key: str) -> Any | None:
+        return self._pack(key).get(key)
+
+    def put(self, key: str, value: Any) -> None:
+        self._pack(key).put(key, value)
+
+    def save(self) -> None:
+        written = [pack for pack in self._packs.values() if pack.dirty]
+        for pack in written:
+            pack.save()
+        if written:
+            self._prune()
+
+    def _prune(self) -> None:
+        """The newest run packs stay; older ones go, and any other `run*.pack` (the single pack
+        of all runs that came before, `runs.pack`). Only regular files: a link is never followed."""
+        try:
+            found = [(entry.stat(follow_symlinks=False).st_mtime_ns, entry.name) for entry in os.scandir(self.directory)
+                     if entry.name.startswith("run") and entry.name.endswith(".pack")
+                     and entry.is_file(follow_symlinks=False)]
+        except OSError:
+            return
+        newest = sorted((item for item in found if item[1].startswith(_RUN_PREFIX)), reverse=True)
+        kept = {name for _, name in newest[:self.keep_others + 1]}
+        for _, name in found:
+            if name not in kept:
+                try:
+                    os.unlink(self.directory / name)
+                except OSError:
+                    pass
+
+
 class Cache:
     def __init__(self, directory: Path, salt: str | None = None) -> None:
         self.directory = directory
@@ -119,9 +176,8 @@ class Cache:
         self.regions: Pack[Any] = Pack(directory / "regions.pack", salt, keep_unused=8)
         self.findings: Pack[Any] = Pack(directory / "findings.pack", salt, keep_unused=20_000)
         # A whole run's findings, by everything they depend on (engine.py, _run_key): this run's
-        # and the last few others' (an entry holds a tree's findings: 1.3 MB for the whole of
-        # transformers, and the pack is read by every run that computes a key).
-        self.runs: Pack[Any] = Pack(directory / "runs.pack", salt, keep_unused=4)
+        # and the last few others'.
+        self.runs = RunPacks(directory, salt, keep_others=4)
 
     def save(self, settled: bool = False) -> None:
         """Write what changed; a cache that cannot be written is simply not updated. `settled`:
