@@ -172,6 +172,42 @@ def test_an_edit_rechecks_only_the_readers_of_what_changed(project: Path, rechec
     assert found == run(None) == [("model.py", 7, "BL997")]
 
 
+def test_only_the_parts_of_changed_files_are_checked_one_by_one(project: Path, monkeypatch,
+                                                                rechecked: list[str]) -> None:
+    """A cached result keeps the digest of each file it read (engine.py, `_recorded`): a warm run
+    looks at the parts it read of a file one by one only when that file changed: after an edit
+    of other.py, other.py's parts alone (the regions read every file); after a function is
+    appended to layers.py, layers.py's alone (and they still hold: model.py, which reads it, is
+    answered from the cache)."""
+    cache = project / CACHE_DIR
+    weighed: list[str] = []
+    real = engine_module._Run._fingerprints
+
+    def spied(run):  # type: ignore[no-untyped-def]
+        fingerprint = real(run)
+
+        def spy(name: str):  # type: ignore[no-untyped-def]
+            if name.startswith(("#", "@")):
+                weighed.append(name[1:].partition("\0")[0])
+            return fingerprint(name)
+        return spy
+
+    monkeypatch.setattr(engine_module._Run, "_fingerprints", spied)
+    cold = codes(check(project, cache))
+    other = project / "other.py"
+    other.write_text(other.read_text() + "\n# a comment\n")
+    weighed.clear()
+    assert codes(check(project, cache)) == cold
+    assert weighed and set(weighed) == {str(other)}
+    layers = project / "layers.py"
+    layers.write_text(layers.read_text() + "\n\ndef added(z):\n    return z\n")
+    weighed.clear()
+    rechecked.clear()
+    assert codes(check(project, cache)) == cold
+    assert weighed and set(weighed) == {str(layers)}
+    assert rechecked == ["layers.py"]
+
+
 def test_regions_are_computed_again_only_when_what_they_read_changed(project: Path, monkeypatch) -> None:
     """A function added to a file, or a body changed in a way no call resolution reads, keeps
     the cached regions; a new call from a compiled function to another file does not."""
