@@ -16,7 +16,11 @@ class CompiledModuleStateChange(PredictedRecompile):
     ## Why is this bad?
     Dynamo guards the compiled `forward` on the module's `training` flags, its Python attributes,
     its submodules' types and its parameters' dtype and `requires_grad`. The change fails one of
-    those guards and the next call compiles `forward` again.
+    those guards and the next call compiles `forward` again. A float attribute is dynamic after
+    its first change (later writes compile nothing: one finding, at the first), from the start
+    under `torch.compile(model, dynamic=True)` (no finding), and never under `dynamic=False`
+    (one compile per value written). An int, bool or str attribute is guarded per value whatever
+    `dynamic=` says.
 
     ## How to fix
     Configure the module (dtype, frozen parameters, submodules, attributes) before its first

@@ -16,7 +16,8 @@ class GuardedGlobalWrite(PredictedRecompile):
     ## Why is this bad?
     Dynamo reads a global's value while tracing, bakes it into the graph and guards on it
     (`G['USE_GELU'] == False`). The write fails that guard: the next call compiles again, once
-    per distinct value for bools, ints and strings (a float is dynamic after one recompile).
+    per distinct value for bools, ints and strings (a float is dynamic after one recompile:
+    from the start under the compile's `dynamic=True`, never under `dynamic=False`).
     A closure cell is guarded the same way (`scale == 2`); measured on torch 2.13, an int or
     float cell recompiles once and is then dynamic, a bool or str cell once per value.
     Not a recompile on 2.13 (measured, no finding): `hasattr(obj, "flag")` turning true and an

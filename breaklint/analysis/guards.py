@@ -569,14 +569,57 @@ class GuardModel:
             return []
         subjects = {name.name, name.target}
         found = []
+        floats: dict[tuple[str, str], list[tuple[StateWrite, str, float, float]]] = {}
         for write in self.facts.writes:
             head = write.subject.split(".")[0]
             if head not in subjects or not _between_calls(write.place, calls):
                 continue
+            changed = self._float_attribute(cls, write)
+            if changed is not None:
+                floats.setdefault((write.subject, write.name), []).append((write, *changed))
+                continue
             prediction = self._module_write(name, cls, write)
             if prediction is not None:
                 found.append(prediction)
+        for writes in floats.values():
+            prediction = self._float_attribute_writes(name, writes)
+            if prediction is not None:
+                found.append(prediction)
         return found
+
+    def _float_attribute(self, cls: ClassInfo, write: StateWrite) -> tuple[str, float, float] | None:
+        """(the text and value `__init__` gave, the value written) when `write` gives a float
+        attribute the forward reads another float."""
+        if write.action != "attr" or "." in write.subject or not self._reads_attr(cls, write.name):
+            return None
+        initial = [v for c, v in self.project.attr_values(cls, write.name)]
+        if len(initial) != 1:
+            return None
+        text = _text(initial[0].expr)
+        ok_first, first = _literal(text)
+        ok_new, new = _literal(write.value)
+        if not (ok_first and ok_new and _kind(first) == _kind(new) == "float" and first != new):
+            return None
+        return text, first, new  # type: ignore[return-value]
+
+    def _float_attribute_writes(self, name: CompiledName, writes: list[tuple[StateWrite, str, float, float]]
+                                ) -> Prediction | None:
+        """A float attribute written between calls, reported at its first write: once, then
+        dynamic (later writes compile nothing); with dynamic=True nothing; with dynamic=False once
+        per value (measured, torch 2.13: 0.5 -> 0.7 -> 0.9 recompiled 1 / 0 / 2 times)."""
+        dynamic = _option(name.options, "dynamic")
+        if dynamic is True:
+            return None
+        write, text, first, _ = writes[0]
+        values = list(dict.fromkeys([first, *(new for _, _, _, new in writes)]))
+        cause = f"`{write.subject}.{write.name} = {write.value}` changes a float attribute Dynamo specialised on " \
+                f"({text} in `__init__`)"
+        guard = f"self.{write.name} == {_guard_value(first)}"
+        if dynamic is False:
+            return Prediction("BL212", write.place, name.name, cause + ", and dynamic=False specialises on each value",
+                              guard, _counted(len(values)), False, _DYNAMIC_FALSE_HELP)
+        return Prediction("BL212", write.place, name.name, cause, guard, 1, True,
+                          "keep it constant, or store it as a tensor (register_buffer)")
 
     def _module_write(self, name: CompiledName, cls: ClassInfo, write: StateWrite) -> Prediction | None:
         nested = "." in write.subject
@@ -623,12 +666,7 @@ class GuardModel:
             if value_first == value_new or _kind(value_first) != _kind(value_new):
                 return None
             kind = _kind(value_new)
-            if kind == "float":
-                return Prediction("BL212", write.place, name.name, f"`{write.subject}.{write.name} = {write.value}` changes a "
-                                  f"float attribute Dynamo specialised on ({first} in `__init__`)",
-                                  f"self.{write.name} == {_guard_value(value_first)}", 1, True,
-                                  "keep it constant, or store it as a tensor (register_buffer)")
-            if kind in ("int", "bool", "str", "none"):
+            if kind in ("int", "bool", "str", "none"):  # (a float: _float_attribute_writes)
                 return Prediction("BL212", write.place, name.name, f"`{write.subject}.{write.name} = {write.value}` changes a "
                                   f"{kind} attribute Dynamo guards on ({first} in `__init__`)",
                                   f"self.{write.name} == {_guard_value(value_first)}", 1, False,
@@ -729,15 +767,21 @@ class GuardModel:
         kind = _kind(first)
         if len(seen) < 2 or kind not in ("int", "float", "bool", "str"):
             return None
-        # A global float is dynamic after one change; ints, bools and strings are specialised
-        # per value (measured on torch 2.13: a global int 2 -> 3 -> 4 recompiled twice).
-        count = 1 if kind == "float" else _counted(len(seen))
+        callee = next(c.callee for c in self.facts.calls if c.place.scope == place.scope)
+        compiled = next((n for n in self._unique_names() if n.name == callee), None)
+        dynamic = _option(compiled.options, "dynamic") if compiled is not None else None
+        # A global float is dynamic after one change (from the start with dynamic=True, never
+        # with dynamic=False); ints, bools and strings are specialised per value whatever
+        # dynamic= says (measured on torch 2.13: a global int 2 -> 3 -> 4 recompiled twice).
+        if kind == "float" and dynamic is True:
+            return None
+        dynamic_after = kind == "float" and dynamic is not False
+        count = 1 if dynamic_after else _counted(len(seen))
         what = f"`{write.subject}[{write.name}] = {write.value}`" if write.action == "item" else \
             f"`{write.subject} = {write.value}`"
-        callee = next(c.callee for c in self.facts.calls if c.place.scope == place.scope)
         return Prediction("BL213", place, callee,
                           f"{what} changes a global the compiled code read as {first!r}",
-                          f"{subject} == {_guard_value(first)}", count, kind == "float",
+                          f"{subject} == {_guard_value(first)}", count, dynamic_after,
                           "keep the flag constant while the compiled code runs, or compile one callable per "
                           "setting (pass the setting as an argument)")
 

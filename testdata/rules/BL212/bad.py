@@ -36,7 +36,12 @@ m_scaled = torch.compile(net_scaled)
 m_swapped = torch.compile(net_swapped)
 m_flag = torch.compile(net_flag)
 m_back = torch.compile(net_back)
-CALLS = {name: [] for name in ("m_eval", "m_half", "m_frozen", "m_scaled", "m_swapped", "m_flag", "m_back")}
+net_twice = Net()
+net_static = Net()
+m_twice = torch.compile(net_twice)
+m_static = torch.compile(net_static, dynamic=False)
+CALLS = {name: [] for name in ("m_eval", "m_half", "m_frozen", "m_scaled", "m_swapped", "m_flag", "m_back",
+                               "m_twice", "m_static")}
 
 
 def scenario_train_then_eval():
@@ -89,3 +94,19 @@ def scenario_rebound_in_a_script():
         model(X).sum().backward()
         model.eval()  # expect: BL212 recompiles=1 guard=".training == True"
         model(X)
+
+
+def scenario_float_written_twice():
+    m_twice(X)
+    net_twice.scale = 3.0  # expect: BL212 recompiles=1 guard="self.scale == 2.0"
+    m_twice(X)
+    net_twice.scale = 4.0  # dynamic since the first change: nothing to compile again
+    m_twice(X)
+
+
+def scenario_float_per_value_under_dynamic_false():
+    m_static(X)
+    net_static.scale = 3.0  # expect: BL212 recompiles=2 guard="self.scale == 2.0"
+    m_static(X)
+    net_static.scale = 4.0
+    m_static(X)

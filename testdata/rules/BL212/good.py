@@ -32,7 +32,9 @@ net_plain = Plain()
 m_early = torch.compile(net_early)
 m_same = torch.compile(net_same)
 m_plain = torch.compile(net_plain)
-CALLS = {name: [] for name in ("m_early", "m_same", "m_plain")}
+net_dynamic = Net()
+m_dynamic = torch.compile(net_dynamic, dynamic=True)
+CALLS = {name: [] for name in ("m_early", "m_same", "m_plain", "m_dynamic")}
 
 
 def scenario_configured_first():
@@ -60,3 +62,11 @@ def scenario_train_when_training():
     net_early.train()  # not the compiled module called here, and m_plain's forward reads no training flag
     net_plain.train()
     m_plain(X)
+
+
+def scenario_float_under_dynamic_true():
+    m_dynamic(X)
+    net_dynamic.scale = 3.0  # dynamic=True: a float attribute is a symbol from the first call
+    m_dynamic(X)
+    net_dynamic.scale = 4.0
+    m_dynamic(X)

@@ -6,7 +6,8 @@ X = torch.randn(8, 8)
 USE_GELU = False
 CFG = {"scale": 2}
 MODE = "relu"
-CALLS = {name: [] for name in ("act", "scaled", "moded", "fast_apply", "fast_blend")}
+GAIN = 0.5
+CALLS = {name: [] for name in ("act", "scaled", "moded", "fast_apply", "fast_blend", "static_gained")}
 
 
 @torch.compile
@@ -94,3 +95,19 @@ def scenario_closure_cell_flag():
     fast_blend(X)
     toggle()  # expect: BL213 recompiles=1 guard="use_tanh == False"
     fast_blend(X)
+
+
+def gained(x):
+    return x * GAIN
+
+
+static_gained = torch.compile(gained, dynamic=False)
+
+
+def scenario_global_float_under_dynamic_false():
+    global GAIN
+    static_gained(X)
+    GAIN = 0.7  # expect: BL213 recompiles=2 guard="G['GAIN'] == 0.5"
+    static_gained(X)
+    GAIN = 0.9
+    static_gained(X)

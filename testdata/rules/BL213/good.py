@@ -6,7 +6,8 @@ import torch
 X = torch.randn(8, 8)
 USE_GELU = False
 UNUSED = 1
-CALLS = {name: [] for name in ("act", "fast_apply", "has_extra", "env_mode")}
+GAIN = 0.5
+CALLS = {name: [] for name in ("act", "fast_apply", "has_extra", "env_mode", "dynamic_gained")}
 
 
 @torch.compile
@@ -75,3 +76,17 @@ def scenario_environment_variable_changes():
     os.environ["BREAKLINT_TESTDATA_MODE"] = "fast"
     env_mode(X)
     del os.environ["BREAKLINT_TESTDATA_MODE"]
+
+
+def gained(x):
+    return x * GAIN
+
+
+dynamic_gained = torch.compile(gained, dynamic=True)
+
+
+def scenario_global_float_under_dynamic_true():
+    global GAIN
+    dynamic_gained(X)
+    GAIN = 0.7  # dynamic=True: a global float is a symbol from the first call
+    dynamic_gained(X)
