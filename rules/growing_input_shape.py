@@ -15,7 +15,9 @@ class GrowingInputShape(PredictedRecompile):
     The first call compiles for the first size; the second size fails a size guard and Dynamo
     compiles again with that dimension symbolic (automatic dynamic shapes). With
     `dynamic=False` every size would compile (see BL210): here it is one extra compile, reported
-    as information.
+    as information. Sizes 0 and 1 are always specialised (torch 2.13): a loop whose sizes start
+    at 0 compiles twice more, and even under `dynamic=True` one starting at 1 compiles once more,
+    at 0 twice (from 2: never; then no finding).
 
     ## How to fix
     Call `torch._dynamo.mark_dynamic(x, dim)` on the first input (or compile with

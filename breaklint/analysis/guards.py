@@ -509,7 +509,7 @@ class GuardModel:
         `torch.randn(1, t)`): one recompile, then the size is dynamic (unless dynamic=False)."""
         dynamic = _option(name.options, "dynamic")
         if dynamic is True:
-            return []
+            return self._specialised_sizes(name, calls)
         found = []
         for call in calls:
             targets = {loop.target for loop in call.loops if re.fullmatch(r"\w+", loop.target)}
@@ -540,12 +540,38 @@ class GuardModel:
                 if var is None:
                     continue
                 dim = _sized_dim(text, var)
+                # Sizes 0 and 1 are always specialised: from 0, the first dynamic graph comes at 2.
+                first = _first_size(text, var, call)
                 found.append(Prediction(
                     "BL214", call.place, name.name,
                     f"argument {index + 1} (`{text}`) changes size with the loop variable `{var}`",
-                    "size mismatch at index" + (f" {dim}" if dim is not None else ""), 1, True,
+                    "size mismatch at index" + (f" {dim}" if dim is not None else ""), 2 if first == 0 else 1, True,
                     "expected (one recompile, then the dimension is dynamic); call "
                     "torch._dynamo.mark_dynamic(x, dim) on the first input to skip even that one, or pad to fixed sizes"))
+                break
+        return found
+
+    def _specialised_sizes(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
+        """Under dynamic=True a size is a symbol from the first call, except 0 and 1, which
+        Dynamo always specialises: a loop whose sizes start there compiles again once per such
+        size (measured, torch 2.13: `x[:, :t]` for t from 1: one recompile, from 0: two, from 2:
+        none)."""
+        found = []
+        for call in calls:
+            targets = [loop.target for loop in call.loops if re.fullmatch(r"\w+", loop.target)]
+            for index, (_, text) in enumerate(call.args):
+                var = next((t for t in targets if _sized_by(text, t)), None)
+                first = _first_size(text, var, call) if var is not None else None
+                if first is None or first > 1:
+                    continue
+                dim = _sized_dim(text, var)  # type: ignore[arg-type]
+                found.append(Prediction(
+                    "BL214", call.place, name.name,
+                    f"argument {index + 1} (`{text}`) starts at size {first} with the loop variable `{var}`, and "
+                    "Dynamo specialises sizes 0 and 1 even under dynamic=True",
+                    "size mismatch at index" + (f" {dim}" if dim is not None else ""), 2 - first, True,
+                    f"run the size-{'0 and size-1 steps' if first == 0 else '1 step'} outside the compiled "
+                    "callable and start the loop at 2, or pad to a fixed size"))
                 break
         return found
 
@@ -993,6 +1019,42 @@ def _sized_dim(text: str, var: str) -> int | None:
             return None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FACTORIES:
             return next((i for i, arg in enumerate(node.args) if mentions(arg)), None)
+    return None
+
+
+def _first_size(text: str, var: str, call: CompiledCall) -> int | None:
+    """The size the argument has in the loop's first turn, when it is the loop variable itself
+    (`x[:, :t]`, `torch.randn(1, t)`) over `range(b)` or `range(a, b)` with a literal start."""
+    loop = next((loop for loop in reversed(call.loops) if loop.target == var), None)
+    if loop is None:
+        return None
+    try:
+        header = ast.parse(loop.iter, mode="eval").body
+        tree = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not (isinstance(header, ast.Call) and isinstance(header.func, ast.Name) and header.func.id == "range"
+            and 1 <= len(header.args) <= 3 and not header.keywords):
+        return None
+    if len(header.args) == 3 and not (isinstance(header.args[2], ast.Constant) and header.args[2].value == 1):
+        return None
+    start = header.args[0] if len(header.args) > 1 else ast.Constant(0)
+    if not (isinstance(start, ast.Constant) and type(start.value) is int):
+        return None
+
+    def is_var(node: ast.AST | None) -> bool:
+        return isinstance(node, ast.Name) and node.id == var
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if any(isinstance(part, ast.Slice) and is_var(part.upper) and part.step is None
+                   and (part.lower is None or (isinstance(part.lower, ast.Constant) and part.lower.value == 0))
+                   for part in parts):
+                return start.value
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FACTORIES \
+                and any(is_var(arg) for arg in node.args):
+            return start.value
     return None
 
 

@@ -22,4 +22,4 @@ def scenario_fixed_window():
 
 def scenario_dynamic_from_the_start():
     for t in range(8, 16):
-        dynamic_step(IDS[:, :t])
+        dynamic_step(IDS[:, :t])  # from 2: no size Dynamo specialises
