@@ -581,16 +581,13 @@ CALLER_PROJECT = {
 }
 
 
-def test_a_callers_code_is_a_dependency_of_its_own_lines_only(tmp_path: Path, monkeypatch, rechecked: list[str]) -> None:
-    """helpers.py's finding comes from what its caller in model.py passes (a tensor as `flag`:
-    arguments.py reads the caller's code, parsed from its own lines). It depends on that
-    caller's index entry and the lines of its class (view._content_view, scan.text_digests),
-    not on the rest of model.py: a function appended there, or another def's body changed,
-    re-checks model.py alone; an edit to the caller's lines re-checks helpers.py too."""
+def _edits_of_model(tmp_path: Path, monkeypatch, files: dict[str, str], rechecked: list[str]):  # type: ignore[no-untyped-def]
+    """A project of `files` with the real rules: `found(cached)`, its findings; `warm_after(edit)`,
+    the findings and the files re-checked after `edit` (text -> text) of its model.py."""
     root = tmp_path / "proj"
     root.mkdir()
     monkeypatch.chdir(root)
-    write(root, CALLER_PROJECT)
+    write(root, files)
     model = root / "model.py"
 
     def found(cached: bool) -> list[tuple[str, int, str]]:
@@ -603,6 +600,16 @@ def test_a_callers_code_is_a_dependency_of_its_own_lines_only(tmp_path: Path, mo
         rechecked.clear()
         return found(True), sorted(rechecked)
 
+    return found, warm_after
+
+
+def test_a_callers_code_is_a_dependency_of_its_own_lines_only(tmp_path: Path, monkeypatch, rechecked: list[str]) -> None:
+    """helpers.py's finding comes from what its caller in model.py passes (a tensor as `flag`:
+    arguments.py reads the caller's code, parsed from its own lines). It depends on that
+    caller's index entry and the lines of its class (view._content_view, scan.text_digests),
+    not on the rest of model.py: a function appended there, or another def's body changed,
+    re-checks model.py alone; an edit to the caller's lines re-checks helpers.py too."""
+    found, warm_after = _edits_of_model(tmp_path, monkeypatch, CALLER_PROJECT, rechecked)
     assert found(True) == [("helpers.py", 6, "BL102")]
     appended = warm_after(lambda t: t + "\n\ndef added(z):\n    return z\n")  # what the benchmark's touch does
     assert appended == ([("helpers.py", 6, "BL102")], ["model.py"])
@@ -648,22 +655,7 @@ def test_a_compiled_name_read_from_another_module_depends_on_its_guard_facts_onl
     whole of model.py's index: a function appended there re-checks model.py alone (a whole
     summary's key re-checked 40 files of transformers when one was appended to llama's model);
     `dynamic=True` on the compile re-checks train.py, and its finding goes."""
-    root = tmp_path / "proj"
-    root.mkdir()
-    monkeypatch.chdir(root)
-    write(root, COMPILED_ELSEWHERE)
-    model = root / "model.py"
-
-    def found(cached: bool) -> list[tuple[str, int, str]]:
-        config = Config(root=root)
-        cache = Cache(root / CACHE_DIR) if cached else None
-        return codes(Engine(config, RuleSet(config), cache=cache).check([root]))
-
-    def warm_after(edit) -> tuple[list[tuple[str, int, str]], list[str]]:  # type: ignore[no-untyped-def]
-        model.write_text(edit(model.read_text()))
-        rechecked.clear()
-        return found(True), sorted(rechecked)
-
+    found, warm_after = _edits_of_model(tmp_path, monkeypatch, COMPILED_ELSEWHERE, rechecked)
     assert found(True) == [("train.py", 11, "BL211")]
     appended = warm_after(lambda t: t + "\n\ndef added(z):\n    return z\n")
     assert appended == ([("train.py", 11, "BL211")], ["model.py"])

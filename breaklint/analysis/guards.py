@@ -616,17 +616,26 @@ class GuardModel:
     def _float_attribute(self, cls: ClassInfo, write: StateWrite) -> tuple[str, float, float] | None:
         """(the text and value `__init__` gave, the value written) when `write` gives a float
         attribute the forward reads another float."""
-        if write.action != "attr" or "." in write.subject or not self._reads_attr(cls, write.name):
+        values = self._set_and_written(cls, write) if write.action == "attr" and "." not in write.subject else None
+        if values is None:
+            return None
+        text, (ok_first, first), (ok_new, new) = values
+        if not (ok_first and ok_new and _kind(first) == _kind(new) == "float" and first != new):
+            return None
+        return text, first, new  # type: ignore[return-value]
+
+    def _set_and_written(self, cls: ClassInfo, write: StateWrite
+                         ) -> tuple[str, tuple[bool, object], tuple[bool, object]] | None:
+        """The one value `__init__` gives the attribute `write` sets (its text, and as a literal)
+        and the value written (as a literal); None when the forward does not read the attribute
+        or `__init__` gives it more than one value."""
+        if not self._reads_attr(cls, write.name):
             return None
         initial = [v for c, v in self.project.attr_values(cls, write.name)]
         if len(initial) != 1:
             return None
         text = _text(initial[0].expr)
-        ok_first, first = _literal(text)
-        ok_new, new = _literal(write.value)
-        if not (ok_first and ok_new and _kind(first) == _kind(new) == "float" and first != new):
-            return None
-        return text, first, new  # type: ignore[return-value]
+        return text, _literal(text), _literal(write.value)
 
     def _float_attribute_writes(self, name: CompiledName, writes: list[tuple[StateWrite, str, float, float]]
                                 ) -> Prediction | None:
@@ -680,14 +689,10 @@ class GuardModel:
         return None
 
     def _attribute_write(self, name: CompiledName, cls: ClassInfo, write: StateWrite) -> Prediction | None:
-        if not self._reads_attr(cls, write.name):
+        values = self._set_and_written(cls, write)
+        if values is None:
             return None
-        initial = [v for c, v in self.project.attr_values(cls, write.name)]
-        if len(initial) != 1:
-            return None
-        first = _text(initial[0].expr)
-        ok_first, value_first = _literal(first)
-        ok_new, value_new = _literal(write.value)
+        first, (ok_first, value_first), (ok_new, value_new) = values
         if ok_first and ok_new:
             if value_first == value_new or _kind(value_first) != _kind(value_new):
                 return None
