@@ -506,10 +506,9 @@ class GuardModel:
 
     def _growing(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
         """A call in a loop whose tensor argument's size follows the loop variable (`x[:, :t]`,
-        `torch.randn(1, t)`): one recompile, then the size is dynamic (unless dynamic=False)."""
+        `torch.randn(1, t)`): one recompile, then the size is dynamic (every size with
+        dynamic=False; under dynamic=True, only the sizes 0 and 1 it starts at)."""
         dynamic = _option(name.options, "dynamic")
-        if dynamic is True:
-            return self._specialised_sizes(name, calls)
         found = []
         for call in calls:
             targets = {loop.target for loop in call.loops if re.fullmatch(r"\w+", loop.target)}
@@ -523,6 +522,20 @@ class GuardModel:
                 continue
             for index, (_, text) in enumerate(call.args):
                 var = next((t for t in targets if _sized_by(text, t)), None)
+                # Sizes 0 and 1 are always specialised, even under dynamic=True (measured, torch
+                # 2.13: `x[:, :t]` for t from 1 recompiles once, from 0 twice, from 2 never).
+                first = _first_size(text, var, call) if var is not None else None
+                if dynamic is True:
+                    if first is not None and first <= 1:
+                        found.append(Prediction(
+                            "BL214", call.place, name.name,
+                            f"argument {index + 1} (`{text}`) starts at size {first} with the loop variable `{var}`, "
+                            "and Dynamo specialises sizes 0 and 1 even under dynamic=True", _size_guard(text, var),
+                            2 - first, True,
+                            f"run the size-{'0 and size-1 steps' if first == 0 else '1 step'} outside the compiled "
+                            "callable and start the loop at 2, or pad to a fixed size"))
+                        break
+                    continue
                 if dynamic is False and (var is not None or self._grows(text, call)):
                     # Every new size compiles again: the evidence BL210's call form reports with.
                     found.append(Prediction("BL210", call.place, name.name, f"argument {index + 1} (`{text}`) changes "
@@ -539,39 +552,12 @@ class GuardModel:
                     break
                 if var is None:
                     continue
-                dim = _sized_dim(text, var)
-                # Sizes 0 and 1 are always specialised: from 0, the first dynamic graph comes at 2.
-                first = _first_size(text, var, call)
                 found.append(Prediction(
                     "BL214", call.place, name.name,
                     f"argument {index + 1} (`{text}`) changes size with the loop variable `{var}`",
-                    "size mismatch at index" + (f" {dim}" if dim is not None else ""), 2 if first == 0 else 1, True,
+                    _size_guard(text, var), 2 if first == 0 else 1, True,
                     "expected (one recompile, then the dimension is dynamic); call "
                     "torch._dynamo.mark_dynamic(x, dim) on the first input to skip even that one, or pad to fixed sizes"))
-                break
-        return found
-
-    def _specialised_sizes(self, name: CompiledName, calls: list[CompiledCall]) -> list[Prediction]:
-        """Under dynamic=True a size is a symbol from the first call, except 0 and 1, which
-        Dynamo always specialises: a loop whose sizes start there compiles again once per such
-        size (measured, torch 2.13: `x[:, :t]` for t from 1: one recompile, from 0: two, from 2:
-        none)."""
-        found = []
-        for call in calls:
-            targets = [loop.target for loop in call.loops if re.fullmatch(r"\w+", loop.target)]
-            for index, (_, text) in enumerate(call.args):
-                var = next((t for t in targets if _sized_by(text, t)), None)
-                first = _first_size(text, var, call) if var is not None else None
-                if first is None or first > 1:
-                    continue
-                dim = _sized_dim(text, var)  # type: ignore[arg-type]
-                found.append(Prediction(
-                    "BL214", call.place, name.name,
-                    f"argument {index + 1} (`{text}`) starts at size {first} with the loop variable `{var}`, and "
-                    "Dynamo specialises sizes 0 and 1 even under dynamic=True",
-                    "size mismatch at index" + (f" {dim}" if dim is not None else ""), 2 - first, True,
-                    f"run the size-{'0 and size-1 steps' if first == 0 else '1 step'} outside the compiled "
-                    "callable and start the loop at 2, or pad to a fixed size"))
                 break
         return found
 
@@ -1025,6 +1011,12 @@ def _sized_dim(text: str, var: str) -> int | None:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FACTORIES:
             return next((i for i, arg in enumerate(node.args) if mentions(arg)), None)
     return None
+
+
+def _size_guard(text: str, var: str) -> str:
+    """The guard Dynamo names for a size that follows `var` (with the dimension, where known)."""
+    dim = _sized_dim(text, var)
+    return "size mismatch at index" + (f" {dim}" if dim is not None else "")
 
 
 def _first_size(text: str, var: str, call: CompiledCall) -> int | None:
