@@ -19,7 +19,8 @@ class GuardedGlobalWrite(PredictedRecompile):
     per distinct value for bools, ints and strings (a float is dynamic after one recompile:
     from the start under the compile's `dynamic=True`, never under `dynamic=False`).
     A closure cell is guarded the same way (`scale == 2`); measured on torch 2.13, an int or
-    float cell recompiles once and is then dynamic, a bool or str cell once per value.
+    float cell recompiles once and is then dynamic (never with `dynamic=True`, once per value with
+    `dynamic=False`), a bool or str cell once per value.
     Not a recompile on 2.13 (measured, no finding): `hasattr(obj, "flag")` turning true and an
     `os.environ` value read in the region changing between calls: the compiled code keeps the
     answer it traced.

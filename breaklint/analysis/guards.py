@@ -417,8 +417,9 @@ class GuardModel:
     def _closures(self) -> list[Prediction]:
         """A closure cell the compiled function reads, rebound through `nonlocal` by a setter its
         factory returns, called between the compiled calls (torch 2.13 guards the cell's value
-        like a global's: an int or float compiles once more and is then dynamic, a bool or str
-        once per value)."""
+        like a global's: an int or float compiles once more and is then dynamic (never again
+        with the compile's dynamic=True, once per value with dynamic=False: 2 -> 3 -> 4
+        recompiled 1 / 0 / 2 times), a bool or str once per value)."""
         found = []
         names = {n.target: n for n in self._unique_names()}
         for write in self.facts.writes:
@@ -445,12 +446,17 @@ class GuardModel:
             distinct = list(dict.fromkeys(values))
             if not setter_calls or len(distinct) < 2 and len(values) == len(setter_calls) + 1:
                 continue
-            count = 1 if kind in ("int", "float") else _counted(max(len(distinct), 2))
+            dynamic = _option(name.options, "dynamic")
+            numeric = kind in ("int", "float")
+            if numeric and dynamic is True:
+                continue
+            dynamic_after = numeric and dynamic is not False
+            count = 1 if dynamic_after else _counted(max(len(distinct), 2))
             found.append(Prediction(
                 "BL213", setter_calls[0].place, name.name,
                 f"`{setter.name}(...)` rebinds the closure cell `{write.name}` (`nonlocal`, {first!r} in "
                 f"`{factory.name}`) that the compiled code read", f"{write.name} == {_guard_value(first)}", count,
-                kind in ("int", "float"),
+                dynamic_after,
                 "pass the value as an argument (a tensor, or one compiled callable per value) instead of a closure "
                 "cell that changes"))
         return found

@@ -7,7 +7,8 @@ USE_GELU = False
 CFG = {"scale": 2}
 MODE = "relu"
 GAIN = 0.5
-CALLS = {name: [] for name in ("act", "scaled", "moded", "fast_apply", "fast_blend", "static_gained")}
+CALLS = {name: [] for name in ("act", "scaled", "moded", "fast_apply", "fast_blend", "static_gained",
+                               "static_shift")}
 
 
 @torch.compile
@@ -111,3 +112,27 @@ def scenario_global_float_under_dynamic_false():
     static_gained(X)
     GAIN = 0.9
     static_gained(X)
+
+def _make_static_shifter():
+    offset = 2
+
+    def shift(x):
+        return x + offset
+
+    def set_offset(value):
+        nonlocal offset
+        offset = value
+
+    return shift, set_offset
+
+
+shift, set_offset = _make_static_shifter()
+static_shift = torch.compile(shift, dynamic=False)
+
+
+def scenario_closure_cell_under_dynamic_false():
+    static_shift(X)
+    set_offset(3)  # expect: BL213 recompiles=2 guard="offset == 2"
+    static_shift(X)
+    set_offset(4)
+    static_shift(X)

@@ -7,7 +7,8 @@ X = torch.randn(8, 8)
 USE_GELU = False
 UNUSED = 1
 GAIN = 0.5
-CALLS = {name: [] for name in ("act", "fast_apply", "has_extra", "env_mode", "dynamic_gained")}
+CALLS = {name: [] for name in ("act", "fast_apply", "has_extra", "env_mode", "dynamic_gained",
+                               "dynamic_shift")}
 
 
 @torch.compile
@@ -90,3 +91,27 @@ def scenario_global_float_under_dynamic_true():
     dynamic_gained(X)
     GAIN = 0.7  # dynamic=True: a global float is a symbol from the first call
     dynamic_gained(X)
+
+def _make_dynamic_shifter():
+    offset = 2
+
+    def shift(x):
+        return x + offset
+
+    def set_offset(value):
+        nonlocal offset
+        offset = value
+
+    return shift, set_offset
+
+
+shift, set_offset = _make_dynamic_shifter()
+dynamic_shift = torch.compile(shift, dynamic=True)
+
+
+def scenario_closure_cell_under_dynamic_true():
+    dynamic_shift(X)
+    set_offset(3)  # dynamic=True: an int cell is a symbol from the first call
+    dynamic_shift(X)
+    set_offset(4)
+    dynamic_shift(X)
