@@ -25,7 +25,8 @@ class VaryingCallArgument(PredictedRecompile):
     `recompile_limit` (8) values it runs eagerly). An `int` or a `float` compiles once more and
     is then dynamic (torch 2.13, automatic dynamic shapes); with `dynamic=True` it is dynamic from
     the first call (no finding), with `dynamic=False` each new value compiles again (the count
-    says how often). A new dtype compiles once per dtype.
+    says how often). An int then a float compiles a graph for each type (1, 2, 0.5: twice). A new
+    dtype compiles once per dtype.
     Strides are guarded too (one compile per distinct layout), a list's length and a dict's
     length and keys (one compile per distinct structure: lists and dicts never turn dynamic).
 

@@ -5,7 +5,7 @@ import torch
 X = torch.randn(8, 8)
 CALLS = {name: [] for name in ("f_int", "f_flag", "f_mode", "f_bias", "f_scale", "f_dtype", "f_size", "f_many",
                                "f_range", "f_list", "f_rank", "f_layout", "f_pool", "f_batch", "f_states", "f_parts",
-                               "f_count", "f_clip", "f_static", "f_static_scale")}
+                               "f_count", "f_clip", "f_static", "f_static_scale", "f_mixed")}
 
 
 @torch.compile
@@ -98,6 +98,11 @@ def f_count(x, n):
 @torch.compile
 def f_clip(x, limit):
     return x.clamp(-limit, limit)
+
+
+@torch.compile
+def f_mixed(x, s):
+    return x * s
 
 
 def shifted(x, n: int):
@@ -221,3 +226,9 @@ def scenario_static_floats():
     f_static_scale(X, 0.5)
     f_static_scale(X, 0.7)  # expect: BL211 recompiles=2 guard="s == 0.5"
     f_static_scale(X, 0.9)
+
+
+def scenario_int_then_float():
+    f_mixed(X, 1)
+    f_mixed(X, 2)  # expect: BL211 recompiles=2 guard="s == 1"
+    f_mixed(X, 0.5)  # a float: a graph of its own
