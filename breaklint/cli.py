@@ -212,7 +212,7 @@ def _fail(message: str) -> click.exceptions.Exit:
               help="The settings file whose folder holds the cache (default: found as for check).")
 def clean_command(config_path: Path | None) -> None:
     """Remove the cache (.breaklint_cache/ beside the settings, else in the current folder)."""
-    from breaklint.check.cache import CACHE_DIR, clean
+    from breaklint.infra.cache import CACHE_DIR, clean
 
     try:
         config = _load(config_path, ())

@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from breaklint.check import engine as engine_module
-from breaklint.check.cache import CACHE_DIR, Cache, Pack, RunPacks, clean
+from breaklint.check.salt import project_cache
+from breaklint.infra.cache import CACHE_DIR, Cache, Pack, RunPacks, clean
 from breaklint.cli import cli
 from breaklint.config import Config
 from breaklint.check.engine import CheckResult, Engine
@@ -76,7 +77,7 @@ def flag_rules(config: Config, rules: tuple[type[Rule], ...] | None = None) -> R
 
 def check(root: Path, cache_dir: Path | None) -> CheckResult:
     config = Config(root=root)
-    cache = Cache(cache_dir) if cache_dir is not None else None
+    cache = project_cache(cache_dir) if cache_dir is not None else None
     return Engine(config, flag_rules(config), cache=cache).check([root])
 
 
@@ -155,7 +156,7 @@ def test_an_edit_rechecks_only_the_readers_of_what_changed(project: Path, rechec
         config = Config(root=project)
         rules = RuleSet(config)
         rules.enabled = (*(rule for rule in rules.enabled if rule.meta), _FlagParam)
-        return codes(Engine(config, rules, cache=Cache(cache_dir) if cache_dir else None).check([project]))
+        return codes(Engine(config, rules, cache=project_cache(cache_dir) if cache_dir else None).check([project]))
 
     assert run(cache) == []
     layers = project / "layers.py"
@@ -254,7 +255,7 @@ def test_a_config_set_in_the_entry_file_rechecks_the_callee_file(project: Path, 
 
     def run(cache_dir: Path | None) -> list[tuple[str, int, str]]:
         config = Config(root=project)
-        return codes(Engine(config, RuleSet(config), cache=Cache(cache_dir) if cache_dir else None).check([project]))
+        return codes(Engine(config, RuleSet(config), cache=project_cache(cache_dir) if cache_dir else None).check([project]))
 
     assert ("layers.py", 5, "BL101") in run(cache)
     assert runs.count("layers.py") == 1
@@ -326,7 +327,7 @@ def test_a_configuration_default_read_in_another_file_is_a_dependency(project: P
 
     def run(cached: bool) -> set[tuple[str, int, str]]:
         config = Config(root=project, assume_forward_compiled=False)
-        result = Engine(config, RuleSet(config), cache=Cache(project / CACHE_DIR) if cached else None).check([project])
+        result = Engine(config, RuleSet(config), cache=project_cache(project / CACHE_DIR) if cached else None).check([project])
         return {(f.path, f.span.start_line, f.confidence.value) for f in result.findings if f.path == "gated.py"}
 
     assert run(True) == {("gated.py", 7, "possible")}
@@ -345,7 +346,7 @@ def test_reading_another_files_tree_ties_the_result_to_its_bytes(project: Path) 
         config = Config(root=project)
         rules = RuleSet(config)
         rules.enabled = (*(rule for rule in rules.enabled if rule.meta), _Marked)
-        found = Engine(config, rules, cache=Cache(cache)).check([project])
+        found = Engine(config, rules, cache=project_cache(cache)).check([project])
         return [c for c in codes(found) if c[2] == "BL998"]
 
     assert marked() == [("model.py", 7, "BL998")]
@@ -375,7 +376,7 @@ def test_a_scan_of_every_module_depends_on_what_it_asked(project: Path, rechecke
         config = Config(root=project)
         rules = RuleSet(config)
         rules.enabled = (*(rule for rule in rules.enabled if rule.meta), _Scan)
-        found = Engine(config, rules, cache=Cache(cache)).check([project])
+        found = Engine(config, rules, cache=project_cache(cache)).check([project])
         return sorted({(path, code) for path, _, code in codes(found)})  # type: ignore[misc]
 
     assert scanned() == []
@@ -436,7 +437,7 @@ def test_a_cache_that_cannot_be_written_is_used_but_not_updated(project: Path, m
     def refuse(*args: object) -> None:
         raise PermissionError(13, "read-only file system")
 
-    monkeypatch.setattr("breaklint.check.cache._write_pack", refuse)
+    monkeypatch.setattr("breaklint.infra.cache._write_pack", refuse)
     assert codes(check(project, cache)) == codes(check(project, None))
     assert ("other.py", 5, "BL999") in codes(check(project, cache))
 
@@ -543,7 +544,7 @@ def test_a_loop_in_a_caller_in_another_file_escalates_through_the_cache(tmp_path
 
     def escalated() -> list[bool]:
         config = Config(root=root)
-        found = Engine(config, RuleSet(config), cache=Cache(root / CACHE_DIR)).check([root])
+        found = Engine(config, RuleSet(config), cache=project_cache(root / CACHE_DIR)).check([root])
         return [f.message.find("reached from a loop in `Net.forward`") >= 0 for f in found.findings if f.code == "BL101"]
 
     assert escalated() == [True]
@@ -592,7 +593,7 @@ def _edits_of_model(tmp_path: Path, monkeypatch, files: dict[str, str], rechecke
 
     def found(cached: bool) -> list[tuple[str, int, str]]:
         config = Config(root=root)
-        cache = Cache(root / CACHE_DIR) if cached else None
+        cache = project_cache(root / CACHE_DIR) if cached else None
         return codes(Engine(config, RuleSet(config), cache=cache).check([root]))
 
     def warm_after(edit) -> tuple[list[tuple[str, int, str]], list[str]]:  # type: ignore[no-untyped-def]
@@ -680,7 +681,7 @@ def _whole(root: Path, cache_dir: Path, config: Config | None = None, report: li
            rules: tuple[type[Rule], ...] | None = None) -> tuple[CheckResult, bool]:
     """A check, and whether it was answered whole (Cache.runs): its facts were never loaded."""
     config = config or Config(root=root)
-    cache = Cache(cache_dir)
+    cache = project_cache(cache_dir)
     result = Engine(config, flag_rules(config, rules), cache=cache).check([root], report=report)
     return result, cache.facts._entries is None
 
@@ -746,9 +747,9 @@ def test_a_run_with_an_internal_error_is_not_kept_whole(project: Path, monkeypat
 def test_unsaved_buffers_are_never_answered_whole(project: Path) -> None:
     config = Config(root=project)
     rule_set = RuleSet(config)
-    cache = Cache(project / CACHE_DIR)
+    cache = project_cache(project / CACHE_DIR)
     Engine(config, rule_set, cache=cache).check([project])
-    cache = Cache(project / CACHE_DIR)
+    cache = project_cache(project / CACHE_DIR)
     buffers = {project / "quiet.py": "import torch\n\n@torch.compile\ndef plain(x):\n    return x.item()\n"}
     result = Engine(config, rule_set, cache=cache).check([project], overlays=buffers)
     assert cache.facts._entries is not None

@@ -16,7 +16,7 @@ import pytest
 from testdata import ROOT, project_dirs, write_tree
 
 from breaklint.check import engine as engine_module
-from breaklint.check.cache import Cache
+from breaklint.check.salt import project_cache
 from breaklint.check.engine import Engine
 from breaklint.check.registry import RuleSet
 from breaklint.config import Config
@@ -83,7 +83,7 @@ def _regions(root: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, memo: boo
 
     monkeypatch.setattr(engine_module._Run, "regions_computed", keeping)
     config = Config(root=root)
-    result = Engine(config, RuleSet(config), jobs=1, cache=Cache(cache)).check([root])
+    result = Engine(config, RuleSet(config), jobs=1, cache=project_cache(cache)).check([root])
     monkeypatch.undo()
     return [computed, [(f.code, f.path, f.span.start_line, f.message, f.region) for f in result.findings]]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.check.cache import CACHE_DIR
+from breaklint.infra.cache import CACHE_DIR
 from breaklint.check.engine import CheckResult
 from testdata import check_tree as run, write_tree as write
 

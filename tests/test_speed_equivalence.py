@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.check.cache import Cache
+from breaklint.check.salt import project_cache
 from breaklint.config import Config
 from breaklint.check.engine import CheckResult, Engine, parse_file
 from breaklint.check.registry import RuleSet
@@ -148,7 +148,7 @@ def test_workers_cache_and_reported_files_agree_on_tricky_project(settings: dict
     plain = run([tmp_path], tmp_path, **settings)
     assert {f.code for f in plain.findings} >= {"BL001", "BL002"}
     same(run([tmp_path], tmp_path, jobs=2, **settings), plain)
-    cache = Cache(tmp_path.parent / (tmp_path.name + "-cache"))
+    cache = project_cache(tmp_path.parent / (tmp_path.name + "-cache"))
     same(run([tmp_path], tmp_path, cache=cache, **settings), plain)
     same(run([tmp_path], tmp_path, cache=cache, **settings), plain)
     for path in sorted({f.path for f in plain.findings}):
@@ -242,9 +242,9 @@ def test_jobs_and_cache_change_nothing(corpus: Path, tmp_path: Path, monkeypatch
     plain = run([corpus], ROOT)
     same(run([corpus], ROOT, jobs=2), plain)
     cache = tmp_path / "cache"
-    same(run([corpus], ROOT, cache=Cache(cache)), plain)  # cold: fills it
-    same(run([corpus], ROOT, cache=Cache(cache)), plain)  # warm: answers from it
-    same(run([corpus], ROOT, cache=Cache(cache), jobs=2), plain)
+    same(run([corpus], ROOT, cache=project_cache(cache)), plain)  # cold: fills it
+    same(run([corpus], ROOT, cache=project_cache(cache)), plain)  # warm: answers from it
+    same(run([corpus], ROOT, cache=project_cache(cache), jobs=2), plain)
 
 
 def test_the_bytes_are_packed_only_for_processes_to_come(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -275,10 +275,10 @@ def test_the_bytes_are_packed_only_for_processes_to_come(tmp_path: Path, monkeyp
     monkeypatch.setattr(engine_module._Run, "_check_scanned", recording)
     monkeypatch.setattr(engine_module._Run, "_prepass", emptying)
     cache = tmp_path.parent / (tmp_path.name + "-cache")
-    cold = run([tmp_path], tmp_path, cache=Cache(cache), jobs=2)
+    cold = run([tmp_path], tmp_path, cache=project_cache(cache), jobs=2)
     with (tmp_path / "m0.py").open("a") as edited:  # else the run's whole answer comes from the cache
         edited.write("# edited\n")
-    warm = run([tmp_path], tmp_path, cache=Cache(cache), jobs=2)
+    warm = run([tmp_path], tmp_path, cache=project_cache(cache), jobs=2)
     alone = run([tmp_path], tmp_path, jobs=1)
     assert packed == [True, False, True]
     assert left == [0, 0, 0]
@@ -291,11 +291,11 @@ def test_an_edit_is_seen_through_the_cache(tmp_path: Path, monkeypatch) -> None:
     write(tmp_path, TRICKY)
     monkeypatch.chdir(tmp_path)
     cache = tmp_path.parent / (tmp_path.name + "-cache")
-    run([tmp_path], tmp_path, cache=Cache(cache))
+    run([tmp_path], tmp_path, cache=project_cache(cache))
     helpers = tmp_path / "pkg" / "helpers.py"
     helpers.write_text(helpers.read_text().replace("return x.tolist()", "return x.nonzero()"))
     (tmp_path / "extra.py").write_text("import torch\n\n@torch.compile\ndef g(x):\n    return x.item()\n")
-    warm = run([tmp_path], tmp_path, cache=Cache(cache))
+    warm = run([tmp_path], tmp_path, cache=project_cache(cache))
     same(warm, run([tmp_path], tmp_path))
     assert any(f.code == "BL104" and f.path == "pkg/helpers.py" for f in warm.findings)
     assert any(f.path == "extra.py" for f in warm.findings)
@@ -313,7 +313,7 @@ def _edit_checked_by_a_ready_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     extra.write_text("import torch\n\n@torch.compile\ndef g(x):\n    return x.item()\n")
     monkeypatch.chdir(tmp_path)
     cache = tmp_path.parent / (tmp_path.name + "-cache")
-    run([tmp_path], tmp_path, cache=Cache(cache))
+    run([tmp_path], tmp_path, cache=project_cache(cache))
     extra.write_text(extra.read_text() + "\n\ndef added(x):\n    return x.tolist()\n")  # the benchmark's edit
     monkeypatch.setattr(engine.deferred, "imported", lambda name: False)
     mapped: list[int] = []
@@ -325,7 +325,7 @@ def _edit_checked_by_a_ready_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         return found
 
     monkeypatch.setattr(ReadyWorker, "map", counted)
-    return run([tmp_path], tmp_path, cache=Cache(cache), jobs=2), mapped
+    return run([tmp_path], tmp_path, cache=project_cache(cache), jobs=2), mapped
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a ready worker is forked")

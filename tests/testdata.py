@@ -123,10 +123,10 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
 
 def check_tree(root: Path, cache: Path | None = None, jobs: int = 1):  # type: ignore[no-untyped-def]
     """`breaklint check root` with only explicit compile sites as entries (a CheckResult)."""
-    from breaklint.check.cache import Cache
+    from breaklint.check.salt import project_cache
     from breaklint.config import Config
     from breaklint.check.engine import Engine
     from breaklint.check.registry import RuleSet
 
     config = Config(root=root, assume_forward_compiled=False)
-    return Engine(config, RuleSet(config), cache=Cache(cache) if cache else None, jobs=jobs).check([root])
+    return Engine(config, RuleSet(config), cache=project_cache(cache) if cache else None, jobs=jobs).check([root])

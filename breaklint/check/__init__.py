@@ -1,1 +1,1 @@
-"""The one pipeline (engine), its planning per settings (units), the rule registry and suppressions."""
+"""The one pipeline (engine), its planning per settings (units), the rule registry and the worker entry points."""

@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import libcst as cst
 
-from breaklint.check.cache import Cache
+from breaklint.infra.cache import Cache
 from breaklint.config import Config
 from breaklint.infra.files import (DEFAULT_EXCLUDE, Excluder, ReadProblem, decode_source, discover, display_path,
                                    read_source)

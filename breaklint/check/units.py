@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from breaklint.check.cache import CACHE_DIR, Cache
+from breaklint.check.salt import project_cache
+from breaklint.infra.cache import CACHE_DIR
 from breaklint.config import Config, load_config, settings_in
 from breaklint.check.engine import CheckResult, Engine
 from breaklint.infra.files import DEFAULT_EXCLUDE, Excluder, discover
@@ -79,7 +80,7 @@ def check_units(units: Sequence[CheckUnit], jobs: int, use_cache: bool, force_ex
     `overlays` (path -> text) stand in for files (stdin's text). Raises ConfigError for settings
     the rule registry rejects (an unknown selector)."""
     engines = [Engine(unit.config, RuleSet(unit.config), jobs=jobs,
-                      cache=Cache(unit.config.root / CACHE_DIR) if use_cache else None) for unit in units]
+                      cache=project_cache(unit.config.root / CACHE_DIR) if use_cache else None) for unit in units]
     findings: list[Finding] = []
     files = 0
     started = time.perf_counter()

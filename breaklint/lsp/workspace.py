@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from breaklint.check.cache import CACHE_DIR, Cache
+from breaklint.check.salt import code_salt
+from breaklint.infra.cache import CACHE_DIR, Cache
 from breaklint.config import Config, ConfigError, find_pyproject, load_config
 from breaklint.check.engine import Engine
 from breaklint.finding import Finding
@@ -65,7 +66,7 @@ class _Part:
     def __init__(self, config: Config, shown_from: Path, trees: BufferTrees) -> None:
         self.config = config
         self.rules = RuleSet(config)  # raises ConfigError for unknown selectors
-        self.cache = _SessionCache(config.root / CACHE_DIR)
+        self.cache = _SessionCache(config.root / CACHE_DIR, code_salt())
         self.engine = Engine(config, self.rules, jobs=available_cores(), cache=self.cache, shown_from=shown_from,
                              parse_buffer=trees.parse)
         self.stamp = _stamp(config.source)

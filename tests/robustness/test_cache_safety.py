@@ -1,4 +1,4 @@
-"""Issue 6, item 6: the cache (breaklint/check/cache.py, `.breaklint_cache/`) can only make a run
+"""Issue 6, item 6: the cache (breaklint/infra/cache.py, `.breaklint_cache/`) can only make a run
 faster. Corrupted, truncated, foreign, unwritable, concurrently written or stale, it degrades to
 a cold run and never changes a finding; writes are atomic."""
 
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from breaklint.check.cache import CACHE_DIR, Cache, _read_pack, _write_pack, code_salt
+from breaklint.check.salt import code_salt, project_cache
+from breaklint.infra.cache import CACHE_DIR, Cache, _read_pack, _write_pack
 from breaklint.config import Config
 from breaklint.check.engine import Engine
 from breaklint.check.registry import RuleSet
@@ -47,16 +48,16 @@ def packs(root: Path) -> list[Path]:
 def test_warm_run_equals_cold_run(project: Path) -> None:
     cold = run(project, None)
     assert {f[2] for f in cold} == {"BL101", "BL102"}
-    assert run(project, Cache(project / CACHE_DIR)) == cold  # fills the cache
+    assert run(project, project_cache(project / CACHE_DIR)) == cold  # fills the cache
     assert len(packs(project)) == 4
-    assert run(project, Cache(project / CACHE_DIR)) == cold  # answered from it
-    assert run(project, Cache(project / CACHE_DIR), jobs=2) == cold
+    assert run(project, project_cache(project / CACHE_DIR)) == cold  # answered from it
+    assert run(project, project_cache(project / CACHE_DIR), jobs=2) == cold
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage", "directory", "other_magic"])
 def test_damaged_packs_give_a_cold_run(project: Path, damage: str) -> None:
     cold = run(project, None)
-    run(project, Cache(project / CACHE_DIR))
+    run(project, project_cache(project / CACHE_DIR))
     for pack in packs(project):
         data = pack.read_bytes()
         if damage == "truncate":
@@ -73,8 +74,8 @@ def test_damaged_packs_give_a_cold_run(project: Path, damage: str) -> None:
             pack.mkdir()
         else:
             pack.write_bytes(b"SOMETHING-ELSE\n" + data[16:])
-    assert run(project, Cache(project / CACHE_DIR)) == cold
-    assert run(project, Cache(project / CACHE_DIR)) == cold
+    assert run(project, project_cache(project / CACHE_DIR)) == cold
+    assert run(project, project_cache(project / CACHE_DIR)) == cold
 
 
 def test_a_cache_from_another_version_is_not_read(project: Path) -> None:
@@ -90,45 +91,45 @@ def test_a_cache_from_another_version_is_not_read(project: Path) -> None:
     _write_pack(runs_pack, "old-version", {key: ((), 0) for key in _read_pack(runs_pack, "old-version")})  # the run: "clean"
     assert run(project, Cache(project / CACHE_DIR, salt="old-version")) != cold  # the lie works under its salt
     assert run(project, Cache(project / CACHE_DIR, salt="new-version")) == cold
-    assert run(project, Cache(project / CACHE_DIR)) == cold  # the real salt (this code) too
+    assert run(project, project_cache(project / CACHE_DIR)) == cold  # the real salt (this code) too
 
 
 def test_edits_are_never_answered_from_the_cache(project: Path) -> None:
     cache_dir = project / CACHE_DIR
-    run(project, Cache(cache_dir))
+    run(project, project_cache(cache_dir))
     # Same size, other content: a cache keyed on mtime and size would miss it.
     (project / "other.py").write_text(OTHER.replace("tolist", "tolisx"), encoding="utf-8")
     # Another file decides whether layers.py is compiled at all.
     (project / "train.py").write_text(EAGER, encoding="utf-8")
-    assert run(project, Cache(cache_dir)) == run(project, None)
-    assert {(f[0], f[2]) for f in run(project, Cache(cache_dir))} == {("other.py", "BL102")}
+    assert run(project, project_cache(cache_dir)) == run(project, None)
+    assert {(f[0], f[2]) for f in run(project, project_cache(cache_dir))} == {("other.py", "BL102")}
     (project / "train.py").write_text(TRAIN, encoding="utf-8")
-    assert {(f[0], f[2]) for f in run(project, Cache(cache_dir))} == {("other.py", "BL102"), ("layers.py", "BL101")}
+    assert {(f[0], f[2]) for f in run(project, project_cache(cache_dir))} == {("other.py", "BL102"), ("layers.py", "BL101")}
 
 
 def test_unwritable_cache_directory(project: Path) -> None:
     """A file where the cache folder should be (as root, chmod cannot make a folder read-only)."""
     (project / CACHE_DIR).write_text("not a folder", encoding="utf-8")
     cold = run(project, None)
-    assert run(project, Cache(project / CACHE_DIR)) == cold
+    assert run(project, project_cache(project / CACHE_DIR)) == cold
     assert (project / CACHE_DIR).read_text(encoding="utf-8") == "not a folder"
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
 def test_read_only_cache_directory(project: Path) -> None:
     cold = run(project, None)
-    run(project, Cache(project / CACHE_DIR))
+    run(project, project_cache(project / CACHE_DIR))
     (project / CACHE_DIR).chmod(0o555)
     try:
         (project / "other.py").write_text(OTHER.replace("tolist", "tolisx"), encoding="utf-8")
-        assert run(project, Cache(project / CACHE_DIR)) == run(project, None) != cold
+        assert run(project, project_cache(project / CACHE_DIR)) == run(project, None) != cold
     finally:
         (project / CACHE_DIR).chmod(0o755)
 
 
 def test_a_failed_write_leaves_the_old_pack(project: Path) -> None:
     cold = run(project, None)
-    run(project, Cache(project / CACHE_DIR))
+    run(project, project_cache(project / CACHE_DIR))
     before = {p.name: p.read_bytes() for p in packs(project)}
 
     def disk_full(*args: object) -> None:
@@ -137,11 +138,11 @@ def test_a_failed_write_leaves_the_old_pack(project: Path) -> None:
     (project / "other.py").write_text(OTHER + "\n# changed\n", encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(os, "replace", disk_full)
-        assert run(project, Cache(project / CACHE_DIR)) == run(project, None)
+        assert run(project, project_cache(project / CACHE_DIR)) == run(project, None)
     assert {p.name: p.read_bytes() for p in packs(project)} == before  # untouched, not half-written
     assert not list((project / CACHE_DIR).glob("*.tmp"))  # no temp files left behind
     (project / "other.py").write_text(OTHER, encoding="utf-8")
-    assert run(project, Cache(project / CACHE_DIR)) == cold
+    assert run(project, project_cache(project / CACHE_DIR)) == cold
 
 
 def test_concurrent_runs_share_one_cache(project: Path) -> None:
@@ -220,19 +221,19 @@ def test_a_cache_folder_linked_elsewhere_is_neither_read_nor_written(
     (elsewhere / "layers.py").write_text(LAYERS.replace("x.sum().item()", "x.sum()"), encoding="utf-8")
     (elsewhere / "train.py").write_text(TRAIN, encoding="utf-8")
     (elsewhere / "other.py").write_text("x = 1\n", encoding="utf-8")
-    run(elsewhere, Cache(elsewhere / CACHE_DIR))
+    run(elsewhere, project_cache(elsewhere / CACHE_DIR))
     before = {p.name: p.read_bytes() for p in (elsewhere / CACHE_DIR).iterdir()}
     (project / CACHE_DIR).symlink_to(elsewhere / CACHE_DIR, target_is_directory=True)
     expected = cli_json(project, "--no-cache")
     assert cli_json(project) == expected
     assert {p.name: p.read_bytes() for p in (elsewhere / CACHE_DIR).iterdir()} == before
-    assert run(project, Cache(project / CACHE_DIR)) == run(project, None)
+    assert run(project, project_cache(project / CACHE_DIR)) == run(project, None)
 
 
 def test_a_pack_must_be_a_bounded_regular_file_of_the_folder(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import breaklint.check.cache
+    import breaklint.infra.cache
 
-    run(project, Cache(project / CACHE_DIR))
+    run(project, project_cache(project / CACHE_DIR))
     salt = code_salt()
     real = project / CACHE_DIR / "facts.pack"
     assert _read_pack(real, salt)
@@ -242,5 +243,5 @@ def test_a_pack_must_be_a_bounded_regular_file_of_the_folder(project: Path, monk
     assert _read_pack(real, salt) == {}  # a symlink, even to a whole pack
     real.unlink()
     moved.rename(real)
-    monkeypatch.setattr(breaklint.check.cache, "MAX_PACK_BYTES", real.stat().st_size - 1)
+    monkeypatch.setattr(breaklint.infra.cache, "MAX_PACK_BYTES", real.stat().st_size - 1)
     assert _read_pack(real, salt) == {}  # over the bound

@@ -196,7 +196,7 @@ def test_pool_without_on_crash_still_raises() -> None:
 
 def test_a_dead_worker_is_never_cached(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The BL005 of a worker that died is this run's news only: the next run checks the file."""
-    from breaklint.check.cache import Cache
+    from breaklint.check.salt import project_cache
     from breaklint.config import Config
     from breaklint.check.engine import Engine
     from breaklint.check.registry import RuleSet
@@ -212,11 +212,11 @@ def test_a_dead_worker_is_never_cached(tree: Path, monkeypatch: pytest.MonkeyPat
     config = Config(root=tree)
     cache = tree / ".breaklint_cache"
     monkeypatch.setattr(TensorToScalar, "visit_Call", die_on_boom)  # the forked workers inherit it
-    first = Engine(config, RuleSet(config), jobs=2, cache=Cache(cache)).check([tree])
+    first = Engine(config, RuleSet(config), jobs=2, cache=project_cache(cache)).check([tree])
     assert ("BL005", 1, 1) in by_path(first.findings)["boom.py"]
     assert "worker process died (exit code 9)" in next(f.message for f in first.findings if f.code == "BL005")
     monkeypatch.setattr(TensorToScalar, "visit_Call", original)
-    again = Engine(config, RuleSet(config), jobs=2, cache=Cache(cache)).check([tree])
+    again = Engine(config, RuleSet(config), jobs=2, cache=project_cache(cache)).check([tree])
     assert by_path(again.findings)["boom.py"] == [("BL101", 5, 12), ("BL102", 6, 8)]
 
 

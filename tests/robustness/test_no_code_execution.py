@@ -44,7 +44,7 @@ class _Poison:
 
 
 def _poison_cache(root: Path) -> None:
-    """Packs laid out as breaklint/check/cache.py writes them (magic, blake2b-16 of the body, pickle):
+    """Packs laid out as breaklint/infra/cache.py writes them (magic, blake2b-16 of the body, pickle):
     the checksum cannot protect anything, since anyone can compute it."""
     cache = root / ".breaklint_cache"
     cache.mkdir()

@@ -23,14 +23,11 @@ import hmac
 import os
 import pickle
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
-from breaklint import __version__
-from breaklint.infra import dists
 from breaklint.infra.files import Unreadable, read_regular
 
 CACHE_DIR = ".breaklint_cache"
@@ -44,34 +41,6 @@ MAX_PACK_BYTES = 1024 * 1024 * 1024
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# breaklint's cache (https://bford.info/cachedir/)\n"
 
 V = TypeVar("V")
-
-
-def code_salt() -> str:
-    """What cached results were computed by: the versions, and breaklint's own sources (an
-    edited rule must not be answered from the cache). libcst's version comes from its metadata,
-    not from the module: a warm run does not import libcst (deferred.py)."""
-    from breaklint.index.summary import SUMMARY_FORMAT
-
-    h = hashlib.blake2b(digest_size=16)
-    h.update(f"{__version__}|{SUMMARY_FORMAT}|{sys.version}".encode())
-    libcst_version = dists.version("libcst")
-    if libcst_version is None:  # libcst without metadata: its sources below the salt are not ours to hash
-        import libcst
-
-        libcst_version = str(getattr(libcst, "LIBCST_VERSION", ""))
-    h.update(libcst_version.encode())
-    import breaklint.rules
-
-    # The whole package (rule.py and analysis/ decide findings too), and the rules.
-    roots = [Path(__file__).parents[1], *(Path(p) for p in breaklint.rules.__path__)]
-    for root in roots:
-        for path in sorted(root.rglob("*.py")):
-            try:
-                stat = path.stat()
-            except OSError:
-                continue
-            h.update(f"{path.relative_to(root)}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
-    return h.hexdigest()
 
 
 class Pack(Generic[V]):
@@ -169,9 +138,10 @@ class RunPacks:
 
 
 class Cache:
-    def __init__(self, directory: Path, salt: str | None = None) -> None:
+    def __init__(self, directory: Path, salt: str) -> None:
+        """`salt`: what the cached results were computed by (check/salt.py's `code_salt`); a
+        pack stamped with another is read as empty."""
         self.directory = directory
-        salt = salt if salt is not None else code_salt()
         self.facts: Pack[Any] = Pack(directory / "facts.pack", salt, keep_unused=20_000)
         self.regions: Pack[Any] = Pack(directory / "regions.pack", salt, keep_unused=8)
         self.findings: Pack[Any] = Pack(directory / "findings.pack", salt, keep_unused=20_000)
