@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 
-from testdata import ROOT
+from testdata import HANG_GUARD_S, ROOT
 
 _SPEC = importlib.util.spec_from_file_location("speed_benchmark", ROOT / "benchmarks" / "speed.py")
 assert _SPEC is not None and _SPEC.loader is not None
@@ -67,3 +67,30 @@ def test_the_two_job_ratio_shows_each_round_beside_the_floors() -> None:
                     _row("breaklint cold", "1", 7.3, 6.85), _row("breaklint cold", "2", 3.9, 3.96))
     assert rows["cold, 2 jobs vs 1 job ≥ 1.8 ×"] == (
         "1.76 × (round by round 1.87, 1.73; libcst's floor 1.82–1.91 ×)", False)  # 6.85 / 3.9
+
+
+def test_the_two_job_ratio_is_shown_beside_the_machines_ceiling() -> None:
+    """Two one-job checks at once: 2 × one job / their time is the most two jobs could gain here
+    (a reference, not a target: the target stays the minimums against 1.8)."""
+    rows = _targets(_row("breaklint cold", "1", 6.0, 5.5), _row("breaklint cold", "2", 3.2, 3.1),
+                    _row(speed.CEILING, "1 + 1", 6.5, 6.0))
+    assert rows["cold, 2 jobs vs 1 job ≥ 1.8 ×"] == (
+        "1.77 × (round by round 1.88, 1.77; the machine's ceiling, two one-job checks at once, 1.85, 1.83 ×)", False)
+    label = f"(reference) the machine's ceiling for two jobs: 2 × one job / {speed.CEILING}"
+    assert rows[label] == ("1.83 × (two jobs reach 97% of it)", None)  # 2 × 5.5 / 6.0; 1.774 / 1.833
+
+
+def test_the_helper_starts_the_copies_at_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Each copy waits until both have started (a file each): run one after the other, the first
+    would wait alone and exit 3 (after HANG_GUARD_S, a deadlock's way out, not a measurement)."""
+    meeting = tmp_path / "meeting"
+    meeting.mkdir()
+    code = ("import os, sys, time\n"
+            f"d = {str(meeting)!r}\n"
+            "open(os.path.join(d, str(os.getpid())), 'w').close()\n"
+            f"deadline = time.monotonic() + {HANG_GUARD_S}\n"
+            "while len(os.listdir(d)) < 2 and time.monotonic() < deadline:\n"
+            "    time.sleep(0.01)\n"
+            "sys.exit(0 if len(os.listdir(d)) >= 2 else 3)\n")
+    speed.measure([sys.executable, "-c", code], tmp_path, (0,), copies=2)  # raises when a copy exits 3
+    assert len(list(meeting.iterdir())) == 2
