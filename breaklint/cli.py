@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__
+from breaklint.infra.collector import paused_collector
 from breaklint.infra.deferred import defer, when_imported
 from breaklint.infra.trusted_nodes import trust_parsed_nodes
 
@@ -137,10 +138,11 @@ def check(
         click.echo("".join(line + "\n" for line in _files(config, list(named) or [Path(".")], force_exclude)), nl=False)
         return
     try:
-        if from_stdin:
-            result = _check_stdin(units, named[0], jobs or available_cores(), not no_cache, force_exclude)
-        else:
-            result = check_units(units, jobs or available_cores(), not no_cache, force_exclude)
+        with paused_collector():  # this process's setting for the check (infra/collector.py)
+            if from_stdin:
+                result = _check_stdin(units, named[0], jobs or available_cores(), not no_cache, force_exclude)
+            else:
+                result = check_units(units, jobs or available_cores(), not no_cache, force_exclude)
     except (ConfigError, ValueError) as error:
         raise _fail(str(error))
     if statistics:
@@ -321,7 +323,8 @@ def confirm_command(
     roots = list(check_paths) or ([cwd] if observed else sorted({t.path.parent for t in found}))
     try:
         config = _load(config_path, tuple(roots))
-        static = Engine(config, RuleSet(config)).check(roots)
+        with paused_collector():
+            static = Engine(config, RuleSet(config)).check(roots)
     except (ConfigError, ValueError) as error:
         raise _fail(str(error))
 

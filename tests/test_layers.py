@@ -117,3 +117,25 @@ def test_rules_reading_internals_do_not_grow() -> None:
                      and any(t.startswith(("breaklint.index", "breaklint.analysis", "breaklint.infra", "breaklint.check"))
                              for t in imported(path, top_level_only=False)))
     assert len(reading) <= RULES_READING_INTERNALS, reading
+
+
+# Where the process-wide settings may change (issue #13: global state confined to the process
+# entry points): the collector's pause (infra/collector.py, used by the command line and the
+# language server around a check), the worker processes' own start (check/worker.py,
+# confirm/worker.py), and the recursion room a deep tree is parsed in (infra/recursion.py,
+# raised only while its caller waits).
+PROCESS_SETTINGS = {"gc": {"disable", "enable", "set_threshold"}, "sys": {"setrecursionlimit"}}
+SETTING_MODULES = {"breaklint.infra.collector", "breaklint.infra.recursion", "breaklint.check.worker",
+                   "breaklint.confirm.worker"}
+
+
+def test_process_settings_change_only_where_named() -> None:
+    found = set()
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.attr in PROCESS_SETTINGS.get(node.func.value.id, ())):
+                found.add(module)
+    assert found <= SETTING_MODULES, sorted(found - SETTING_MODULES)
+    assert "breaklint.infra.collector" in found  # the test sees the calls it looks for

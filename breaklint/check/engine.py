@@ -516,18 +516,9 @@ class _Run:
 
     # --- the steps ----------------------------------------------------------------------------
     def check(self, paths: Sequence[Path], force_exclude: bool) -> tuple[list[Finding], int]:
-        """The collector is off for the run: the pre-pass and the index make nothing cyclic but
-        make a great many objects, and every automatic pass walked them all again (a third of
-        the pre-pass's time). The rules' garbage is collected after each file (worker.check_task)."""
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            return self._check(paths, force_exclude)
-        finally:
-            if collecting:
-                gc.enable()
-
-    def _check(self, paths: Sequence[Path], force_exclude: bool) -> tuple[list[Finding], int]:
+        """The whole run. The process running it pauses the automatic collector around it
+        (infra/collector.py: the command line, the language server); the rules' garbage is
+        collected after each file (worker.check_task)."""
         config = self.config
         exclude = self.engine.exclude()
         files, problems = discover(paths, config.root, exclude, force_exclude)

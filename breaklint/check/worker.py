@@ -32,7 +32,7 @@ def install(run: _Run | None) -> None:
     if run is not None:  # spawn: the run arrives pickled; fork: it is already here
         SERVED[:] = [run]
         when_imported("libcst", trust_parsed_nodes)  # a process of its own, which reads parsed trees only
-    gc.disable()  # as in the main process (see _Run.check); check_task collects after each file
+    gc.disable()  # for good: a process of the check's (infra/collector.py); check_task collects after each file
     gc.freeze()  # what the worker inherited is never garbage: keep the collector off it
 
 

@@ -45,6 +45,7 @@ from pygls.workspace import TextDocument, Workspace
 
 from breaklint import __version__
 from breaklint.config import find_pyproject
+from breaklint.infra.collector import paused_collector
 from breaklint.infra.files import SUFFIXES
 from breaklint.finding import Finding
 from breaklint.index.def_lines import line_texts, split_lines
@@ -290,14 +291,16 @@ class Linter:
     ) -> tuple[dict[Path, list[Finding]], str | None]:
         """On the worker thread: the project's findings for `targets`, and a config error to show."""
         project, error = self._project(root)
-        return project.check(targets, buffers), error
+        with paused_collector():  # this process's setting for a check (infra/collector.py)
+            return project.check(targets, buffers), error
 
     def _check_first(self, root: Path, targets: list[Path], buffers: dict[Path, str]) -> tuple[First | None, str | None]:
         """On the worker thread: `Project.check_first` (None: a whole check is as quick, or the
         first one failed: the whole check is then the only one, and says what it says)."""
         project, error = self._project(root)
         try:
-            return project.check_first(targets, buffers), error
+            with paused_collector():
+                return project.check_first(targets, buffers), error
         except Exception as failure:  # a bug of the shortcut must not cost the diagnostics
             log.exception("the first check failed; checking the whole workspace", exc_info=failure)
             return None, error
