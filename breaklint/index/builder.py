@@ -17,6 +17,7 @@ import warnings
 from itertools import accumulate
 from typing import Callable, Iterable, Iterator, Optional
 
+from breaklint.index.compilers import Compiler, alias_of, compiled_argument, returned_names
 from breaklint.index.conditions import dotted, guards_of, is_concatenation
 from breaklint.index.imports import ImportTable
 from breaklint.index.patterns import NO_GRAD as _NO_GRAD, SET_GRAD as _SET_GRAD, called_while_compiling
@@ -162,6 +163,11 @@ class _Walker:
         self.writes: list[StateWrite] = []
         self.imported_calls: list[CompiledCall] = []  # calls of from-imported names, in every file
         self.from_names: set[str] = set()
+        # Compile helpers (compilers.py) by name, as the walk learns them; and, by function, the
+        # parameter it compiles (its position, the compile call's text) and the wrappers it defines.
+        self.compilers: dict[str, Compiler] = {}
+        self.compiled_params: dict[int, tuple[int, str]] = {}
+        self.inner_wrappers: dict[int, dict[str, Compiler]] = {}
 
     def run(self, tree: ast.Module) -> ModuleSummary:
         # Imports first: a decorator may use a name imported below.
@@ -231,12 +237,21 @@ class _Walker:
             return
         resolved = self.resolve(value.func)
         inner = self.resolve(value.func.func) if isinstance(value.func, ast.Call) else None
-        if resolved in COMPILE_NAMES or inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES:
-            for target in targets:
-                name = _dotted(target)
-                if name is not None:
-                    self.compiled_names.append(CompiledName(name, self.text(value.args[0]), self.text(value),
-                                                            self.place(value)))
+        options = self.text(value)
+        compiled: ast.expr | None = value.args[0]
+        helper = self._helper(value.func, ("alias", "wrapper"))
+        factory = self._helper(value.func.func, ("factory",)) if isinstance(value.func, ast.Call) else None
+        if helper is not None or factory is not None:  # `g = maybe_compile(f)`, `g = compile_with(...)(f)`
+            compiled = compiled_argument(value, helper) if helper is not None else compiled
+            options = (helper or factory).options or options  # type: ignore[union-attr]
+        elif not (resolved in COMPILE_NAMES or inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES):
+            return
+        if compiled is None:
+            return
+        for target in targets:
+            name = _dotted(target)
+            if name is not None:
+                self.compiled_names.append(CompiledName(name, self.text(compiled), options, self.place(value)))
 
     def _write(self, target: ast.expr, value: ast.expr, node: ast.stmt) -> None:
         """A write to a guarded value: `a.b = v`, `G[k] = v`, or a global under `global`."""
@@ -398,7 +413,48 @@ class _Walker:
         self.guard_frames.pop()
         self.fn, self.scope, self.guards_now = outer_fn, outer_scope, outer_guards
         kinds.pop()
+        self._learn_helper(node, index, parent, in_class)
         self.function_stack.pop()
+
+    def _learn_helper(self, node: ast.FunctionDef | ast.AsyncFunctionDef, index: int, parent: int,
+                      in_class: bool) -> None:
+        """A def that compiles its parameter is a wrapper; one that returns such a def of its own
+        is a factory (compilers.py). Module-level defs are helpers by name; a wrapper nested in
+        a def is known to that def only; methods are none."""
+        compiled = self.compiled_params.pop(index, None)
+        inner = self.inner_wrappers.pop(index, {})
+        if in_class:
+            return
+        helper: Compiler | None = None
+        if compiled is not None:
+            helper = Compiler("wrapper", *compiled)
+        else:
+            returned = [inner[name] for name in returned_names(node.body) if name in inner]
+            if returned:
+                options = returned[0].options
+                helper = Compiler("factory", 0, "" if "**" in options else options)
+        if helper is None:
+            return
+        if parent == -1:
+            self.compilers[node.name] = helper
+        else:
+            self.inner_wrappers.setdefault(parent, {})[node.name] = helper
+
+    def _learn_alias(self, name: str, value: ast.expr) -> None:
+        """A module-level `name = ...` makes `name` a compile alias (compilers.py), or no helper
+        any more: a later binding replaces an earlier one, as it does when the module runs."""
+        alias = alias_of(value, self.resolve, self.text)
+        if alias is not None:
+            self.compilers[name] = alias
+        else:
+            self.compilers.pop(name, None)
+
+    def _helper(self, expr: ast.expr, kinds: tuple[str, ...]) -> Compiler | None:
+        """The compile helper `expr` names, when it is one of `kinds`."""
+        if type(expr) is not ast.Name:
+            return None
+        helper = self.compilers.get(expr.id)  # type: ignore[attr-defined]
+        return helper if helper is not None and helper.kind in kinds else None
 
     def _decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef, index: int, parent: int) -> None:
         for decorator in node.decorator_list:
@@ -408,7 +464,14 @@ class _Walker:
                 call_args = _call_args(expr)
                 expr = expr.func
             resolved = self.resolve(expr)
-            if resolved in COMPILE_NAMES or resolved in OPTIMIZE_NAMES:
+            helper = self._helper(expr, ("factory",) if expr is not decorator else ("alias", "wrapper"))
+            if helper is not None and helper.position == 0:  # `@maybe_compile`, `@compile_with(...)`
+                self.sites.append(SiteSummary(self._at_sign_line(decorator), None, index, parent, False,
+                                              helper.options or self.text(decorator)))
+                if parent == -1 and not (self.scope_kinds and self.scope_kinds[-1] == "class"):
+                    self.compiled_names.append(CompiledName(node.name, node.name, helper.options or self.text(decorator),
+                                                            self.place(decorator)))
+            elif resolved in COMPILE_NAMES or resolved in OPTIMIZE_NAMES:
                 self.sites.append(SiteSummary(self._at_sign_line(decorator), None, index, parent, False,
                                               self.text(decorator)))
                 if parent == -1 and not (self.scope_kinds and self.scope_kinds[-1] == "class"):
@@ -507,6 +570,8 @@ class _Walker:
             self._bind(target, value, False)
         if self.tracks:
             self._bind_compiled(node.targets, node.value)
+            if not self.scope_kinds and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+                self._learn_alias(node.targets[0].id, node.value)  # type: ignore[attr-defined]
         for target in node.targets:
             self.expr(target)
         self.expr(node.value)
@@ -728,7 +793,8 @@ class _Walker:
                 self._appended(fn, node)
             if not self.untraced_depth:
                 self._record_call(fn, node, name, resolved, items)
-        if resolved in COMPILE_NAMES or type(func) is ast.Call or (type(func) is ast.Attribute and func.attr == "compile"):
+        if resolved in COMPILE_NAMES or type(func) is ast.Call or (type(func) is ast.Attribute and func.attr == "compile") \
+                or (type(func) is ast.Name and func.id in self.compilers):  # type: ignore[attr-defined]
             self._compile_call(node, fn, resolved, items)
         # Not a class (`Config(...)`): a compiled callable is bound to a lowercase name.
         if type(func) is ast.Name and node.args and func.id in self.from_names and not func.id[:1].isupper():
@@ -824,10 +890,29 @@ class _Walker:
         positional = bool(items) and items[0][0] is None
         if resolved in COMPILE_NAMES and positional:
             self.sites.append(SiteSummary(node.lineno, self.text(items[0][2]), -1, scope, False, self.text(node)))
+            self._compiles_parameter(fn, items[0][2], node)
         elif isinstance(func, ast.Call) and positional:
             inner = self.resolve(func.func)
-            if inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES:
-                self.sites.append(SiteSummary(node.lineno, self.text(items[0][2]), -1, scope, False, self.text(node)))
+            factory = self._helper(func.func, ("factory",))
+            if inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES or factory is not None:
+                text = factory.options if factory is not None and factory.options else self.text(node)
+                self.sites.append(SiteSummary(node.lineno, self.text(items[0][2]), -1, scope, False, text))
+        else:
+            helper = self._helper(func, ("alias", "wrapper"))
+            target = compiled_argument(node, helper) if helper is not None else None
+            if helper is not None and target is not None:  # `dynamic_compile(f)`, `maybe_compile(model)`
+                self.sites.append(SiteSummary(node.lineno, self.text(target), -1, scope, False,
+                                              helper.options or self.text(node)))
+                self._compiles_parameter(fn, target, node)
+
+    def _compiles_parameter(self, fn: _Function | None, target: ast.expr, call: ast.Call) -> None:
+        """`torch.compile(fn)` on a positional parameter of the def being walked: the def is a
+        wrapper (see _learn_helper), which compiles that parameter with the call's options."""
+        if fn is None or type(target) is not ast.Name:
+            return
+        positional = [name for name, _, _, is_positional in fn.signature if is_positional]
+        if target.id in positional:  # type: ignore[attr-defined]
+            self.compiled_params.setdefault(self.scope, (positional.index(target.id), self.text(call)))  # type: ignore[attr-defined]
 
 
 
