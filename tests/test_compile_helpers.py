@@ -57,6 +57,8 @@ def sites(source: str) -> list[tuple[int, str | None, str]]:
     ("@compile_with(mode='reduce-overhead')\ndef f(x):\n    pass\n", "f", "compile_with(mode='reduce-overhead')"),
     ("@static_with(3)\ndef f(x):\n    pass\n", "f", "torch.compile(fn, dynamic=False)"),
     ("@compiler\ndef f(x):\n    pass\n", "f", "compiler"),
+    ("@compiler(mode='max-autotune')\ndef f(x):\n    pass\n", "f", "compiler(mode='max-autotune')"),
+    ("g = compiler(dynamic=False)(step)\n", "step", "compiler(dynamic=False)(step)"),
     ("@static\ndef f(x):\n    pass\n", "f", "functools.partial(torch.compile, dynamic=False)"),
     ("g = maybe_compile(model)\n", "model", "torch.compile(fn)"),
     ("g = second('tag', model)\n", "model", 'torch.compile(fn, mode="max-autotune")'),

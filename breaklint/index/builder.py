@@ -240,7 +240,7 @@ class _Walker:
         options = self.text(value)
         compiled: ast.expr | None = value.args[0]
         helper = self._helper(value.func, ("alias", "wrapper"))
-        factory = self._helper(value.func.func, ("factory",)) if isinstance(value.func, ast.Call) else None
+        factory = self._helper(value.func.func, ("factory", "alias")) if isinstance(value.func, ast.Call) else None
         if helper is not None or factory is not None:  # `g = maybe_compile(f)`, `g = compile_with(...)(f)`
             compiled = compiled_argument(value, helper) if helper is not None else compiled
             options = (helper or factory).options or options  # type: ignore[union-attr]
@@ -464,7 +464,8 @@ class _Walker:
                 call_args = _call_args(expr)
                 expr = expr.func
             resolved = self.resolve(expr)
-            helper = self._helper(expr, ("factory",) if expr is not decorator else ("alias", "wrapper"))
+            # `@compile_with(...)`, `@compiler(mode=...)` (an alias called for its options); `@maybe_compile`
+            helper = self._helper(expr, ("factory", "alias") if expr is not decorator else ("alias", "wrapper"))
             if helper is not None and helper.position == 0:  # `@maybe_compile`, `@compile_with(...)`
                 self.sites.append(SiteSummary(self._at_sign_line(decorator), None, index, parent, False,
                                               helper.options or self.text(decorator)))
@@ -893,7 +894,7 @@ class _Walker:
             self._compiles_parameter(fn, items[0][2], node)
         elif isinstance(func, ast.Call) and positional:
             inner = self.resolve(func.func)
-            factory = self._helper(func.func, ("factory",))
+            factory = self._helper(func.func, ("factory", "alias"))
             if inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES or factory is not None:
                 text = factory.options if factory is not None and factory.options else self.text(node)
                 self.sites.append(SiteSummary(node.lineno, self.text(items[0][2]), -1, scope, False, text))

@@ -1,67 +1,18 @@
-"""Compiles through helpers, as training scripts do: a wrapper that compiles unless the run is
-eager, a factory of wrappers with options, an alias chosen by a flag, a `functools.partial` of
-torch.compile, and a look-alike decorator that compiles nothing."""
+"""Compiles the package's tensor utilities through the script's own helpers (a wrapper and a
+`functools.partial` of torch.compile), and runs the steps that tinyops/steps.py compiles with
+its helpers."""
 import functools
-import os
 
 import torch
 
 import tinyops
-from tinyops.compiling import compile_fn
-
-USE_COMPILE = os.environ.get("USE_COMPILE", "1") == "1"
 
 
-def maybe_compile(fn):
-    if USE_COMPILE:
-        return torch.compile(fn)
-    return fn
+def maybe_compile(fn, enabled=True):
+    return torch.compile(fn) if enabled else fn
 
 
-def compile_with(**options):
-    def wrap(fn):
-        return torch.compile(fn, **options)
-    return wrap
-
-
-def traced(fn):
-    return fn
-
-
-compiler = torch.compile if USE_COMPILE else (lambda fn: fn)
 dynamic_compile = functools.partial(torch.compile, dynamic=True)
-
-
-@maybe_compile
-def total(x):
-    return x.sum().item()  # expect: BL101
-
-
-@compile_with(dynamic=False)
-def shifted(x):
-    print("shift", x.mean())  # expect: BL106
-    return x + 1
-
-
-@compiler
-def as_list(x):
-    return (x * 2).tolist()  # expect: BL101
-
-
-@dynamic_compile
-def distinct(x):
-    return x.unique()  # expect: BL104
-
-
-@traced
-def eager_total(x):
-    return x.sum().item()
-
-
-@compile_fn
-def rounded(x):
-    return int(x.sum())  # miss: BL101 (a compile helper imported from another module is not known to the pre-pass)
-
 
 compiled_rows = maybe_compile(tinyops.active_rows)
 compiled_report = dynamic_compile(tinyops.report)
@@ -71,15 +22,15 @@ compiled_centered = maybe_compile(tinyops.centered)
 def main():
     torch.manual_seed(0)
     x = torch.randn(16)
-    total(x)
-    shifted(x)
-    as_list(x)
-    distinct(x)
-    eager_total(x)
-    rounded(x)
     compiled_rows(x)
     compiled_report(x)
     compiled_centered(x)
+    tinyops.total(x)
+    tinyops.shifted(x)
+    tinyops.as_list(x)
+    tinyops.distinct(x)
+    tinyops.eager_total(x)
+    tinyops.rounded(x)
 
 
 if __name__ == "__main__":
