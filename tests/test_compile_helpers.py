@@ -85,6 +85,8 @@ def test_each_use_of_a_helper_is_a_compile_site_with_its_options(use: str, targe
     "import torch\n\ncompiler = torch.compile\ncompiler = print\n\n@compiler\ndef f(x):\n    pass\n",
     # a method that compiles its parameter is not a helper by its bare name
     "import torch\n\nclass K:\n    def wrap(self, fn):\n        return torch.compile(fn)\n\n@wrap\ndef f(x):\n    pass\n",
+    # a parameter of the same name hides the module's helper
+    "import torch\n\ncompiler = torch.compile\n\ndef build(compiler, f):\n    return compiler(f)\n",
     # used before it is defined: the module would fail there
     "import torch\n\n@later\ndef f(x):\n    pass\n\ndef later(fn):\n    return torch.compile(fn)\n",
 ])

@@ -453,8 +453,12 @@ class _Walker:
         """The compile helper `expr` names, when it is one of `kinds`."""
         if type(expr) is not ast.Name:
             return None
-        helper = self.compilers.get(expr.id)  # type: ignore[attr-defined]
-        return helper if helper is not None and helper.kind in kinds else None
+        name: str = expr.id  # type: ignore[attr-defined]
+        helper = self.compilers.get(name)
+        fn = self.fn
+        if helper is None or helper.kind not in kinds or (fn is not None and (name in fn.params or name in fn.assigns)):
+            return None  # (a parameter or local of the same name hides the module's helper)
+        return helper
 
     def _decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef, index: int, parent: int) -> None:
         for decorator in node.decorator_list:
@@ -464,20 +468,18 @@ class _Walker:
                 call_args = _call_args(expr)
                 expr = expr.func
             resolved = self.resolve(expr)
-            # `@compile_with(...)`, `@compiler(mode=...)` (an alias called for its options); `@maybe_compile`
+            # A compile helper: `@maybe_compile`; `@compile_with(...)`, `@compiler(mode=...)` (called for options)
             helper = self._helper(expr, ("factory", "alias") if expr is not decorator else ("alias", "wrapper"))
-            if helper is not None and helper.position == 0:  # `@maybe_compile`, `@compile_with(...)`
-                self.sites.append(SiteSummary(self._at_sign_line(decorator), None, index, parent, False,
-                                              helper.options or self.text(decorator)))
-                if parent == -1 and not (self.scope_kinds and self.scope_kinds[-1] == "class"):
-                    self.compiled_names.append(CompiledName(node.name, node.name, helper.options or self.text(decorator),
-                                                            self.place(decorator)))
+            if helper is not None and helper.position == 0:
+                options = helper.options or self.text(decorator)
             elif resolved in COMPILE_NAMES or resolved in OPTIMIZE_NAMES:
-                self.sites.append(SiteSummary(self._at_sign_line(decorator), None, index, parent, False,
-                                              self.text(decorator)))
+                options = self.text(decorator)
+            else:
+                options = None
+            if options is not None:
+                self.sites.append(SiteSummary(self._at_sign_line(decorator), None, index, parent, False, options))
                 if parent == -1 and not (self.scope_kinds and self.scope_kinds[-1] == "class"):
-                    self.compiled_names.append(CompiledName(node.name, node.name, self.text(decorator),
-                                                            self.place(decorator)))
+                    self.compiled_names.append(CompiledName(node.name, node.name, options, self.place(decorator)))
             elif resolved in DISABLE_NAMES:
                 recursive = all(
                     not (isinstance(value, ast.Constant) and value.value is False)
