@@ -63,6 +63,10 @@ def sites(source: str) -> list[tuple[int, str | None, str]]:
     ("g = maybe_compile(model)\n", "model", "torch.compile(fn)"),
     ("g = second('tag', model)\n", "model", 'torch.compile(fn, mode="max-autotune")'),
     ("g = static(step)\n", "step", "functools.partial(torch.compile, dynamic=False)"),
+    ("if FLAG:\n    chosen = torch.compile\nelse:\n    chosen = lambda fn: fn\n\n@chosen\ndef f(x):\n    pass\n",
+     "f", "chosen"),
+    ("try:\n    chosen = torch.compile\nexcept AttributeError:\n    chosen = None\n\ng = chosen(step)\n",
+     "step", "chosen(step)"),
     ("g = compile_with(dynamic=True)(step)\n", "step", "compile_with(dynamic=True)(step)"),  # as `torch.compile(**o)(f)`
     ("def main(net):\n    run = maybe_compile(net.forward)\n", "net.forward", "torch.compile(fn)"),
 ])

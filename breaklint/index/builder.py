@@ -168,6 +168,7 @@ class _Walker:
         self.compilers: dict[str, Compiler] = {}
         self.compiled_params: dict[int, tuple[int, str]] = {}
         self.inner_wrappers: dict[int, dict[str, Compiler]] = {}
+        self.top_assigns: set[int] = set()  # ids of the module's own `name = ...` statements (not in an if or try)
 
     def run(self, tree: ast.Module) -> ModuleSummary:
         # Imports first: a decorator may use a name imported below.
@@ -175,6 +176,7 @@ class _Walker:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.imports.add_ast_import(statement)
         self.from_names = _project_imports(tree)
+        self.top_assigns = {id(statement) for statement in tree.body if type(statement) is ast.Assign}
         self._block(tree.body)
         return ModuleSummary(
             self.module_name, self.is_package, tuple(self.imports.aliases.items()),
@@ -440,13 +442,15 @@ class _Walker:
         else:
             self.inner_wrappers.setdefault(parent, {})[node.name] = helper
 
-    def _learn_alias(self, name: str, value: ast.expr) -> None:
-        """A module-level `name = ...` makes `name` a compile alias (compilers.py), or no helper
-        any more: a later binding replaces an earlier one, as it does when the module runs."""
+    def _learn_alias(self, name: str, value: ast.expr, unconditional: bool) -> None:
+        """A module-level `name = ...` makes `name` a compile alias (compilers.py), or, bound
+        unconditionally to something else, no helper any more (as when the module runs); bound
+        so in one arm of an `if` or in a `try`'s handler it is the other choice, and the alias
+        stays (`if USE: compiler = torch.compile` / `else: compiler = lambda fn: fn`)."""
         alias = alias_of(value, self.resolve, self.text)
         if alias is not None:
             self.compilers[name] = alias
-        else:
+        elif unconditional:
             self.compilers.pop(name, None)
 
     def _helper(self, expr: ast.expr, kinds: tuple[str, ...]) -> Compiler | None:
@@ -574,7 +578,7 @@ class _Walker:
         if self.tracks:
             self._bind_compiled(node.targets, node.value)
             if not self.scope_kinds and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
-                self._learn_alias(node.targets[0].id, node.value)  # type: ignore[attr-defined]
+                self._learn_alias(node.targets[0].id, node.value, id(node) in self.top_assigns)  # type: ignore[attr-defined]
         for target in node.targets:
             self.expr(target)
         self.expr(node.value)
