@@ -168,7 +168,7 @@ class _Walker:
         self.compilers: dict[str, Compiler] = {}
         self.compiled_params: dict[int, tuple[int, str]] = {}
         self.inner_wrappers: dict[int, dict[str, Compiler]] = {}
-        self.top_assigns: set[int] = set()  # ids of the module's own `name = ...` statements (not in an if or try)
+        self.top_statement: ast.stmt | None = None  # the module-level statement being walked
 
     def run(self, tree: ast.Module) -> ModuleSummary:
         # Imports first: a decorator may use a name imported below.
@@ -176,8 +176,9 @@ class _Walker:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.imports.add_ast_import(statement)
         self.from_names = _project_imports(tree)
-        self.top_assigns = {id(statement) for statement in tree.body if type(statement) is ast.Assign}
-        self._block(tree.body)
+        for statement in tree.body:
+            self.top_statement = statement
+            self._block((statement,))
         return ModuleSummary(
             self.module_name, self.is_package, tuple(self.imports.aliases.items()),
             tuple(sorted(self.imports.local_defs)), tuple(f.freeze() for f in self.functions),
@@ -578,7 +579,7 @@ class _Walker:
         if self.tracks:
             self._bind_compiled(node.targets, node.value)
             if not self.scope_kinds and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
-                self._learn_alias(node.targets[0].id, node.value, id(node) in self.top_assigns)  # type: ignore[attr-defined]
+                self._learn_alias(node.targets[0].id, node.value, node is self.top_statement)  # type: ignore[attr-defined]
         for target in node.targets:
             self.expr(target)
         self.expr(node.value)
