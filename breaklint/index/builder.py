@@ -431,7 +431,7 @@ class _Walker:
         helper: Compiler | None = None
         if compiled is not None:
             helper = Compiler("wrapper", *compiled)
-        else:
+        elif inner:  # (the body is searched for `return wrap` only where it defines a wrapper)
             returned = [inner[name] for name in returned_names(node.body) if name in inner]
             if returned:
                 options = returned[0].options
