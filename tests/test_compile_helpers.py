@@ -62,6 +62,7 @@ def sites(source: str) -> list[tuple[int, str | None, str]]:
     ("@static\ndef f(x):\n    pass\n", "f", "functools.partial(torch.compile, dynamic=False)"),
     ("g = maybe_compile(model)\n", "model", "torch.compile(fn)"),
     ("g = second('tag', model)\n", "model", 'torch.compile(fn, mode="max-autotune")'),
+    ("def outer(fn):\n    return second(None, fn)\n\ng = outer(model)\n", "model", 'torch.compile(fn, mode="max-autotune")'),
     ("g = static(step)\n", "step", "functools.partial(torch.compile, dynamic=False)"),
     ("if FLAG:\n    chosen = torch.compile\nelse:\n    chosen = lambda fn: fn\n\n@chosen\ndef f(x):\n    pass\n",
      "f", "chosen"),

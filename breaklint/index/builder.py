@@ -898,7 +898,7 @@ class _Walker:
         positional = bool(items) and items[0][0] is None
         if resolved in COMPILE_NAMES and positional:
             self.sites.append(SiteSummary(node.lineno, self.text(items[0][2]), -1, scope, False, self.text(node)))
-            self._compiles_parameter(fn, items[0][2], node)
+            self._compiles_parameter(fn, items[0][2], self.text(node))
         elif isinstance(func, ast.Call) and positional:
             inner = self.resolve(func.func)
             factory = self._helper(func.func, ("factory", "alias"))
@@ -909,18 +909,19 @@ class _Walker:
             helper = self._helper(func, ("alias", "wrapper"))
             target = compiled_argument(node, helper) if helper is not None else None
             if helper is not None and target is not None:  # `dynamic_compile(f)`, `maybe_compile(model)`
-                self.sites.append(SiteSummary(node.lineno, self.text(target), -1, scope, False,
-                                              helper.options or self.text(node)))
-                self._compiles_parameter(fn, target, node)
+                options = helper.options or self.text(node)
+                self.sites.append(SiteSummary(node.lineno, self.text(target), -1, scope, False, options))
+                self._compiles_parameter(fn, target, options)
 
-    def _compiles_parameter(self, fn: _Function | None, target: ast.expr, call: ast.Call) -> None:
-        """`torch.compile(fn)` on a positional parameter of the def being walked: the def is a
-        wrapper (see _learn_helper), which compiles that parameter with the call's options."""
+    def _compiles_parameter(self, fn: _Function | None, target: ast.expr, options: str) -> None:
+        """`torch.compile(fn)` (or a helper's call) on a positional parameter of the def being
+        walked: the def is a wrapper (see _learn_helper), which compiles that parameter with
+        `options` (a wrapper of a wrapper passes on the inner one's)."""
         if fn is None or type(target) is not ast.Name:
             return
         positional = [name for name, _, _, is_positional in fn.signature if is_positional]
         if target.id in positional:  # type: ignore[attr-defined]
-            self.compiled_params.setdefault(self.scope, (positional.index(target.id), self.text(call)))  # type: ignore[attr-defined]
+            self.compiled_params.setdefault(self.scope, (positional.index(target.id), options))  # type: ignore[attr-defined]
 
 
 
