@@ -164,7 +164,7 @@ class _Walker:
         self.imported_calls: list[CompiledCall] = []  # calls of from-imported names, in every file
         self.from_names: set[str] = set()
         # Compile helpers (compilers.py) by name, as the walk learns them; and, by function, the
-        # parameter it compiles (its position, the compile call's text) and the wrappers it defines.
+        # parameter it compiles (its position, the options text) and the wrappers it defines.
         self.compilers: dict[str, Compiler] = {}
         self.compiled_params: dict[int, tuple[int, str]] = {}
         self.inner_wrappers: dict[int, dict[str, Compiler]] = {}
