@@ -4,6 +4,7 @@ testdata/projects/compile_helpers (each pattern run through real Dynamo by test_
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
@@ -116,10 +117,38 @@ def test_helpers_compile_code_in_other_files(tmp_path, check) -> None:
     assert found == {("BL104", "ops.py", 4)}  # `total` is not compiled
 
 
-def test_a_helper_defined_in_another_module_is_not_known_yet(tmp_path, check) -> None:
-    # The documented gap (docs/regions.md); testdata/projects/compile_helpers marks it `miss`.
+def test_a_helper_imported_from_another_module_compiles_there_too(tmp_path, check) -> None:
+    root = project(tmp_path, {
+        "helpers.py": "import torch\n\ndef maybe_compile(fn):\n    return torch.compile(fn)\n",
+        "train.py": "from helpers import maybe_compile\n\n@maybe_compile\ndef f(x):\n    return x.sum().item()\n\n"
+                    "def g(x):\n    return x.nonzero()\n\nfast_g = maybe_compile(g)\n",
+    })
+    found = {(f.code, f.span.start_line) for f in check([root], root=root).findings}
+    assert found == {("BL101", 5), ("BL104", 8)}
+
+
+def test_a_changed_helper_changes_what_its_importers_compile_with_a_cache(tmp_path, monkeypatch) -> None:
+    # The importer's facts are digested with the helper they were given (engine.py,
+    # `_seed_imported_helpers`): the importer's cached facts and findings follow the helper.
+    from click.testing import CliRunner
+
+    from breaklint.cli import cli
+
     root = project(tmp_path, {
         "helpers.py": "import torch\n\ndef maybe_compile(fn):\n    return torch.compile(fn)\n",
         "train.py": "from helpers import maybe_compile\n\n@maybe_compile\ndef f(x):\n    return x.sum().item()\n",
     })
-    assert [f.code for f in check([root], root=root).findings] == []
+    monkeypatch.chdir(root)  # the cache lands in the project
+
+    def codes() -> list[str]:
+        result = CliRunner().invoke(cli, ["check", "--format", "json", "--exit-zero", str(root)])
+        assert result.exit_code == 0, result.output
+        return [finding["code"] for finding in json.loads(result.output)]
+
+    assert codes() == ["BL101"]
+    assert (root / ".breaklint_cache").is_dir()
+    (root / "helpers.py").write_text("import torch\n\ndef maybe_compile(fn):\n    return fn\n", encoding="utf-8")
+    assert codes() == []
+    (root / "helpers.py").write_text("import torch\n\ndef maybe_compile(fn):\n    return torch.compile(fn, dynamic=False)\n",
+                                     encoding="utf-8")
+    assert codes() == ["BL101"]

@@ -48,7 +48,8 @@ from breaklint.check import worker
 from breaklint.check.registry import RuleSet
 from breaklint.rule import FileContext, Rule
 from breaklint.infra.recursion import parse_safely, with_room
-from breaklint.index.scan import FileFacts, clamp, compiler_verdict, content_digest, read_bytes
+from breaklint.index.compilers import Compiler
+from breaklint.index.scan import FileFacts, clamp, compiler_verdict, content_digest, read_bytes, scan_text
 from breaklint.index.view import Fragments, bind_tree, release_bound, shallow_module, tree_functions, unbind_bodiless
 from breaklint.index.libcst_gaps import parse_around_gaps
 from breaklint.index.region_text import Block, region_text
@@ -566,6 +567,7 @@ class _Run:
                        ready: ReadyWorker | None) -> tuple[list[Finding], int]:
         """Every step after the pre-pass; `ready`: see _ready_worker."""
         config = self.config
+        self._seed_imported_helpers()
         indexed: list[int] = []
         for index, facts in enumerate(self.facts):
             if facts.problem is None:
@@ -726,6 +728,39 @@ class _Run:
             facts[index] = result
             if self.cache is not None and result.digest and not result.unjudged:
                 self.cache.facts.put(result.digest, result)
+
+    def _seed_imported_helpers(self) -> None:
+        """A file that imports a compile helper another file defines (`from utils import
+        maybe_compile`, index/compilers.py) and calls it or decorates with it is summarized again
+        with the helper known, so that its uses are compile sites as the defining file's own are.
+        The pre-pass reads one file at a time: only here are both known. Few files do this (the
+        helpers are rare: 2 of 5,251 files in timm, transformers and torch's tree define one).
+        The new facts are digested with the helpers they were given (their cache key, and what
+        the file's cached findings and every reader of its index depend on), so a change of the
+        helper changes them; they are judged by Python's compiler now, never left to the regions
+        (whose verdicts go to the cache under the file's own digest)."""
+        facts = self.facts
+        exported = {f"{self.sources[i].module_name}.{name}": Compiler(kind, position, options)
+                    for i, found in enumerate(facts) for name, kind, position, options in found.helpers}
+        if not exported:
+            return
+        for index, found in enumerate(facts):
+            if found.problem is not None or (exported.keys().isdisjoint(found.imported_callees)
+                                             and exported.keys().isdisjoint(found.imported_decorators)):
+                continue
+            seeded = {local: exported[name] for local, name in found.summary().aliases if name in exported}
+            text = self._text(index)
+            if not seeded or isinstance(text, ReadProblem):
+                continue
+            key = _digest("helpers", found.digest, sorted((local, helper.kind, helper.position, helper.options)
+                                                          for local, helper in seeded.items()))
+            again = self.cache.facts.get(key) if self.cache is not None else None
+            if again is None:
+                source = self.sources[index]
+                again = scan_text(text, key, source.module_name, source.is_package, helpers=seeded)
+                if self.cache is not None and again.digest:  # ("" after an internal error: never cached)
+                    self.cache.facts.put(key, again)
+            facts[index] = again
 
     def _judged_later(self, tasks: list[tuple[int, worker.ScanTask]], jobs: int) -> set[int]:
         """The tasks (by position) whose compiler verdicts wait for the regions (see _prepass):

@@ -15,7 +15,7 @@ import bisect
 import sys
 import warnings
 from itertools import accumulate
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Mapping, Optional
 
 from breaklint.index.compilers import Compiler, alias_of, compiled_argument, returned_names
 from breaklint.index.conditions import dotted, guards_of, is_concatenation
@@ -55,11 +55,13 @@ def summarize(text: str, module_name: str, is_package: bool, tree: ast.Module | 
     return _Walker(text, module_name, is_package).run(tree if tree is not None else parse(text))
 
 
-def summarize_lines(text: str, module_name: str, is_package: bool,
-                    tree: ast.Module) -> tuple[ModuleSummary, bytes, list[int]]:
+def summarize_lines(text: str, module_name: str, is_package: bool, tree: ast.Module,
+                    helpers: Mapping[str, Compiler] | None = None) -> tuple[ModuleSummary, bytes, list[int]]:
     """The summary, with the text's UTF-8 bytes and line starts (`line_starts`) it was read
-    from: the pre-pass digests definitions' lines from them (scan.text_digests)."""
-    walker = _Walker(text, module_name, is_package)
+    from: the pre-pass digests definitions' lines from them (scan.text_digests). `helpers`: the
+    compile helpers other modules define, by the names this one imports them as (engine.py,
+    `_seed_imported_helpers`)."""
+    walker = _Walker(text, module_name, is_package, helpers)
     return walker.run(tree), walker.source, walker.line_starts
 
 
@@ -127,7 +129,8 @@ def _freeze(bindings: dict[str, list[tuple[Expr, bool]]]) -> Bindings:
 
 
 class _Walker:
-    def __init__(self, text: str, module_name: str, is_package: bool) -> None:
+    def __init__(self, text: str, module_name: str, is_package: bool,
+                 helpers: Mapping[str, Compiler] | None = None) -> None:
         self.source = text.encode("utf-8", "surrogatepass")
         self.line_starts = line_starts(self.source)
         self.module_name, self.is_package = module_name, is_package
@@ -155,7 +158,7 @@ class _Walker:
         # the file, when every name bound to a compiled callable is known.
         # Only a file that can compile something (the word is in it: `torch.compile`, an alias's
         # import, `optimize`) records them: the others pay nothing for these facts.
-        self.tracks = b"compile" in self.source or b"optimize" in self.source
+        self.tracks = b"compile" in self.source or b"optimize" in self.source or bool(helpers)
         self.loops: list[Loop] = []  # the loops around the statement, in its own function
         self.grad_off = 0  # how many grad switches are on around it
         self.compiled_names: list[CompiledName] = []
@@ -165,7 +168,8 @@ class _Walker:
         self.from_names: set[str] = set()
         # Compile helpers (compilers.py) by name, as the walk learns them; and, by function, the
         # parameter it compiles (its position, the options text) and the wrappers it defines.
-        self.compilers: dict[str, Compiler] = {}
+        self.imported_helpers: Mapping[str, Compiler] = helpers or {}
+        self.compilers: dict[str, Compiler] = dict(self.imported_helpers)
         self.compiled_params: dict[int, tuple[int, str]] = {}
         self.inner_wrappers: dict[int, dict[str, Compiler]] = {}
         self.top_statement: ast.stmt | None = None  # the module-level statement being walked
@@ -184,6 +188,8 @@ class _Walker:
             tuple(sorted(self.imports.local_defs)), tuple(f.freeze() for f in self.functions),
             tuple(c.freeze() for c in self.classes), _freeze(self.assigns), tuple(self.sites),
             tuple(self.disabled), *self._compiled_facts(), tuple(self.imported_calls),
+            tuple((name, helper.kind, helper.position, helper.options) for name, helper in self.compilers.items()
+                  if self.imported_helpers.get(name) is not helper),  # its own helpers, not those it imported
         )
 
     # --- what changes compiled frames' guards (analysis/guards.py reads it) --------------------

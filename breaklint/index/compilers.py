@@ -16,8 +16,9 @@ Training scripts seldom call `torch.compile` where they use it. They write
 and then `@maybe_compile`, `@compile_with(mode="max-autotune")`, `g = dynamic_compile(f)`:
 Dynamo compiles `f` as if `torch.compile(f)` were written there. The pre-pass (builder.py)
 learns these helpers from the module's own definitions, in source order, and records each use
-as a compile site. A helper imported from another module is not known here (the pre-pass reads
-one file at a time).
+as a compile site. The summary exports the module-level ones; a module that imports one
+(`from utils import maybe_compile`) is summarized again with it known, once every file's facts
+are in (engine.py, `_seed_imported_helpers`).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import warnings
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple, TypeVar
 
 from breaklint.infra.files import NUL_BYTES, ReadProblem, decode_source, read_capped
 from breaklint.infra.recursion import with_room
@@ -28,6 +28,9 @@ from breaklint.index.def_lines import split_lines
 from breaklint.index.region_text import Block, outline
 from breaklint.index.summary import ModuleSummary
 from breaklint.index.suppress import may_hold_suppressions
+
+if TYPE_CHECKING:
+    from breaklint.index.compilers import Compiler
 
 T = TypeVar("T")
 
@@ -65,6 +68,11 @@ class FileFacts:
     # Python's compiler is yet to judge the text (scan_text's `defer_compile`): the engine asks
     # it (compiler_verdict) while the regions are computed, and never caches facts before that.
     unjudged: bool = False
+    # Compile helpers (index/compilers.py): those this module defines (summary.helpers), and the
+    # qualified names it imports with `from m import name` and uses as a decorator; with
+    # `imported_callees`, what the engine joins them by (engine.py, `_seed_imported_helpers`).
+    helpers: tuple[tuple[str, str, int, str], ...] = ()
+    imported_decorators: frozenset[str] = frozenset()
 
     def summary(self) -> ModuleSummary:
         return pickle.loads(zlib.decompress(self.summary_blob))
@@ -80,15 +88,17 @@ def content_digest(data: bytes, module_name: str, is_package: bool) -> str:
 def read_bytes(path: Path) -> bytes | ReadProblem:
     return read_capped(path)
 
-def scan_text(text: str, digest: str, module_name: str, is_package: bool, defer_compile: bool = False) -> FileFacts:
+def scan_text(text: str, digest: str, module_name: str, is_package: bool, defer_compile: bool = False,
+              helpers: Mapping[str, Compiler] | None = None) -> FileFacts:
     """Facts of decoded text (a file's, or an editor buffer's). `defer_compile`: leave Python's
     compiler out (a quarter of the pre-pass) where compiling the text later costs about what
-    compiling the tree costs now (see python_verdict); the facts say so (`unjudged`)."""
+    compiling the tree costs now (see python_verdict); the facts say so (`unjudged`). `helpers`:
+    compile helpers of other modules, by the names this one imports them as (builder.py)."""
     maybe_suppressed = may_hold_suppressions(text)
     if "\0" in text:  # a buffer gets the verdict the same text gets from disk
         return FileFacts(digest, NUL_BYTES, b"", "", False, False, maybe_suppressed, len(text))
     try:
-        summary, blocks, source, starts, unjudged = _summary(text, module_name, is_package, defer_compile)
+        summary, blocks, source, starts, unjudged = _summary(text, module_name, is_package, defer_compile, helpers)
     except Exception as error:  # a bug of ours on this one file: BL005 for it, the others go on
         summary = ReadProblem("BL005", f"internal error while indexing this file: {type(error).__name__}: {error}",
                               details="".join(traceback.format_exception(error)))
@@ -108,7 +118,18 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool, defer_
                      bool(summary.compiled_calls),
                      frozenset(n.name for n in summary.compiled_names if n.place.scope < 0 and "." not in n.name),
                      frozenset(aliases[c.callee] for c in summary.imported_calls if c.callee in aliases),
-                     pickle.dumps(blocks, protocol=pickle.HIGHEST_PROTOCOL), unjudged)
+                     pickle.dumps(blocks, protocol=pickle.HIGHEST_PROTOCOL), unjudged, summary.helpers,
+                     frozenset(aliases[head] for head in _decorator_heads(summary) if head in aliases))
+
+
+def _decorator_heads(summary: ModuleSummary) -> Iterator[str]:
+    """The bare names the module's defs are decorated with (`maybe_compile` of `@maybe_compile`
+    and of `@maybe_compile(...)`); dotted decorators are not imported by `from m import name`."""
+    for fn in summary.functions:
+        for decorator in fn.decorators:
+            head = decorator.partition("(")[0].strip()
+            if head.isidentifier():
+                yield head
 
 def text_digests(summary: ModuleSummary, source: bytes, starts: list[int]) -> tuple[tuple[str, str], ...]:
     """`text:<name>`: the lines of the top-level definitions named `name` (a def or class with
@@ -327,8 +348,8 @@ def _all_data(expression: ast.expr) -> bool:
     return True
 
 
-def _summary(text: str, module_name: str, is_package: bool,
-             defer_compile: bool = False) -> tuple[ModuleSummary | ReadProblem, Block, bytes, list[int], bool]:
+def _summary(text: str, module_name: str, is_package: bool, defer_compile: bool = False,
+             helpers: Mapping[str, Compiler] | None = None) -> tuple[ModuleSummary | ReadProblem, Block, bytes, list[int], bool]:
     """The summary from `ast`, the statements' outline, and the text's bytes and line starts
     (builder.summarize_lines): Python's own parser is the judge of what is valid (one indexer,
     one parser), so syntax newer than the running Python's is its BL001."""
@@ -341,7 +362,7 @@ def _summary(text: str, module_name: str, is_package: bool,
         return problem, (), b"", [], False
 
     def made() -> tuple[ModuleSummary, Block, bytes, list[int], bool]:
-        summary, source, starts = summarize_lines(text, module_name, is_package, tree)
+        summary, source, starts = summarize_lines(text, module_name, is_package, tree, helpers)
         return summary, outline(tree, split_lines(text)), source, starts, verdict.deferred
 
     try:

@@ -180,6 +180,9 @@ class ModuleSummary:
     # Calls of names imported with `from m import name` (any file): a compiled callable another
     # module binds is called here (analysis/guards.py joins them to that module's compiled names).
     imported_calls: tuple[CompiledCall, ...] = ()
+    # The module-level compile helpers it defines (index/compilers.py): (name, kind, position,
+    # options); a module that imports one is summarized again with it known (engine.py).
+    helpers: tuple[tuple[str, str, int, str], ...] = ()
 
     @property
     def has_functions(self) -> bool:

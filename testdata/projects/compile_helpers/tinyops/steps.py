@@ -59,4 +59,4 @@ def eager_total(x):
 
 @compile_fn
 def rounded(x):
-    return int(x.sum())  # miss: BL101 (a compile helper imported from another module is not known to the pre-pass)
+    return int(x.sum())  # expect: BL101
