@@ -760,6 +760,8 @@ class _Run:
                 again = scan_text(text, key, source.module_name, source.is_package, helpers=seeded)
                 if self.cache is not None and again.digest:  # ("" after an internal error: never cached)
                     self.cache.facts.put(key, again)
+                    if found.unjudged and again.problem is None:  # the same text, judged now: so are these
+                        self.cache.facts.put(found.digest, replace(found, unjudged=False))
             facts[index] = again
 
     def _judged_later(self, tasks: list[tuple[int, worker.ScanTask]], jobs: int) -> set[int]:
