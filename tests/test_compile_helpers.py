@@ -127,6 +127,15 @@ def test_a_helper_imported_from_another_module_compiles_there_too(tmp_path, chec
     assert found == {("BL101", 5), ("BL104", 8)}
 
 
+def test_a_helper_re_exported_by_its_package_compiles_where_it_is_imported_from_there(tmp_path, check) -> None:
+    root = project(tmp_path, {
+        "pkg/__init__.py": "from .utils import maybe_compile\n",
+        "pkg/utils.py": "import torch\n\ndef maybe_compile(fn):\n    return torch.compile(fn)\n",
+        "train.py": "from pkg import maybe_compile\n\n@maybe_compile\ndef f(x):\n    return x.sum().item()\n",
+    })
+    assert [(f.code, f.span.start_line) for f in check([root], root=root).findings] == [("BL101", 5)]
+
+
 def test_a_changed_helper_changes_what_its_importers_compile_with_a_cache(tmp_path, monkeypatch) -> None:
     # The importer's facts are digested with the helper they were given (engine.py,
     # `_seed_imported_helpers`): the importer's cached facts and findings follow the helper.

@@ -744,6 +744,11 @@ class _Run:
                     for i, found in enumerate(facts) for name, kind, position, options in found.helpers}
         if not exported:
             return
+        for index, found in enumerate(facts):  # re-exported by a package (`from .utils import maybe_compile`)
+            if self.sources[index].is_package and found.problem is None:
+                package = self.sources[index].module_name
+                exported.update({f"{package}.{local}": exported[name] for local, name in found.summary().aliases
+                                 if name in exported})
         for index, found in enumerate(facts):
             if found.problem is not None or (exported.keys().isdisjoint(found.imported_callees)
                                              and exported.keys().isdisjoint(found.imported_decorators)):
