@@ -26,9 +26,9 @@ def test_scope_all_is_held_to_the_one_job_floor_by_its_best_run() -> None:
     floor = _row("libcst parse-only", "1", 6.0, 6.4)
     label = f"cold `--scope all`, 1 job ≤ {speed.SCOPE_ALL_TARGET} × libcst parse-only (1 job)"
     slow = _targets(floor, _row(speed.SCOPE_ALL, "1", 12.9, 12.6), _row(speed.SCOPE_ALL, "2", 3.0))
-    assert slow[label] == ("2.10 ×", False)  # 12.6 / 6.0; the two-job row is not the one judged
+    assert slow[label] == ("2.10 × (round by round 2.15, 1.97; median 2.06 ×)", False)  # 12.6 / 6.0; not the two-job row
     fast = _targets(floor, _row(speed.SCOPE_ALL, "1", 7.4, 7.6))
-    assert fast[label] == ("1.23 ×", True)
+    assert fast[label] == ("1.23 × (round by round 1.23, 1.19; median 1.21 ×)", True)
 
 
 def test_without_scope_all_rows_there_is_no_scope_all_target() -> None:
@@ -36,6 +36,14 @@ def test_without_scope_all_rows_there_is_no_scope_all_target() -> None:
     assert not [label for label in rows if "--scope all" in label]
     assert rows["cold, 1 job ≤ 1.0 × libcst parse-only (1 job)"] == ("0.90 ×", True)
     assert rows["cold, 2 jobs vs 1 job ≥ 1.8 ×"] == ("1.80 ×", True)
+
+
+def test_the_one_job_ratio_shows_each_round_against_the_floor_of_the_same_round() -> None:
+    """Judged by the minimums, which can pair a fast floor with a slow check; each round's own
+    ratio and their median are shown beside it."""
+    rows = _targets(_row("libcst parse-only", "1", 8.1, 9.6, 10.2), _row("breaklint cold", "1", 8.85, 8.9, 9.0))
+    assert rows["cold, 1 job ≤ 1.0 × libcst parse-only (1 job)"] == (
+        "1.09 × (round by round 1.09, 0.93, 0.88; median 0.93 ×)", False)  # 8.85 / 8.1
 
 
 def test_peak_memory_counts_the_scope_all_runs_too() -> None:
