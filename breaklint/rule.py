@@ -105,6 +105,7 @@ class FileContext:
     _names_read: dict[FunctionInfo, set[str]] = field(default_factory=dict)
     # Every rule resolves every call's func: asked once per node (nodes hash by identity).
     _resolved: dict[cst.BaseExpression, str | None] = field(default_factory=dict)
+    _targets_at: set[tuple[int, int]] | None = None  # where this file's compile sites' targets start
 
     def recompile_predictions(self, code: str) -> list[Prediction]:
         """What the guard model (analysis/guards.py) predicts for this file's own calls and writes
@@ -114,6 +115,26 @@ class FileContext:
                                self.module.imports.resolve_dotted)
             self._predictions = model.predictions()
         return [p for p in self._predictions if p.code == code]
+
+    def compiled_argument(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The positional argument of `call` that the index records compiling: the call of a
+        compile helper (`maybe_compile(model)`, `compile_with(mode=...)(model)`: index/
+        compilers.py), which nothing in the call's syntax says. Positions are asked only in a
+        file with such a site."""
+        if self._targets_at is None:
+            self._targets_at = {site.target_at for site in self.module.compile_sites if site.target_at[0]}
+        if not self._targets_at:
+            return None
+        for arg in call.args:
+            if arg.keyword is not None or arg.star:
+                break
+            try:
+                span = self.file.span(arg.value)
+            except KeyError:  # a node a rule made, not one of the file's
+                return None
+            if (span.start_line, span.start_col) in self._targets_at:
+                return arg.value
+        return None
 
     def _read_by(self, fn: FunctionInfo) -> set[str]:
         """The names and attribute names a function's code reads (what its frame can guard on)."""

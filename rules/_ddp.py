@@ -9,7 +9,7 @@ import libcst as cst
 
 from breaklint.rule import FileContext, dotted
 
-from ._support import is_compile_call
+from ._support import compiled_argument
 
 DDP_NAMES = frozenset({"torch.nn.parallel.DistributedDataParallel",
                        "torch.nn.parallel.distributed.DistributedDataParallel"})
@@ -42,8 +42,8 @@ class Bindings:
                 self.optimize_ddp_off = True
 
     def note_call(self, node: cst.Call, ctx: FileContext) -> None:
-        if is_compile_call(node, ctx.resolve) and node.args:
-            arg = node.args[0].value
+        arg = compiled_argument(node, ctx)
+        if arg is not None:
             self.compiled_calls.add(id(arg))
             name = dotted(arg)
             if name is not None:

@@ -8,13 +8,14 @@ from breaklint.finding import Confidence, Severity, Stage
 from breaklint.rule import FileContext, Rule, dotted
 
 from ._ddp import DDP_NAMES, Bindings
-from ._support import is_compile_call
+from ._support import compiled_argument
 
 
 class CompiledDdpWrapper(Rule):
     """## What it does
     Finds calls of a compiled `DistributedDataParallel` wrapper: `model = torch.compile(DDP(net))`
-    (or `ddp = DDP(net)` then `torch.compile(ddp)`), then `model(x)`.
+    (or `ddp = DDP(net)` then `torch.compile(ddp)`, or a compile helper of the file's,
+    `maybe_compile(DDP(net))`), then `model(x)`.
 
     ## Why is this bad?
     Compiling the wrapper makes Dynamo trace DDP's own `forward`, which it cannot: it breaks three
@@ -72,8 +73,8 @@ class CompiledDdpWrapper(Rule):
     def file_visit_Assign(self, node: cst.Assign) -> None:
         self.bindings.note_assign(node, self.ctx)
         value = node.value
-        if is_compile_call(value, self.ctx.resolve) and isinstance(value, cst.Call) and value.args \
-                and self._is_ddp(self.bindings.value(value.args[0].value)):
+        target = compiled_argument(value, self.ctx)
+        if target is not None and self._is_ddp(self.bindings.value(target)):
             self.wrappers.update(n for t in node.targets if (n := dotted(t.target)) is not None)
 
     def file_visit_Call(self, node: cst.Call) -> None:

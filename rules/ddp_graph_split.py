@@ -10,7 +10,7 @@ from breaklint.finding import Confidence, Severity, Span, Stage
 from breaklint.rule import FileContext, Rule, dotted
 
 from ._ddp import DDP_NAMES, Bindings, bucket_count, class_bytes, ddp_module, keyword, number, without_moves
-from ._support import is_compile_call
+from ._support import compiled_argument
 
 DEFAULT_BUCKET_CAP_MB = 25  # DistributedDataParallel's bucket_cap_mb default
 FIRST_BUCKET_BYTES = 1024 * 1024  # torch.distributed._DEFAULT_FIRST_BUCKET_BYTES (torch 2.13)
@@ -107,9 +107,10 @@ class DdpGraphSplit(Rule):
             inner = without_moves(self.bindings.value(without_moves(wrapped, self.ctx)), self.ctx)
             compiled = (id(call) in self.bindings.compiled_calls or bound_to in self.bindings.compiled
                         or dotted(wrapped) in self.bindings.compiled)
-            if is_compile_call(inner, self.ctx.resolve) and isinstance(inner, cst.Call) and inner.args:
+            target = compiled_argument(inner, self.ctx)
+            if target is not None:
                 compiled = True
-                inner = without_moves(self.bindings.value(without_moves(inner.args[0].value, self.ctx)), self.ctx)
+                inner = without_moves(self.bindings.value(without_moves(target, self.ctx)), self.ctx)
             if not compiled or not isinstance(inner, cst.Call) or dotted(inner.func) not in self.ctx.module.classes:
                 continue
             cap = number(keyword(call, "bucket_cap_mb")) if keyword(call, "bucket_cap_mb") is not None else DEFAULT_BUCKET_CAP_MB

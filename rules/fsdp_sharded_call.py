@@ -10,7 +10,7 @@ from breaklint.finding import Confidence, Severity, Stage
 from breaklint.rule import FileContext, Rule, dotted
 
 from ._ddp import Bindings
-from ._support import is_compile_call
+from ._support import compiled_argument
 
 FULLY_SHARD = frozenset({"torch.distributed.fsdp.fully_shard", "torch.distributed._composable.fsdp.fully_shard",
                          "torch.distributed.fsdp._fully_shard.fully_shard",
@@ -123,8 +123,9 @@ class FsdpShardedCall(Rule):
 
     def file_visit_Call(self, node: cst.Call) -> None:
         self.bindings.note_call(node, self.ctx)
-        if is_compile_call(node, self.ctx.resolve) and node.args:
-            compiled = self._class_of(dotted(node.args[0].value))
+        target = compiled_argument(node, self.ctx)
+        if target is not None:
+            compiled = self._class_of(dotted(target))
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "compile":
             compiled = self._class_of(dotted(node.func.value))
         else:

@@ -136,6 +136,37 @@ def test_a_helper_re_exported_by_its_package_compiles_where_it_is_imported_from_
     assert [(f.code, f.span.start_line) for f in check([root], root=root).findings] == [("BL101", 5)]
 
 
+DDP_SCRIPT = """\
+import torch
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def second(cfg, module):
+    return torch.compile(module) if cfg.compile else module
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return x + 1
+
+
+def train(cfg, x):
+    wrapped = second(cfg, DDP(Net()))
+    wrapped(x)
+    other = second(DDP(Net()), Net())
+    other(x)
+"""
+
+
+def test_the_ddp_rules_read_what_a_helper_compiles(tmp_path, check) -> None:
+    """`second(cfg, DDP(Net()))` compiles the DDP wrapper (the helper's second parameter, as the
+    index recorded it): BL603 at its call; `second(DDP(Net()), Net())` compiles the plain module."""
+    root = project(tmp_path, {"train.py": DDP_SCRIPT})
+    found = [(f.code, f.span.start_line) for f in check([root], root=root).findings if f.code.startswith("BL6")]
+    assert found == [("BL603", 17)]
+
+
 def test_a_changed_helper_changes_what_its_importers_compile_with_a_cache(tmp_path, monkeypatch) -> None:
     # The importer's facts are digested with the helper they were given (engine.py,
     # `_seed_imported_helpers`): the importer's cached facts and findings follow the helper.

@@ -201,6 +201,10 @@ class _Walker:
         return Place(node.lineno, self._col(node.lineno, node.col_offset) + 1, node.end_lineno or node.lineno,  # type: ignore[attr-defined]
                      self._col(node.end_lineno or node.lineno, node.end_col_offset or 0) + 1, scope)  # type: ignore[attr-defined]
 
+    def _start(self, node: ast.expr) -> tuple[int, int]:
+        """Where node starts, as place() counts it."""
+        return node.lineno, self._col(node.lineno, node.col_offset) + 1
+
     def _col(self, line: int, byte_col: int) -> int:
         start = self.line_starts[line - 1]
         return len(self.source[start:start + byte_col].decode("utf-8", "surrogatepass"))
@@ -896,27 +900,31 @@ class _Walker:
                 and (not items or resolved not in COMPILE_NAMES):
             # `net.compile()`; with options (`net.compile(mode=...)`) it is a compiled name too.
             if not items:
-                self.sites.append(SiteSummary(node.lineno, self.text(func.value), -1, scope, True, self.text(node)))
+                self.sites.append(SiteSummary(node.lineno, self.text(func.value), -1, scope, True, self.text(node),
+                                              self._start(func.value)))
             name = _dotted(func.value)
             if name is not None:
                 self.compiled_names.append(CompiledName(name, name, self.text(node), self.place(node)))
             return
         positional = bool(items) and items[0][0] is None
         if resolved in COMPILE_NAMES and positional:
-            self.sites.append(SiteSummary(node.lineno, self.text(items[0][2]), -1, scope, False, self.text(node)))
+            self.sites.append(SiteSummary(node.lineno, self.text(items[0][2]), -1, scope, False, self.text(node),
+                                          self._start(items[0][2])))
             self._compiles_parameter(fn, items[0][2], self.text(node))
         elif isinstance(func, ast.Call) and positional:
             inner = self.resolve(func.func)
             factory = self._helper(func.func, ("factory", "alias"))
             if inner in COMPILE_NAMES or inner in OPTIMIZE_NAMES or factory is not None:
                 text = factory.options if factory is not None and factory.options else self.text(node)
-                self.sites.append(SiteSummary(node.lineno, self.text(items[0][2]), -1, scope, False, text))
+                self.sites.append(SiteSummary(node.lineno, self.text(items[0][2]), -1, scope, False, text,
+                                              self._start(items[0][2])))
         else:
             helper = self._helper(func, ("alias", "wrapper"))
             target = compiled_argument(node, helper) if helper is not None else None
             if helper is not None and target is not None:  # `dynamic_compile(f)`, `maybe_compile(model)`
                 options = helper.options or self.text(node)
-                self.sites.append(SiteSummary(node.lineno, self.text(target), -1, scope, False, options))
+                self.sites.append(SiteSummary(node.lineno, self.text(target), -1, scope, False, options,
+                                              self._start(target)))
                 self._compiles_parameter(fn, target, options)
 
     def _compiles_parameter(self, fn: _Function | None, target: ast.expr, options: str) -> None:

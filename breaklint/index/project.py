@@ -277,6 +277,7 @@ class CompileSite:
     scope: FunctionInfo | None  # where the target expression is evaluated
     method_form: bool = False  # `model.compile()`
     line: int = 0  # known without positions when it comes from the pre-pass
+    target_at: tuple[int, int] = (0, 0)  # where the target starts (summary.SiteSummary.target_at)
 
     @property
     def location(self) -> str:

@@ -95,6 +95,10 @@ class SiteSummary:
     # The call as written (`torch.compile(f, mode=...)`), or the decorator's expression
     # (`torch.compile(dynamic=False)`): what the rules read of a site is its options.
     text: Expr = ""
+    # Where `target` starts (line, 1-based column in code points, as finding.Span counts; (0, 0)
+    # for a decorator): how a rule tells the argument a compile helper's call compiles
+    # (`maybe_compile(model)`), which nothing in the call's own syntax says.
+    target_at: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True, slots=True)

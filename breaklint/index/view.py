@@ -501,7 +501,7 @@ def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Pr
         scope = defined[site.scope] if site.scope >= 0 else None
         # What a rule reads of a site is its options: the text as written is enough.
         node = _site_node(site.text, site.function >= 0, fragments)
-        sites.append(CompileSite(module, node, target, scope, site.method_form, site.line))  # type: ignore[arg-type]
+        sites.append(CompileSite(module, node, target, scope, site.method_form, site.line, site.target_at))  # type: ignore[arg-type]
     for index, recursive in summary.disabled:
         data["disabled"][defined[index]] = recursive  # type: ignore[index]
     data["guard_facts"] = GuardFacts(summary.compiled_names, summary.compiled_calls, summary.state_writes,

@@ -28,3 +28,13 @@ def scenario_bound_then_compiled():
     ddp = DistributedDataParallel(Net())
     model = torch.compile(ddp)
     model(X).sum().backward()  # expect: BL603
+
+
+def maybe_compile(module, enabled=True):
+    """A compile helper, as training scripts write them (index/compilers.py)."""
+    return torch.compile(module) if enabled else module
+
+
+def scenario_compiled_through_a_helper():
+    model = maybe_compile(DistributedDataParallel(Net()))
+    model(X).sum().backward()  # expect: BL603

@@ -27,3 +27,13 @@ def scenario_compiled_in_place():
     net.compile()
     model = DistributedDataParallel(net)
     model(X).sum().backward()
+
+
+def keep_eager(module, enabled=True):
+    """Named like a compile helper, called like one: it never compiles."""
+    return module
+
+
+def scenario_a_helper_that_does_not_compile():
+    model = keep_eager(DistributedDataParallel(Net()))
+    model(X).sum().backward()
