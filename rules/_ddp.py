@@ -4,10 +4,11 @@ modules, and the parameter bytes of a module class built from literal layers."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import libcst as cst
 
-from breaklint.rule import FileContext, dotted
+from breaklint.rule import FileContext, FunctionInfo, dotted
 
 from ._support import compiled_argument
 
@@ -21,13 +22,28 @@ PARAMETERLESS = frozenset(f"torch.nn.{name}" for name in (
 CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential"})
 
 
+Scope = FunctionInfo | None  # the function a name is bound in; None: the module (or a class body)
+
+
+def scoped(name: str, scope: Scope) -> Iterator[tuple[Scope, str]]:
+    """Where a read of `name` in `scope` may find its binding, innermost first: the function,
+    those it is nested in, the module. An attribute (`self.model`) is the file's, whichever
+    method bound it."""
+    if "." not in name:
+        while scope is not None:
+            yield scope, name
+            scope = scope.parent
+    yield None, name
+
+
 @dataclass
 class Bindings:
-    """A file's plain `name = value` bindings (the last one wins: the rules read what a wrap or a
-    compile was given) and the names it compiles (`torch.compile(name)`, `name.compile()`)."""
+    """A file's plain `name = value` bindings, each in its function (the last one wins: the rules
+    read what a wrap or a compile was given; two functions that both bind `model` keep their
+    own), and the names it compiles (`torch.compile(name)`, `name.compile()`)."""
 
-    values: dict[str, cst.BaseExpression] = field(default_factory=dict)
-    compiled: set[str] = field(default_factory=set)
+    values: dict[tuple[Scope, str], cst.BaseExpression] = field(default_factory=dict)
+    compiled: set[tuple[Scope, str]] = field(default_factory=set)
     compiled_calls: set[int] = field(default_factory=set)  # id() of calls passed to torch.compile
     optimize_ddp_off: bool = False
 
@@ -35,7 +51,7 @@ class Bindings:
         for target in node.targets:
             name = dotted(target.target)
             if name is not None:
-                self.values[name] = node.value
+                self.values[self.key(name, ctx.function)] = node.value
             qualified = ctx.resolve(target.target) if isinstance(target.target, cst.Attribute) else None
             if qualified in {p + "optimize_ddp" for p in CONFIG_PREFIXES} and isinstance(node.value, cst.Name) \
                     and node.value.value == "False":
@@ -47,20 +63,35 @@ class Bindings:
             self.compiled_calls.add(id(arg))
             name = dotted(arg)
             if name is not None:
-                self.compiled.add(name)
+                self.compiled.add(self.bound(name, ctx.function))
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "compile":
             name = dotted(node.func.value)
             if name is not None:
-                self.compiled.add(name)
+                self.compiled.add(self.bound(name, ctx.function))
 
-    def value(self, expr: cst.BaseExpression) -> cst.BaseExpression:
-        """The expression a name was bound to (two steps at most), else the expression itself."""
+    @staticmethod
+    def key(name: str, scope: Scope) -> tuple[Scope, str]:
+        """Where a binding of `name` made in `scope` is kept."""
+        return next(scoped(name, scope))
+
+    def bound(self, name: str, scope: Scope) -> tuple[Scope, str]:
+        """The binding a read of `name` in `scope` finds (its own scope's when there is none)."""
+        return next((key for key in scoped(name, scope) if key in self.values), self.key(name, scope))
+
+    def value(self, expr: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
+        """The expression a name read in `scope` was bound to (two steps at most), else the
+        expression itself."""
         for _ in range(2):
             name = dotted(expr)
-            if name is None or name not in self.values:
+            found = self.values.get(self.bound(name, scope)) if name is not None else None
+            if found is None:
                 break
-            expr = self.values[name]
+            expr = found
         return expr
+
+    def is_compiled(self, name: str | None, scope: Scope) -> bool:
+        """Whether the binding a read of `name` in `scope` finds is one the file compiles."""
+        return name is not None and self.bound(name, scope) in self.compiled
 
 
 def without_moves(expr: cst.BaseExpression, ctx: FileContext) -> cst.BaseExpression:

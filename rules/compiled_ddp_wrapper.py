@@ -7,7 +7,7 @@ import libcst as cst
 from breaklint.finding import Confidence, Severity, Stage
 from breaklint.rule import FileContext, Rule, dotted
 
-from ._ddp import DDP_NAMES, Bindings
+from ._ddp import DDP_NAMES, Bindings, Scope
 from ._support import compiled_argument
 
 
@@ -60,7 +60,7 @@ class CompiledDdpWrapper(Rule):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.bindings = Bindings()
-        self.wrappers: set[str] = set()  # names bound to torch.compile of a DDP module
+        self.wrappers: set[tuple[Scope, str]] = set()  # names bound to torch.compile of a DDP module
 
     @classmethod
     def reads_whole_file(cls, text: str) -> bool:
@@ -74,12 +74,13 @@ class CompiledDdpWrapper(Rule):
         self.bindings.note_assign(node, self.ctx)
         value = node.value
         target = compiled_argument(value, self.ctx)
-        if target is not None and self._is_ddp(self.bindings.value(target)):
-            self.wrappers.update(n for t in node.targets if (n := dotted(t.target)) is not None)
+        scope = self.ctx.function
+        if target is not None and self._is_ddp(self.bindings.value(target, scope)):
+            self.wrappers.update(Bindings.key(n, scope) for t in node.targets if (n := dotted(t.target)) is not None)
 
     def file_visit_Call(self, node: cst.Call) -> None:
         name = dotted(node.func)
-        if name in self.wrappers:
+        if name is not None and self.bindings.bound(name, self.ctx.function) in self.wrappers:
             self.ctx.emit(self.make_finding(
                 self.ctx.file.display, self.ctx.file.span(node), self.message.format(name=name),
                 Confidence.CERTAIN, says=("GB0156", "GB0007"), target=self.ctx.target_torch,

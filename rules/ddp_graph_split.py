@@ -9,7 +9,7 @@ import libcst as cst
 from breaklint.finding import Confidence, Severity, Span, Stage
 from breaklint.rule import FileContext, Rule, dotted
 
-from ._ddp import DDP_NAMES, Bindings, bucket_count, class_bytes, ddp_module, keyword, number, without_moves
+from ._ddp import DDP_NAMES, Bindings, Scope, bucket_count, class_bytes, ddp_module, keyword, number, without_moves
 from ._support import compiled_argument
 
 DEFAULT_BUCKET_CAP_MB = 25  # DistributedDataParallel's bucket_cap_mb default
@@ -77,8 +77,9 @@ class DdpGraphSplit(Rule):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.bindings = Bindings()
-        # DDP calls, with the name each is bound to and where (its span, when reported)
-        self.wraps: list[tuple[cst.Call, str | None, Callable[[], Span]]] = []
+        # DDP calls, with the name each is bound to, where (its span, when reported) and the
+        # function it is in
+        self.wraps: list[tuple[cst.Call, str | None, Callable[[], Span], Scope]] = []
 
     @classmethod
     def reads_whole_file(cls, text: str) -> bool:
@@ -87,12 +88,13 @@ class DdpGraphSplit(Rule):
     def file_visit_Assign(self, node: cst.Assign) -> None:
         self.bindings.note_assign(node, self.ctx)
         if isinstance(node.value, cst.Call) and self._is_ddp(node.value):
-            self.wraps.append((node.value, dotted(node.targets[0].target), self.ctx.file.span_later(node.value)))
+            self.wraps.append((node.value, dotted(node.targets[0].target), self.ctx.file.span_later(node.value),
+                               self.ctx.function))
 
     def file_visit_Call(self, node: cst.Call) -> None:
         self.bindings.note_call(node, self.ctx)
-        if self._is_ddp(node) and not any(call is node for call, _, _ in self.wraps):
-            self.wraps.append((node, None, self.ctx.file.span_later(node)))
+        if self._is_ddp(node) and not any(wrap[0] is node for wrap in self.wraps):
+            self.wraps.append((node, None, self.ctx.file.span_later(node), self.ctx.function))
 
     def _is_ddp(self, call: cst.Call) -> bool:
         return isinstance(call.func, (cst.Name, cst.Attribute)) and self.ctx.resolve(call.func) in DDP_NAMES
@@ -100,17 +102,17 @@ class DdpGraphSplit(Rule):
     def end_file(self) -> None:
         if self.bindings.optimize_ddp_off:
             return
-        for call, bound_to, where in self.wraps:
+        for call, bound_to, where, scope in self.wraps:
             wrapped = ddp_module(call)
             if wrapped is None:
                 continue
-            inner = without_moves(self.bindings.value(without_moves(wrapped, self.ctx)), self.ctx)
-            compiled = (id(call) in self.bindings.compiled_calls or bound_to in self.bindings.compiled
-                        or dotted(wrapped) in self.bindings.compiled)
+            inner = without_moves(self.bindings.value(without_moves(wrapped, self.ctx), scope), self.ctx)
+            compiled = (id(call) in self.bindings.compiled_calls or self.bindings.is_compiled(bound_to, scope)
+                        or self.bindings.is_compiled(dotted(wrapped), scope))
             target = compiled_argument(inner, self.ctx)
             if target is not None:
                 compiled = True
-                inner = without_moves(self.bindings.value(without_moves(target, self.ctx)), self.ctx)
+                inner = without_moves(self.bindings.value(without_moves(target, self.ctx), scope), self.ctx)
             if not compiled or not isinstance(inner, cst.Call) or dotted(inner.func) not in self.ctx.module.classes:
                 continue
             cap = number(keyword(call, "bucket_cap_mb")) if keyword(call, "bucket_cap_mb") is not None else DEFAULT_BUCKET_CAP_MB

@@ -117,7 +117,7 @@ class FsdpShardedCall(Rule):
 
     def _class_of(self, name: str | None) -> str | None:
         """The class a name is bound to here (`model = Net()`), when it is one of this file's."""
-        built = self.bindings.value(cst.Name(name)) if name else None
+        built = self.bindings.value(cst.Name(name), self.ctx.function) if name else None
         cls = dotted(built.func) if isinstance(built, cst.Call) else None
         return cls if cls in self.ctx.module.classes else None
 

@@ -30,6 +30,57 @@ def test_bucket_count_small_model_is_one_graph() -> None:
     assert bucket_count([(256 * 256 + 256) * 4] * 2, 25 * MIB, MIB) == 1
 
 
+TWO_SCRIPTS = """\
+import torch
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class Small(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(1024, 1024)
+        self.b = nn.Linear(1024, 1024)
+
+    def forward(self, x):
+        return self.b(self.a(x))
+
+
+class Large(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(1024, 1024) for _ in range(4))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def first():
+    net = Small()
+    net.compile()
+    model = DDP(net, bucket_cap_mb=1)
+    model(torch.randn(2, 1024))
+
+
+def second():
+    net = Large()
+    model = DDP(net, bucket_cap_mb=1)
+    model(torch.randn(2, 1024))
+"""
+
+
+def test_the_ddp_rules_read_each_functions_own_bindings(tmp_path: Path, check) -> None:  # type: ignore[no-untyped-def]
+    """`net` is bound in two functions: each wrap is judged by its own function's binding (read
+    file-wide, `first` wrapped the file's last `net`, a Large, and `second`'s wrap counted as
+    compiled because `first` compiled a `net`)."""
+    (tmp_path / "train.py").write_text(TWO_SCRIPTS)
+    found = [f for f in check([tmp_path], root=tmp_path).findings if f.code.startswith("BL6")]
+    assert [(f.code, f.span.start_line) for f in found] == [("BL601", 30)]
+    assert "`Small` (8.0 MiB of parameters)" in found[0].message
+
+
 def test_rank_environment_is_torchrun_s() -> None:
     env = rank_environment(1, 2, 29500)
     assert env == {"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2",

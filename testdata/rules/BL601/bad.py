@@ -62,3 +62,15 @@ def scenario_moved_first():
     net = Stack().to("cpu")
     model = DDP(torch.compile(net), bucket_cap_mb=4)  # expect: BL601 subgraphs=4
     model(X).sum().backward()
+
+
+def compile_with(**options):
+    """A compile helper that makes wrappers, as training scripts write them (index/compilers.py)."""
+    def wrap(module):
+        return torch.compile(module, **options)
+    return wrap
+
+
+def scenario_compiled_through_a_helper():
+    model = DDP(compile_with(dynamic=False)(Stack()), bucket_cap_mb=1)  # expect: BL601 subgraphs=4
+    model(X).sum().backward()
