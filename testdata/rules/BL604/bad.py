@@ -47,3 +47,27 @@ def scenario_layers_in_a_loop():
     fully_shard(model)
     model.compile()
     model(X).sum().backward()
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(64, 64)
+        self.head = nn.Linear(64, 64)
+
+    def forward(self, x):
+        h = torch.relu(self.body(x))
+        return self.head(h)  # expect: BL604
+
+
+def maybe_compile(module, enabled=True):
+    """A compile helper, as training scripts write them (index/compilers.py)."""
+    return torch.compile(module) if enabled else module
+
+
+def scenario_compiled_through_a_helper():
+    model = Head()
+    fully_shard(model.head)
+    fully_shard(model)
+    compiled = maybe_compile(model)
+    compiled(X).sum().backward()
