@@ -77,6 +77,40 @@ def test_compile_call_on_function_and_partial(tmp_path, check) -> None:
     assert regions(result)[6] == "`f` via m.py:11"
 
 
+def test_a_compiled_lambda_compiles_what_its_body_calls(tmp_path, check) -> None:
+    """Dynamo traces the lambda and inlines its calls: functions and module instances it calls
+    are regions, also where it is made in a def; a function it only names, or a call of one of
+    its own parameters, is not."""
+    root = project(tmp_path, {"pyproject.toml": "[tool.breaklint]\nassume-forward-compiled = false\n", "m.py": f"""
+        import torch
+
+        def f(x):
+            return {ITEM}
+
+        def named(x):
+            return {ITEM}
+
+        def shadowed(x):
+            return {ITEM}
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                return {ITEM}
+
+        model = Net()
+        fast_f = torch.compile(lambda x: f(x) + 1 if named is not None else x)
+        fast_model = torch.compile(lambda x: model(x) * 2)
+        odd = torch.compile(lambda shadowed: shadowed(1))
+
+        def step(x):
+            return torch.compile(lambda: f(x))()
+        """})
+    result = check([root], root=root)
+    assert flagged(result) == {("m.py", 5), ("m.py", 15)}
+    assert regions(result)[5] == "`f` via m.py:18"
+    assert regions(result)[15] == "`Net.forward` via m.py:19"
+
+
 def test_compile_model_instance_and_submodule_and_method_form(tmp_path, check) -> None:
     root = project(tmp_path, {"m.py": f"""
         import torch

@@ -14,6 +14,8 @@ from breaklint.analysis.model_config import Defaults
 from breaklint.finding import ASSUMED, Region  # ASSUMED: the site of forwards compiled by assumption
 from breaklint.index.imports import dotted
 from breaklint.index.project import Build, ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
+from breaklint.infra.lazy import real_node
+from breaklint.infra.walk import content_nodes
 
 PARTIAL_NAMES = frozenset({"functools.partial"})
 # Escape hatches whose body Dynamo does not trace (torch 2.13, checked on the real compiler):
@@ -225,6 +227,8 @@ class CallResolver:
         if isinstance(target, cst.Call) and module.imports.resolve(target.func) in PARTIAL_NAMES:
             if target.args:
                 return self.compile_targets(replace(site, target=target.args[0].value))
+        if isinstance(target, cst.Lambda):  # `torch.compile(lambda x: model(x) * 2)`: what its body calls
+            return [fn for call in _lambda_calls(real_node(target)) for fn in self.compile_targets(replace(site, target=call.func))]
         functions = self.function_refs(target, scope) if scope else self._module_level_refs(target, module)
         if functions:
             return functions
@@ -250,6 +254,20 @@ class CallResolver:
                        for c in self.project.instance_classes(expr.value, None, module)]
             return [m for m in methods if m is not None]
         return []
+
+
+def _lambda_calls(target: cst.Lambda) -> list[cst.Call]:
+    """The calls in a lambda's body of something other than its own parameters: Dynamo traces
+    the lambda and inlines them, as it does a compiled function's calls. (Its own expression is
+    no def the rules visit: a `.item()` written in the lambda itself is not reported.)"""
+    params = target.params
+    own = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    own.update(param.name.value for param in (params.star_arg, params.star_kwarg) if isinstance(param, cst.Param))
+    calls = []
+    for node in content_nodes(target.body):
+        if isinstance(node, cst.Call) and (dotted(node.func) or "").partition(".")[0] not in own:
+            calls.append(node)
+    return calls
 
 
 def _is_super_call(expr: cst.BaseExpression) -> bool:

@@ -255,3 +255,11 @@ def _longest_prefix(mask):
 def drop_longest_prefix(x):
     start = _longest_prefix(x > 1.0)[0]
     return torch.narrow(x, 1, start, 8 - start)  # expect: BL101
+
+
+def _lambda_total(x):
+    return x * x.sum().item()  # expect: BL101
+
+
+# A lambda compiled: Dynamo traces it and inlines what its body calls (analysis/regions.py).
+total_plus_one = torch.compile(lambda x: _lambda_total(x) + 1)

@@ -223,3 +223,15 @@ def _prefix_length(x):
 def drop_fixed_prefix(x):
     start = _prefix_length(x)[0]
     return torch.narrow(x, 1, start, x.shape[1] - start)
+
+
+def _lambda_doubled(x):
+    return x * 2
+
+
+def _lambda_never_called(x):
+    return x.sum().item()
+
+
+# A lambda compiled: what its body calls is compiled, a function it only names is not.
+doubled = torch.compile(lambda x: _lambda_doubled(x) if _lambda_never_called is not None else x)

@@ -152,3 +152,14 @@ SCALE = Scaler()
 @torch.compile
 def scaled(x):
     return SCALE(x) + 1
+
+
+class Logged(torch.nn.Module):
+    def forward(self, x):
+        print("forward")  # expect: BL106
+        return x + 1
+
+
+LOGGED = Logged()
+# A lambda compiled around a module: its forward is inlined (analysis/regions.py).
+logged_twice = torch.compile(lambda x: LOGGED(x) * 2)
