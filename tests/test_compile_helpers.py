@@ -136,6 +136,44 @@ def test_a_helper_re_exported_by_its_package_compiles_where_it_is_imported_from_
     assert [(f.code, f.span.start_line) for f in check([root], root=root).findings] == [("BL101", 5)]
 
 
+TRAINER = """\
+import torch
+
+
+class Trainer:
+    def __init__(self):
+        self.step = self.maybe_compile(self._step)
+        self.named = self.maybe_compile(fn=self._step)
+        self.whole = self.compile_self()
+
+    def maybe_compile(self, fn):
+        return torch.compile(fn, mode="max-autotune") if FLAG else fn
+
+    def compile_self(self):
+        return torch.compile(self)
+
+    @staticmethod
+    def static(fn):
+        return torch.compile(fn)
+
+    def use_static(self, g):
+        return self.static(g)
+
+
+class Other:
+    def run(self, trainer):
+        return trainer.maybe_compile(self.run)
+"""
+
+
+def test_a_method_that_compiles_its_parameter_is_a_helper_to_its_class() -> None:
+    """`self.maybe_compile(self._step)` compiles `self._step`, also where the helper is defined
+    below its use; a keyword argument, a method compiling `self`, a staticmethod, and another
+    object's `maybe_compile` are no such use."""
+    assert set(sites(TRAINER)) == {(6, "self._step", 'torch.compile(fn, mode="max-autotune")'),
+                                   (14, "self", "torch.compile(self)")}
+
+
 DDP_SCRIPT = """\
 import torch
 from torch import nn

@@ -172,6 +172,10 @@ class _Walker:
         self.compilers: dict[str, Compiler] = dict(self.imported_helpers)
         self.compiled_params: dict[int, tuple[int, str]] = {}
         self.inner_wrappers: dict[int, dict[str, Compiler]] = {}
+        # Per class being walked whose text mentions `compile`: its wrapper methods (by name) and
+        # the calls `self.name(...)` its methods make, matched when the class ends (a method may
+        # call a helper defined below it); None for a class that cannot hold one.
+        self.method_helpers: list[tuple[dict[str, Compiler], list[tuple[str, ast.Call, int]]] | None] = []
         self.top_statement: ast.stmt | None = None  # the module-level statement being walked
 
     def run(self, tree: ast.Module) -> ModuleSummary:
@@ -433,10 +437,15 @@ class _Walker:
                       in_class: bool) -> None:
         """A def that compiles its parameter is a wrapper; one that returns such a def of its own
         is a factory (compilers.py). Module-level defs are helpers by name; a wrapper nested in
-        a def is known to that def only; methods are none."""
+        a def is known to that def only; a wrapper method to its class's methods, through
+        `self` (_method_helper_calls)."""
         compiled = self.compiled_params.pop(index, None)
         inner = self.inner_wrappers.pop(index, {})
         if in_class:
+            learnt = self.method_helpers[-1] if self.method_helpers else None
+            fn = self.functions[index]
+            if learnt is not None and compiled is not None and fn.self_name is not None and compiled[0] > 0:
+                learnt[0][node.name] = Compiler("wrapper", compiled[0] - 1, compiled[1])  # called bound: no `self`
             return
         helper: Compiler | None = None
         if compiled is not None:
@@ -544,6 +553,7 @@ class _Walker:
             self.imports.local_defs.add(node.name)
         self.class_stack.append(index)
         self.scope_kinds.append("class")
+        self.method_helpers.append(({}, []) if self.tracks and self._mentions(node, b"compile") else None)
         outer_fn, outer_scope = self.fn, self.scope
         self.fn, self.scope = None, -1
         for decorator in node.decorator_list:
@@ -554,8 +564,29 @@ class _Walker:
             self.expr(keyword.value)
         self._block(node.body)
         self.fn, self.scope = outer_fn, outer_scope
+        self._method_helper_calls()
         self.scope_kinds.pop()
         self.class_stack.pop()
+
+    def _mentions(self, node: ast.stmt, word: bytes) -> bool:
+        """Whether a statement's lines hold `word` (searched in place, not copied)."""
+        starts, end = self.line_starts, node.end_lineno or node.lineno
+        return self.source.find(word, starts[node.lineno - 1], starts[end] if end < len(starts) else len(self.source)) >= 0
+
+    def _method_helper_calls(self) -> None:
+        """The class's calls of its own wrapper methods (`self.maybe_compile(self.step)`), as
+        compile sites: a method that compiles its parameter is a helper to the class's methods."""
+        learnt = self.method_helpers.pop()
+        if learnt is None:
+            return
+        helpers, calls = learnt
+        for name, call, scope in calls:
+            helper = helpers.get(name)
+            target = compiled_argument(call, helper) if helper is not None else None
+            if helper is not None and target is not None:
+                options = helper.options or self.text(call)
+                self.sites.append(SiteSummary(call.lineno, self.text(target), -1, scope, False, options,
+                                              self._start(target)))
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         self.imports.add_ast_import(node)
@@ -814,6 +845,11 @@ class _Walker:
         if resolved in COMPILE_NAMES or type(func) is ast.Call or (type(func) is ast.Attribute and func.attr == "compile") \
                 or (type(func) is ast.Name and func.id in self.compilers):  # type: ignore[attr-defined]
             self._compile_call(node, fn, resolved, items)
+        elif self.method_helpers and fn is not None and type(func) is ast.Attribute \
+                and type(func.value) is ast.Name and func.value.id == fn.self_name:  # type: ignore[attr-defined]
+            learnt = self.method_helpers[-1]  # `self.helper(...)`: matched when the class ends
+            if learnt is not None and fn.class_index == self.class_stack[-1] and node.args:
+                learnt[1].append((func.attr, node, self.scope))  # type: ignore[attr-defined]
         # Not a class (`Config(...)`): a compiled callable is bound to a lowercase name.
         if type(func) is ast.Name and node.args and func.id in self.from_names and not func.id[:1].isupper():
             self.imported_calls.append(CompiledCall(

@@ -14,7 +14,8 @@ Training scripts seldom call `torch.compile` where they use it. They write
         return wrap
 
 and then `@maybe_compile`, `@compile_with(mode="max-autotune")`, `g = dynamic_compile(f)`:
-Dynamo compiles `f` as if `torch.compile(f)` were written there. The pre-pass (builder.py)
+Dynamo compiles `f` as if `torch.compile(f)` were written there. A trainer class may have one as
+a method (`def maybe_compile(self, fn)`), which its methods call as `self.maybe_compile(self.step)`. The pre-pass (builder.py)
 learns these helpers from the module's own definitions, in source order, and records each use
 as a compile site. The summary exports the module-level ones; a module that imports one
 (`from utils import maybe_compile`) is summarized again with it known, once every file's facts

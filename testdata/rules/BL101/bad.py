@@ -263,3 +263,20 @@ def _lambda_total(x):
 
 # A lambda compiled: Dynamo traces it and inlines what its body calls (analysis/regions.py).
 total_plus_one = torch.compile(lambda x: _lambda_total(x) + 1)
+
+
+class _Trainer:
+    """A compile helper as a method (index/builder.py): `self.maybe_compile(self._step)`."""
+
+    def __init__(self, use_compile=True):
+        self.use_compile = use_compile
+        self.step = self.maybe_compile(self._step)
+
+    def _step(self, x):
+        return x * x.sum().item()  # expect: BL101
+
+    def maybe_compile(self, fn):
+        return torch.compile(fn) if self.use_compile else fn
+
+
+TRAINER = _Trainer()

@@ -235,3 +235,20 @@ def _lambda_never_called(x):
 
 # A lambda compiled: what its body calls is compiled, a function it only names is not.
 doubled = torch.compile(lambda x: _lambda_doubled(x) if _lambda_never_called is not None else x)
+
+
+class _EagerTrainer:
+    """Called like a compile helper, a method that never compiles (torch.compile is named only
+    in this docstring)."""
+
+    def __init__(self):
+        self.step = self.keep(self._step)
+
+    def _step(self, x):
+        return x * x.sum().item()
+
+    def keep(self, fn):
+        return fn
+
+
+EAGER_TRAINER = _EagerTrainer()
