@@ -4,7 +4,7 @@ modules, and the parameter bytes of a module class built from literal layers."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, Optional
 
 import libcst as cst
 
@@ -22,7 +22,7 @@ PARAMETERLESS = frozenset(f"torch.nn.{name}" for name in (
 CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential"})
 
 
-Scope = FunctionInfo | None  # the function a name is bound in; None: the module (or a class body)
+Scope = Optional[FunctionInfo]  # the function a name is bound in; None: the module (or a class body)
 
 
 def scoped(name: str, scope: Scope) -> Iterator[tuple[Scope, str]]:
