@@ -59,6 +59,45 @@ def test_the_indexer_records_compiled_names_their_calls_and_writes() -> None:
                       ("CFG", "item", '"a"', "1", 27), ("net", "method", "eval", "", 23), ("flip", "call", "flip", "", 28)}
 
 
+SCOPES = """\
+import torch
+
+shared = torch.compile(g)
+
+
+def evaluate(x):
+    model = torch.compile(net)
+    def inner():
+        return model(x)
+    model(x)
+    return shared(x), inner()
+
+
+def train(x, shared):
+    model = make()
+    model(x)
+    return shared(x)
+
+
+def rebind():
+    global late
+    late = torch.compile(h)
+
+
+def later(x):
+    return late(x)
+"""
+
+
+def test_a_compiled_call_is_one_of_the_name_the_call_reads() -> None:
+    """A plain name assigned in a function is that function's own: `train`'s `model` and its
+    parameter `shared` are not the compiled ones; a closure reads its enclosing function's, any
+    function the module's, and `global` makes a function's binding the module's."""
+    summary = summarize(SCOPES, "m", False)
+    assert [(c.callee, c.place.line) for c in summary.compiled_calls] == [
+        ("model", 9), ("model", 10), ("shared", 11), ("late", 26)]
+
+
 def test_a_file_that_compiles_nothing_records_nothing() -> None:
     summary = summarize(SOURCE.replace("torch.compile(net)", "net").replace("@torch.compile\n", ""), "m", False)
     assert (summary.compiled_names, summary.compiled_calls, summary.state_writes) == ((), (), ())

@@ -218,12 +218,20 @@ class _Walker:
         and to globals; nothing in a file that compiles nothing."""
         if not self.compiled_names:
             return (), (), ()
-        compiled = {c.name for c in self.compiled_names}
+        bound: dict[str, set[int]] = {}  # each compiled name, by the scopes that bind it
+        for c in self.compiled_names:
+            scope = c.place.scope
+            bound.setdefault(c.name, set()).add(-1 if scope >= 0 and c.name in self.functions[scope].global_names else scope)
+        compiled = set(bound)
         watched = compiled | {c.target for c in self.compiled_names}
+
+        def sees(func: str, scope: int) -> bool:
+            return func in bound and any(self._sees(func, binder, scope) for binder in bound[func])
+
         calls: list[CompiledCall] = []
         # Locals passed to a compiled call: a container's length and keys are guarded, so an
         # append or a new key between calls is a write to what the frame guards on.
-        passed = {(scope, self.text(value)) for func, node, scope, _, _ in self.dotted_calls if func in compiled
+        passed = {(scope, self.text(value)) for func, node, scope, _, _ in self.dotted_calls if sees(func, scope)
                   for _, value in _arg_items(node) if isinstance(value, ast.Name)}
         writes = [w for w in self.writes if w.action in ("global", "item", "nonlocal") or _head_in(w.subject, watched)
                   or (w.action == "local-item" and (w.place.scope, w.subject) in passed)]
@@ -236,7 +244,7 @@ class _Walker:
             if func in writers or func in setters:
                 writes.append(StateWrite(func, "call", func, _args_text(self, node) if func in setters else "",
                                          self.place(node, scope)))
-            if func in compiled:
+            if sees(func, scope):
                 args = tuple((keyword, self.text(value)) for keyword, value in _arg_items(node))
                 calls.append(CompiledCall(func, self.place(node, scope), args, loops, grad_off))
             elif "." in func:
@@ -247,6 +255,24 @@ class _Walker:
                     writes.append(StateWrite(receiver, "method", method, _args_text(self, node), self.place(node, scope),
                                              loops))
         return tuple(self.compiled_names), tuple(calls), tuple(writes)
+
+    def _sees(self, name: str, binder: int, scope: int) -> bool:
+        """Whether `name` read in `scope` (a function's index, -1 the module) is the one bound in
+        `binder`: a plain name assigned in a function is that function's own (two functions that
+        both bind `model` call different things), else its enclosing function's or the module's;
+        an attribute (`self.step`) is the file's, whichever method bound it."""
+        if "." in name:
+            return True
+        while scope >= 0:
+            if scope == binder:
+                return True
+            fn = self.functions[scope]
+            if name in fn.global_names:
+                return binder == -1
+            if name in fn.assigns or name in fn.params:
+                return False
+            scope = fn.parent
+        return binder == -1
 
     def _bind_compiled(self, targets: list[ast.expr], value: ast.expr) -> None:
         """`name = torch.compile(target, ...)` (or `optimize(...)(target)`) binds a compiled name."""

@@ -21,3 +21,20 @@ def scenario_eager_evaluation():
     model(x).sum().backward()
     with torch.no_grad():
         net(x)  # the same weights, eagerly: no second compile
+
+
+def _evaluate(x):
+    scorer = torch.compile(Net())
+    with torch.no_grad():
+        return scorer(x)
+
+
+def _train(x):
+    scorer = Net()  # another `scorer`, never compiled: its call with grad compiles nothing
+    scorer(x).sum().backward()
+
+
+def scenario_two_functions_two_scorers():
+    x = torch.randn(8, 8)
+    _evaluate(x)
+    _train(x)
