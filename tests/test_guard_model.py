@@ -86,16 +86,28 @@ def rebind():
 
 def later(x):
     return late(x)
+
+
+net = make()
+
+
+def prepare():
+    net.compile()
+
+
+def step(x):
+    return net(x)
 """
 
 
 def test_a_compiled_call_is_one_of_the_name_the_call_reads() -> None:
     """A plain name assigned in a function is that function's own: `train`'s `model` and its
     parameter `shared` are not the compiled ones; a closure reads its enclosing function's, any
-    function the module's, and `global` makes a function's binding the module's."""
+    function the module's, and `global` makes a function's binding the module's; `net.compile()`
+    in a function that binds no `net` compiles the module's, which another function calls."""
     summary = summarize(SCOPES, "m", False)
     assert [(c.callee, c.place.line) for c in summary.compiled_calls] == [
-        ("model", 9), ("model", 10), ("shared", 11), ("late", 26)]
+        ("model", 9), ("model", 10), ("shared", 11), ("late", 26), ("net", 37)]
 
 
 def test_a_file_that_compiles_nothing_records_nothing() -> None:

@@ -218,15 +218,14 @@ class _Walker:
         and to globals; nothing in a file that compiles nothing."""
         if not self.compiled_names:
             return (), (), ()
-        bound: dict[str, set[int]] = {}  # each compiled name, by the scopes that bind it
+        bound: dict[str, set[int]] = {}  # each compiled name, by the scopes whose binding is compiled
         for c in self.compiled_names:
-            scope = c.place.scope
-            bound.setdefault(c.name, set()).add(-1 if scope >= 0 and c.name in self.functions[scope].global_names else scope)
+            bound.setdefault(c.name, set()).add(self._binder(c.name, c.place.scope))
         compiled = set(bound)
         watched = compiled | {c.target for c in self.compiled_names}
 
-        def sees(func: str, scope: int) -> bool:
-            return func in bound and any(self._sees(func, binder, scope) for binder in bound[func])
+        def sees(func: str, scope: int) -> bool:  # a call of `func` in `scope` reads a compiled binding
+            return func in bound and self._binder(func, scope) in bound[func]
 
         calls: list[CompiledCall] = []
         # Locals passed to a compiled call: a container's length and keys are guarded, so an
@@ -256,23 +255,23 @@ class _Walker:
                                              loops))
         return tuple(self.compiled_names), tuple(calls), tuple(writes)
 
-    def _sees(self, name: str, binder: int, scope: int) -> bool:
-        """Whether `name` read in `scope` (a function's index, -1 the module) is the one bound in
-        `binder`: a plain name assigned in a function is that function's own (two functions that
-        both bind `model` call different things), else its enclosing function's or the module's;
-        an attribute (`self.step`) is the file's, whichever method bound it."""
+    def _binder(self, name: str, scope: int) -> int:
+        """The scope whose binding `name` means in `scope` (a function's index, -1 the module), as
+        Python reads it: the innermost function that assigns it or takes it as a parameter (two
+        functions that both bind `model` mean different things), else the module's; `global`
+        makes it the module's; an attribute (`self.step`) is the file's, whichever method bound
+        it. `net.compile()` in a function compiles the module's `net` when that function does not
+        bind one."""
         if "." in name:
-            return True
+            return -1
         while scope >= 0:
-            if scope == binder:
-                return True
             fn = self.functions[scope]
             if name in fn.global_names:
-                return binder == -1
+                return -1
             if name in fn.assigns or name in fn.params:
-                return False
+                return scope
             scope = fn.parent
-        return binder == -1
+        return -1
 
     def _bind_compiled(self, targets: list[ast.expr], value: ast.expr) -> None:
         """`name = torch.compile(target, ...)` (or `optimize(...)(target)`) binds a compiled name."""
