@@ -116,7 +116,7 @@ class FileContext:
             self._predictions = model.predictions()
         return [p for p in self._predictions if p.code == code]
 
-    def compiled_argument(self, call: cst.Call) -> cst.BaseExpression | None:
+    def helper_target(self, call: cst.Call) -> cst.BaseExpression | None:
         """The positional argument of `call` that the index records compiling: the call of a
         compile helper (`maybe_compile(model)`, `compile_with(mode=...)(model)`: index/
         compilers.py), which nothing in the call's syntax says. Positions are asked only in a

@@ -10,7 +10,7 @@ import libcst as cst
 
 from breaklint.rule import FileContext, FunctionInfo, dotted
 
-from ._support import compiled_argument
+from ._support import compiled_by
 
 DDP_NAMES = frozenset({"torch.nn.parallel.DistributedDataParallel",
                        "torch.nn.parallel.distributed.DistributedDataParallel"})
@@ -58,7 +58,7 @@ class Bindings:
                 self.optimize_ddp_off = True
 
     def note_call(self, node: cst.Call, ctx: FileContext) -> None:
-        arg = compiled_argument(node, ctx)
+        arg = compiled_by(node, ctx)
         if arg is not None:
             self.compiled_calls.add(id(arg))
             name = dotted(arg)

@@ -14,17 +14,17 @@ from breaklint.rule import (Assigned, ClassInfo, COMPILE_NAMES, dotted, FileCont
 Resolve = Callable[["cst.BaseExpression"], "str | None"]  # a string: no libcst at import (deferred.py)
 
 
-def compiled_argument(expr: cst.BaseExpression, ctx: FileContext) -> cst.BaseExpression | None:
+def compiled_by(expr: cst.BaseExpression, ctx: FileContext) -> cst.BaseExpression | None:
     """What a value compiles, when it is a compiled callable: `torch.compile(fn, ...)`,
     `torch.compile(**options)(fn)` / `torch._dynamo.optimize(...)(fn)`, or a compile helper's
-    `maybe_compile(fn)` (FileContext.compiled_argument); else None."""
+    `maybe_compile(fn)` (FileContext.helper_target); else None."""
     if not isinstance(expr, cst.Call) or not expr.args:
         return None
     resolve = ctx.resolve
     if resolve(expr.func) in COMPILE_NAMES or (
             isinstance(expr.func, cst.Call) and resolve(expr.func.func) in COMPILE_NAMES | OPTIMIZE_NAMES):
         return expr.args[0].value
-    return ctx.compiled_argument(expr)
+    return ctx.helper_target(expr)
 
 
 def is_compile_decorator(expr: cst.BaseExpression, resolve: Resolve) -> bool:

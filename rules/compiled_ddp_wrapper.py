@@ -8,7 +8,7 @@ from breaklint.finding import Confidence, Severity, Stage
 from breaklint.rule import FileContext, Rule, dotted
 
 from ._ddp import DDP_NAMES, Bindings, Scope
-from ._support import compiled_argument
+from ._support import compiled_by
 
 
 class CompiledDdpWrapper(Rule):
@@ -73,7 +73,7 @@ class CompiledDdpWrapper(Rule):
     def file_visit_Assign(self, node: cst.Assign) -> None:
         self.bindings.note_assign(node, self.ctx)
         value = node.value
-        target = compiled_argument(value, self.ctx)
+        target = compiled_by(value, self.ctx)
         scope = self.ctx.function
         if target is not None and self._is_ddp(self.bindings.value(target, scope)):
             self.wrappers.update(Bindings.key(n, scope) for t in node.targets if (n := dotted(t.target)) is not None)

@@ -10,7 +10,7 @@ from breaklint.finding import Confidence, Severity, Span, Stage
 from breaklint.rule import FileContext, Rule, dotted
 
 from ._ddp import DDP_NAMES, Bindings, Scope, bucket_count, class_bytes, ddp_module, keyword, number, without_moves
-from ._support import compiled_argument
+from ._support import compiled_by
 
 DEFAULT_BUCKET_CAP_MB = 25  # DistributedDataParallel's bucket_cap_mb default
 FIRST_BUCKET_BYTES = 1024 * 1024  # torch.distributed._DEFAULT_FIRST_BUCKET_BYTES (torch 2.13)
@@ -109,7 +109,7 @@ class DdpGraphSplit(Rule):
             inner = without_moves(self.bindings.value(without_moves(wrapped, self.ctx), scope), self.ctx)
             compiled = (id(call) in self.bindings.compiled_calls or self.bindings.is_compiled(bound_to, scope)
                         or self.bindings.is_compiled(dotted(wrapped), scope))
-            target = compiled_argument(inner, self.ctx)
+            target = compiled_by(inner, self.ctx)
             if target is not None:
                 compiled = True
                 inner = without_moves(self.bindings.value(without_moves(target, self.ctx), scope), self.ctx)

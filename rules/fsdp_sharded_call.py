@@ -10,7 +10,7 @@ from breaklint.finding import Confidence, Severity, Stage
 from breaklint.rule import FileContext, Rule, dotted
 
 from ._ddp import Bindings
-from ._support import compiled_argument
+from ._support import compiled_by
 
 FULLY_SHARD = frozenset({"torch.distributed.fsdp.fully_shard", "torch.distributed._composable.fsdp.fully_shard",
                          "torch.distributed.fsdp._fully_shard.fully_shard",
@@ -123,7 +123,7 @@ class FsdpShardedCall(Rule):
 
     def file_visit_Call(self, node: cst.Call) -> None:
         self.bindings.note_call(node, self.ctx)
-        target = compiled_argument(node, self.ctx)
+        target = compiled_by(node, self.ctx)
         if target is not None:
             compiled = self._class_of(dotted(target))
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "compile":
