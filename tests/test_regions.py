@@ -892,3 +892,76 @@ def test_an_attribute_copied_from_the_configuration_is_its_setting(tmp_path, che
     assert (finding.confidence.value == "possible") == possible, finding.message
     if possible:
         assert "only when `self.seed is not None`; the default is None" in finding.message
+
+
+COMPOSED = {
+    "frame.py": """
+        import torch
+        from torch import nn
+
+        class Frame(nn.Module):
+            def __init__(self, proposals, heads, transform):
+                super().__init__()
+                self.proposals = proposals
+                self.heads = heads
+                self.transform = transform
+
+            def forward(self, x):
+                x = self.transform(x)
+                return self.transform.finish(self.heads(self.proposals(x)))
+        """,
+    "parts.py": f"""
+        from torch import nn
+
+        class Proposals(nn.Module):
+            def forward(self, x):
+                return x * {ITEM}
+
+        class Heads(nn.Module):
+            def forward(self, x):
+                return x + 1
+
+        class Special(Heads):
+            def forward(self, x):
+                return x * {ITEM}
+
+        class Transform(nn.Module):
+            def forward(self, x):
+                return x
+
+            def finish(self, x):
+                return x * {ITEM}
+        """,
+    "detectors.py": """
+        from frame import Frame
+        from parts import Heads, Proposals, Special, Transform
+
+        class Detector(Frame):
+            def __init__(self, heads=None):
+                proposals = Proposals()
+                if heads is None:
+                    heads = Heads()
+                super().__init__(proposals, heads, Transform())
+
+        class SpecialDetector(Detector):
+            def __init__(self):
+                super().__init__(heads=Special())
+        """,
+}
+
+
+@pytest.mark.parametrize("built,reached", [
+    ("Detector()", {6, 21}),  # Proposals.forward, Transform.finish; Heads has nothing to report
+    ("SpecialDetector()", {6, 14, 21}),  # its `heads` replaces the default Heads(): Special.forward
+    ("Frame(Proposals(), Special(), Transform())", {6, 14, 21}),  # the frame built with its parts
+])
+def test_instances_a_constructor_is_given_are_what_forward_calls(tmp_path, check, built, reached) -> None:
+    """torchvision's detectors: the frame stores what its subclasses build and pass up in
+    `super().__init__(...)` (or what its own builder passes), and its `forward` calls them and
+    their methods. Only the compile in train.py makes a region here."""
+    train = f"import torch\nfrom detectors import Detector, SpecialDetector\nfrom frame import Frame\n" \
+            f"from parts import Proposals, Special, Transform\n\nmodel = torch.compile({built})\n"
+    root = project(tmp_path, {**COMPOSED, "train.py": train})
+    result = check([root], root=root, assume_forward_compiled=False)
+    assert flagged(result) == {("parts.py", line) for line in reached}
+    assert {f.region.describe() for f in result.findings if f.code == "BL101"} == {"`Frame.forward` via train.py:6"}

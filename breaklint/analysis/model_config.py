@@ -102,17 +102,40 @@ class Defaults:
                       ) -> list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]:
         param = _param(fn, name)
         default = [(param.default, fn.parent, fn.module)] if param is not None and param.default is not None else []
-        builds = [build for cls in self._built_through(fn)
-                  for build in self.builds[cls]] if fn.name == "__init__" and fn.class_info is not None else []
-        if not builds:
-            return default  # evaluated where the def is
+        is_init = fn.name == "__init__" and fn.class_info is not None
+        builds = [build for cls in self._built_through(fn) for build in self.builds[cls]] if is_init else []
         values: list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]] = []
         for build in builds:
             arg = _argument(build.call, fn, name) if build.call is not None else None
             for value in [(arg, build.scope, build.module)] if arg is not None else default:
                 if value not in values:
                     values.append(value)
-        return values
+        passed_up = self._passed_up(fn, name) if is_init else []
+        values.extend(value for value in passed_up if value not in values)
+        return values if builds or passed_up else default  # the default: evaluated where the def is
+
+    def _passed_up(self, init: FunctionInfo, name: str
+                   ) -> list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]]:
+        """What the noted subclasses' own `__init__`s pass `init`'s parameter `name` in their
+        `super().__init__(...)`: `FasterRCNN.__init__` builds `rpn = RegionProposalNetwork(...)`
+        and calls `super().__init__(backbone, rpn, ...)`, so `GeneralizedRCNN.__init__`'s `rpn`
+        (stored as `self.rpn`) holds it. Each argument is read in the `__init__` that passes it."""
+        owner = init.class_info
+        assert owner is not None
+        found: list[tuple[cst.BaseExpression, FunctionInfo | None, ModuleIndex]] = []
+        for built in self._built_below(owner):
+            for klass in self.project.mro(built):
+                if klass is owner:
+                    break
+                own = klass.methods.get("__init__")
+                if own is None or self.project.method(klass, "__init__", skip_self=True) is not init:
+                    continue
+                for call in own.calls:
+                    if _calls_super_init(call):
+                        arg = _argument(call, init, name)
+                        if arg is not None and (arg, own, klass.module) not in found:
+                            found.append((arg, own, klass.module))
+        return found
 
     # --- tests -------------------------------------------------------------------------------
     def gate(self, groups: Iterable[tuple[Guards, FunctionInfo | None]]) -> str:
@@ -326,6 +349,13 @@ def _content(module: ModuleIndex) -> ModuleIndex:
 
 def _param(fn: FunctionInfo, name: str) -> Parameter | None:
     return fn.header.parameter(name)
+
+
+def _calls_super_init(call: cst.Call) -> bool:
+    """`super().__init__(...)` (also `super(Cls, self).__init__(...)`)."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call) \
+        and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
 
 
 def _argument(call: cst.Call, init: FunctionInfo, name: str) -> cst.BaseExpression | None:

@@ -123,6 +123,15 @@ class CallResolver:
                         inherited = forward.class_info is not build.cls
                         instance = f"{build.cls.module.name}:{build.cls.qualname}" if inherited else ""
                         targets.append((forward, gate or defaults.gate(build.guards), instance, call))
+            if not targets and isinstance(call.func, cst.Attribute):
+                # A method of an instance the walk knows of and the index alone does not: one a
+                # constructor was given (`self.transform.postprocess(...)`, see instance_builds).
+                name = call.func.attr.value
+                for build in self.project.instance_builds(call.func.value, fn, fn.module,
+                                                          params=defaults.param_values, passed=passed):
+                    method = self.project.method(build.cls, name)
+                    if method is not None and all(t[0] is not method for t in targets):
+                        targets.append((method, gate or defaults.gate(build.guards), "", call))
             if not targets and isinstance(call.func, cst.Name):  # an instance imported from another module
                 targets = [(target, gate, "", call) for name, scope, module in self._instance_binding(call.func, fn)
                            if scope is None for target in self.forwards(self.project.instance_classes(name, scope, module))]
@@ -313,6 +322,12 @@ def find_entry_points(
             for cls in module.classes.values():
                 if "forward" in cls.methods and project.is_nn_module(cls):
                     entries.append(EntryPoint(cls.methods["forward"], ASSUMED))
+                elif "__init__" in cls.methods and project.is_nn_module(cls):
+                    # A subclass that builds what its base's `forward` calls and passes it up
+                    # (`super().__init__(backbone, rpn, ...)`): that forward runs on its instances.
+                    inherited = project.method(cls, "forward")
+                    if inherited is not None:
+                        entries.append(EntryPoint(inherited, ASSUMED, (Build(cls, None, None, module),)))
     return entries
 
 

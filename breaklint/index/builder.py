@@ -896,12 +896,15 @@ class _Walker:
         if guards:
             fn.call_guards.append((len(fn.calls), guards))
         fn.calls.append(name if name is not None else self.text(node.func))
-        # summary.CallArgs: the text of each Name/Attribute argument (others None), () when none is one.
+        # summary.CallArgs: the text of each Name/Attribute argument (others None), () when none is
+        # one; a constructor's call passed up to a base class's `__init__` too (`super().__init__(
+        # Backbone(), rpn)`: model_config.Defaults reads what the base stores).
         layout: list[tuple[str | None, Expr | None]] = []
         dotted_args = False
+        passes_up = type(node.func) is ast.Attribute and node.func.attr == "__init__"  # type: ignore[attr-defined]
         for _, mark, value in items:
             kind = type(value)
-            if kind is ast.Name or kind is ast.Attribute:
+            if kind is ast.Name or kind is ast.Attribute or (passes_up and kind is ast.Call):
                 layout.append((mark, self.text(value)))
                 dotted_args = True
             else:
@@ -909,7 +912,7 @@ class _Walker:
         fn.call_args.append(tuple(layout) if dotted_args else ())
         if not (resolved in DISABLE_NAMES and self._disables_its_argument(items)):
             for (_, text), (_, _, value) in zip(layout, items):
-                if text is not None:  # an attribute's text made again, not shared: see _guards
+                if text is not None and type(value) is not ast.Call:  # an attribute's text made again, not shared: see _guards
                     fn.refs.append(text if type(value) is ast.Name else self.text(value))
                 elif type(value) is ast.Constant and _is_singleton(value.value):  # type: ignore[attr-defined]
                     fn.refs.append(_SINGLETONS[value.value])  # type: ignore[attr-defined]

@@ -713,6 +713,14 @@ class ProjectIndex:
                     if self._memo is not None:
                         self._memo.state_reads += 1  # what the walk has passed so far
                     found.extend(Build(cls, None, scope, module, guards) for cls in passed(owner, expr.value))
+            if params is not None and scope is not None and scope.name == "__init__" \
+                    and expr.value in scope.header.params:
+                # An instance the constructor was given (`self.rpn = rpn`), also where it only
+                # replaces a missing one (`if heads is None: heads = BoxHeads()`).
+                if self._memo is not None:
+                    self._memo.state_reads += 1  # what the walk has noted so far
+                for value, where, held_in in params(scope, expr.value):
+                    found.extend(b for b in inner(value, where, held_in) if b not in found)
             return found
         if kind is cst.Attribute:
             owner = self.self_class(expr.value, scope)

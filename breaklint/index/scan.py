@@ -26,7 +26,7 @@ from breaklint.infra.files import NUL_BYTES, ReadProblem, decode_source, read_ca
 from breaklint.infra.recursion import with_room
 from breaklint.index.def_lines import split_lines
 from breaklint.index.region_text import Block, outline
-from breaklint.index.summary import ModuleSummary
+from breaklint.index.summary import FunctionSummary, ModuleSummary
 from breaklint.index.suppress import may_hold_suppressions
 
 if TYPE_CHECKING:
@@ -108,7 +108,8 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool, defer_
     blob = pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
     aliases = dict(summary.aliases)
     entry = bool(summary.compile_sites) or any(
-        fn.name == "forward" and fn.class_index >= 0 for fn in summary.functions
+        fn.class_index >= 0 and (fn.name == "forward" or (fn.name == "__init__" and _passes_up(fn)))
+        for fn in summary.functions
     )
     return FileFacts(digest, None, zlib.compress(blob, 1), hashlib.blake2b(blob, digest_size=16).hexdigest(),
                      summary.has_functions, entry, maybe_suppressed, len(text),
@@ -421,3 +422,9 @@ def scan_bytes(data: bytes | ReadProblem, module_name: str, is_package: bool, de
     if isinstance(text, ReadProblem):
         return FileFacts(digest, text, b"", "", False, False, False)
     return scan_text(text, digest, module_name, is_package, defer_compile)
+
+
+def _passes_up(fn: FunctionSummary) -> bool:
+    """An `__init__` that passes its base's `__init__` something (`super().__init__(backbone,
+    rpn)`): a class that inherits a `forward` and builds what it runs (regions.find_entry_points)."""
+    return any(call.endswith(".__init__") and args for call, args in zip(fn.calls, fn.call_args))
