@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.rule import dynamo_tables, FileContext, method_call
+from breaklint.rule import dynamo_tables, FileContext, Kind, method_call
 from breaklint.versions import TorchVersion
 
 from ._nonstrict import NONSTRICT_SAYS, NonstrictCallSites
@@ -39,7 +39,9 @@ class DynamicShapeOp(NonstrictCallSites):
     `nonzero`, `argwhere`, `unique`, `unique_consecutive`, `masked_select`, `bincount`,
     `repeat_interleave` with a tensor of repeats and no `output_size`, `F.one_hot` without
     `num_classes`, single-argument `torch.where(cond)`, indexing with a boolean mask
-    (`x[x > 0]`, also `x[mask] += 1`), and their NumPy spellings on arrays made from tensors
+    (`x[x > 0]`, also `x[mask] += 1`; a known boolean tensor indexing a value the analysis
+    cannot place, `coder.decode(deltas)[mask]`, is reported `likely`: only a tensor or an array
+    takes a mask), and their NumPy spellings on arrays made from tensors
     (`np.nonzero(t.numpy())`, `np.unique`, `np.where(cond)`). Also `F.ctc_loss` and
     `torch.linalg.lstsq`, whose ATen ops torch tags `dynamic_output_shape` (the list of tagged
     ops is generated from torch: `breaklint/analysis/dynamo_tables.py`).
@@ -158,14 +160,21 @@ class DynamicShapeOp(NonstrictCallSites):
                 self.report(node, confidence=confidence, says="GB0036", what=f"`.{method}()`")
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if node in self._stores or not self.ctx.value(node.value).tensorish:
+        if node in self._stores:
+            return
+        base = self.ctx.value(node.value)
+        # What a bool tensor indexes is a tensor (or an array) whatever the analysis knows of it:
+        # a list or a dict cannot be indexed by a mask (`coder.decode(deltas)[mask]`).
+        unknown = base.kind is Kind.UNKNOWN
+        if not (base.tensorish or unknown):
             return
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index = self.ctx.value(element.slice.value)
-                if index.tensorish and index.boolean:
-                    confidence = Confidence.CERTAIN if index.is_tensor else Confidence.LIKELY
-                    self.report(node, confidence=confidence, says="GB0036", what="boolean-mask indexing")
+                if index.tensorish and index.boolean and (index.is_tensor or not unknown):
+                    sure = index.is_tensor and not unknown
+                    self.report(node, confidence=Confidence.CERTAIN if sure else Confidence.LIKELY, says="GB0036",
+                                what="boolean-mask indexing")
                     return
 
 

@@ -231,6 +231,9 @@ class FunctionValues:
     def _param_value(self, param: cst.Param, owner: cst.FunctionDef | cst.Lambda, outermost: bool) -> Value:
         if param.annotation is not None:
             return _annotation_value(param.annotation.annotation)
+        commented = self._type_comment(owner).get(param.name.value) if isinstance(owner, cst.FunctionDef) else None
+        if commented is not None:
+            return _annotation_value(commented)
         if outermost and param.name.value in self.arguments:
             return self.arguments[param.name.value]
         default = param.default
@@ -243,6 +246,14 @@ class FunctionValues:
                 self.guessed.add(param.name.value)
             return MAYBE
         return UNKNOWN
+
+    def _type_comment(self, owner: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+        """The parameters' types a PEP 484 type comment gives (`# type: (Tensor, int) -> Tensor`
+        under the `def` line, as TorchScript-era code writes them), by name; once per def."""
+        found: dict[cst.CSTNode, dict[str, cst.BaseExpression]] = self.fn.derived("type comments", dict)
+        if owner not in found:
+            found[owner] = _commented_types(owner)
+        return found[owner]
 
     def _evidence(self, owner: cst.FunctionDef | cst.Lambda) -> set[str]:
         resolve = self.fn.module.imports.resolve  # read at each pass: it records what the pass read
@@ -799,6 +810,33 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
         if name in SCALAR_CASTS:
             return PYTHON
     return UNKNOWN
+
+
+def _commented_types(node: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """`# type: (A, B) -> R` on the `def` line or the line after it: each named parameter's type
+    (a method's `self` or `cls` left out, as PEP 484 has it); {} when there is none or it does not fit."""
+    body = node.body
+    if not isinstance(body, cst.IndentedBlock):
+        return {}
+    comments = [body.header.comment] + [line.comment for line in (body.body[0].leading_lines if body.body else ())]
+    text = next((c.value for c in comments if c is not None and c.value.startswith("# type:")), None)
+    if text is None or "->" not in text:
+        return {}
+    signature = text[len("# type:"):].rpartition("->")[0].strip()
+    try:
+        call = cst.parse_expression("f" + signature)
+    except cst.ParserSyntaxError:
+        return {}
+    if not isinstance(call, cst.Call) or any(arg.keyword is not None for arg in call.args):
+        return {}
+    types = [arg.value for arg in call.args if not arg.star]
+    if any(isinstance(t, cst.Ellipsis) for t in types):  # `(...) -> R`: the return type only
+        return {}
+    params = node.params
+    named = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+    if len(types) == len(named) - 1 and named[0] in ("self", "cls"):
+        named = named[1:]
+    return dict(zip(named, types)) if len(types) == len(named) else {}
 
 
 def _annotation_value(annotation: cst.BaseExpression) -> Value:

@@ -280,3 +280,17 @@ class _Trainer:
 
 
 TRAINER = _Trainer()
+
+
+def _box_width(box):
+    # type: (Tensor) -> int
+    return int(box[2] - box[0])  # expect: BL101
+
+
+@torch.compile
+def first_box_width(x, detections):
+    # TorchScript-era code types its helpers in PEP 484 comments: `box` is a tensor by its own.
+    return x * _box_width(detections[0]["boxes"][0])
+
+
+CALLS["first_box_width"] = [(torch.randn(8, 8), [{"boxes": torch.tensor([[1.0, 2.0, 5.0, 6.0]])}]) for _ in range(3)]

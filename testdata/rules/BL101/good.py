@@ -252,3 +252,16 @@ class _EagerTrainer:
 
 
 EAGER_TRAINER = _EagerTrainer()
+
+
+def _scaled_by(x, n):
+    # type: (Tensor, int) -> Tensor
+    return x * int(n)  # `n` is an int by the helper's type comment: int() of an int
+
+
+@torch.compile
+def scaled_by(x, n):
+    return _scaled_by(x, n)
+
+
+CALLS = {"scaled_by": [(torch.randn(8, 8), 3) for _ in range(3)]}

@@ -79,3 +79,32 @@ def alignment_loss(x):
 @torch.compile
 def least_squares(x):
     return torch.linalg.lstsq(x, x).solution  # expect: BL104
+
+
+# What a bool tensor indexes is a tensor, also where the analysis cannot tell what it is: the
+# value of a call through a table of functions, a method of a plain object.
+DECODERS = {"linear": lambda deltas: deltas * 2.0}
+
+
+class BoxCoder:
+    def decode(self, deltas):
+        return deltas * 2.0
+
+
+@torch.compile
+def foreground_boxes(deltas: torch.Tensor, labels: torch.Tensor):
+    foreground = labels >= 0
+    boxes = DECODERS["linear"](deltas)
+    return boxes[foreground] + 1  # expect: BL104
+
+
+@torch.compile
+def decoded_foreground(deltas: torch.Tensor, labels: torch.Tensor, coder: BoxCoder):
+    foreground = labels >= 0
+    return coder.decode(deltas)[foreground] + 1  # expect: BL104
+
+
+CALLS = {
+    "foreground_boxes": [(torch.randn(8, 4), torch.randint(-1, 3, (8,))) for _ in range(3)],
+    "decoded_foreground": [(torch.randn(8, 4), torch.randint(-1, 3, (8,)), BoxCoder()) for _ in range(3)],
+}
