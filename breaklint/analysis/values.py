@@ -605,6 +605,8 @@ class FunctionValues:
             return SHAPE if is_slice else SHAPE_INT
         if base.kind is Kind.MODULE:
             return MODULE
+        if base.kind is Kind.UNKNOWN and _indexes_dimensions(node):
+            return MAYBE  # `boxes[:, 2:]`: only a tensor (or an array, which Dynamo traces as one) takes it
         return UNKNOWN
 
     def _call(self, node: cst.Call, env: dict[str, Value]) -> Value:
@@ -810,6 +812,20 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
         if name in SCALAR_CASTS:
             return PYTHON
     return UNKNOWN
+
+
+def _indexes_dimensions(node: cst.Subscript) -> bool:
+    """An index of several dimensions with a slice in it, or with `...` or `None` (`x[:, 2:]`,
+    `x[..., 0]`, `x[:, None]`): a list, a tuple or a dict takes none of these."""
+    if len(node.slice) < 2:
+        return False
+    for element in node.slice:
+        part = element.slice
+        if isinstance(part, cst.Slice):
+            return True
+        if isinstance(part.value, cst.Ellipsis) or (isinstance(part.value, cst.Name) and part.value.value == "None"):
+            return True
+    return False
 
 
 def _commented_types(node: cst.FunctionDef) -> dict[str, cst.BaseExpression]:

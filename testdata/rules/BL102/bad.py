@@ -209,3 +209,23 @@ dropped_layer = torch.compile(DroppedLayer())
 
 CALLS = {"gated": [(torch.randn(8, 8), torch.randn(8, 8).sum() > 0) for _ in range(3)],
          "clamp_half_overflow": [(torch.randn(8, 8).half(),) for _ in range(3)]}
+
+
+# What takes a slice in two dimensions is a tensor (or an array, traced as one), also where the
+# analysis cannot tell what it is: here the targets come back from a table of transforms.
+TRANSFORMS = {"identity": lambda images, targets: (images, targets)}
+
+
+@torch.compile
+def degenerate_boxes(images: torch.Tensor, targets: list):
+    images, targets = TRANSFORMS["identity"](images, targets)
+    for target in targets:
+        boxes = target["boxes"]
+        degenerate = boxes[:, 2:] <= boxes[:, :2]
+        if degenerate.any():  # expect: BL102
+            images = images - 1
+    return images + 1
+
+
+CALLS["degenerate_boxes"] = [(torch.randn(8, 8), [{"boxes": torch.tensor([[1.0, 2.0, 5.0, 6.0]])}])
+                             for _ in range(3)]
