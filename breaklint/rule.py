@@ -211,20 +211,15 @@ class FileContext:
             callers = caller_functions(self.project, region.callers)
             if callers is not None:
                 flags = {c: is_entry for c, is_entry in callers}
-                seen = passed_values(fn, [c for c, _ in callers], CallResolver(self.project),
-                                     lambda caller: self.function_values(caller, flags[caller]))
-                # A module's `forward` whose calls this pass cannot see is judged as the entry it
-                # would be by assumption: its parameters maybe-tensors.
-                entry = seen is None and fn.name == "forward" and fn.class_info is not None \
-                    and self.project.is_nn_module(fn.class_info)
-                passed = seen or {}
+                passed = passed_values(fn, [c for c, _ in callers], CallResolver(self.project),
+                                       lambda caller: self.function_values(caller, flags[caller]))
         elif region is not None and entry and fn.class_info is None and len(fn.header.positional) > 1:
             # An entry point's own file calls it with what it is compiled for: `scaled(x, True)`
             # and `scaled(x, False)` make `flag` a Python bool, not a maybe-tensor (#17).
             resolver = CallResolver(self.project)
             outside = entry_callers(fn, resolver)
             if outside:
-                passed = passed_values(fn, outside, resolver, lambda caller: self.function_values(caller)) or {}
+                passed = passed_values(fn, outside, resolver, lambda caller: self.function_values(caller))
         return FunctionValues(fn, self.project, entry=entry, arguments=passed, flow=self._numpy_flow(),
                               returns=self._return_flow())
 

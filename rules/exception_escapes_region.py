@@ -26,13 +26,19 @@ class _Enclosing(Visitor):
         self.function = function
         self.stack: list[cst.CSTNode] = []
         self.found: dict[int, list[cst.CSTNode]] = {}  # by id: the nodes live as long as the tree
+        self.returns_before: set[int] = set()  # the raises a `return` comes before, in the source
+        self._returned = False
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         kind = type(node)
         if (kind is cst.FunctionDef or kind is cst.Lambda) and node is not self.function:
             return False
-        if kind is cst.Raise or kind is cst.Assert:
+        if kind is cst.Return:
+            self._returned = True
+        elif kind is cst.Raise or kind is cst.Assert:
             self.found[id(node)] = list(self.stack)
+            if self._returned:
+                self.returns_before.add(id(node))
         elif kind.__name__ in _COMPOUND:
             self.stack.append(node)
         return True
@@ -48,7 +54,9 @@ class ExceptionEscapesRegion(Rule):
     `try` of its own, and an `assert` inside a `with` block (a context manager Dynamo entered).
     A `raise` that always runs is reported; an `assert` in a `with` is a `possible` break, for
     the calls where it fails. A `raise` under an `if` or in a loop (an error path for bad
-    input) is not reported: it breaks only in the calls that take it, which valid calls do not.
+    input) is not reported: it breaks only in the calls that take it, which valid calls do not;
+    nor is one after a `return` in the function (the fall-through of a dispatch, `if how ==
+    "sum": return ...` and then `raise ValueError(how)`).
 
     ## Why is this bad?
     Dynamo traces the exception being raised and cannot end the graph with it: it stops tracing
@@ -84,15 +92,17 @@ class ExceptionEscapesRegion(Rule):
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
-        self._by_function: dict[FunctionInfo, dict[int, list[cst.CSTNode]]] = {}
+        self._by_function: dict[FunctionInfo, _Enclosing] = {}
 
-    def _enclosing(self, fn: FunctionInfo, node: cst.CSTNode) -> list[cst.CSTNode]:
+    def _walked(self, fn: FunctionInfo) -> _Enclosing:
         found = self._by_function.get(fn)
         if found is None:
-            finder = _Enclosing(real_node(fn.node))  # type: ignore[arg-type]
-            visit(finder.function, finder, trivia=False)
-            found = self._by_function[fn] = finder.found
-        return found.get(id(node), [])
+            found = self._by_function[fn] = _Enclosing(real_node(fn.node))  # type: ignore[arg-type]
+            visit(found.function, found, trivia=False)
+        return found
+
+    def _enclosing(self, fn: FunctionInfo, node: cst.CSTNode) -> list[cst.CSTNode]:
+        return self._walked(fn).found.get(id(node), [])
 
     def visit_Raise(self, node: cst.Raise) -> None:
         fn = self.ctx.function
@@ -103,6 +113,8 @@ class ExceptionEscapesRegion(Rule):
             return
         if any(type(s).__name__ in CONDITIONAL for s in enclosing):
             return  # an error path: Dynamo breaks only in the calls that take it (not reported)
+        if id(node) in self._walked(fn).returns_before:
+            return  # the fall-through of a dispatch (`if how == "sum": return ...`): the same
         region = self.ctx.region
         entry = region is not None and region.path == (fn.qualname,)
         self.report(node, confidence=Confidence.CERTAIN if entry else Confidence.LIKELY, says=OBSERVED,

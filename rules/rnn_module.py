@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.rule import Rule
+from breaklint.rule import FileContext, Rule
 
 from ._support import bindings, called_name, config_enabled
 
@@ -15,7 +15,10 @@ RNN_CLASSES = frozenset(
 
 class RnnModule(Rule):
     """## What it does
-    Finds calls to `nn.LSTM`, `nn.GRU` and `nn.RNN` modules inside a compiled region.
+    Finds calls to `nn.LSTM`, `nn.GRU` and `nn.RNN` modules inside a compiled region, at the
+    first place a method touches its own recurrent module: Dynamo refuses it there, also where
+    that is an attribute read before the call (`x.new_zeros(self.lstm.num_layers, ...)` for the
+    initial state).
 
     ## Why is this bad?
     Dynamo refuses to trace the recurrent sequence modules (their cuDNN kernels carry packed
@@ -39,7 +42,7 @@ class RnnModule(Rule):
     code = "BL111"
     name = "rnn-module"
     stage = Stage.DYNAMO
-    message = "`{module}` called in {region}: Dynamo does not trace recurrent modules and breaks the graph"
+    message = "`{module}` {use} in {region}: Dynamo does not trace recurrent modules and breaks the graph"
     help = "set torch._dynamo.config.allow_rnn = True, use nn.LSTMCell/nn.GRUCell in a loop, or keep the RNN out of the compiled code"
     dynamo_says = {"GB0014": "Attempted to wrap RNN, GRU, or LSTM"}
     bad = (
@@ -53,10 +56,44 @@ class RnnModule(Rule):
         "        h, c = self.cell(x)\n        return h\n",
     )
 
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self._seen: set[tuple[object, str]] = set()  # (function, attribute): reported where first used
+        self._callees: set[int] = set()  # the `self.rnn` of each `self.rnn(...)` visited
+
     def visit_Call(self, node: cst.Call) -> None:
-        module = self._rnn_class(node.func)
+        func = node.func
+        if self._own_attribute(func) is not None:
+            self._callees.add(id(func))
+            self._first_use(func, node, "called")
+            return
+        module = self._rnn_class(func)
         if module is not None and not config_enabled(self.ctx, "allow_rnn"):
-            self.report(node, confidence=Confidence.CERTAIN, says="GB0014", module=module)
+            self.report(node, confidence=Confidence.CERTAIN, says="GB0014", module=module, use="called")
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        # Dynamo refuses the module where the frame first touches it: `self.lstm.num_layers`
+        # read to size the initial state, before the call (PyG's Set2Set).
+        if id(node) not in self._callees and self._own_attribute(node) is not None:
+            self._first_use(node, node, "used")
+
+    def _own_attribute(self, expr: cst.BaseExpression) -> str | None:
+        """`X` of `self.X` in a method."""
+        fn = self.ctx.function
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and fn is not None \
+                and expr.value.value == fn.self_name:
+            return expr.attr.value
+        return None
+
+    def _first_use(self, attribute: cst.Attribute, at: cst.CSTNode, use: str) -> None:
+        key = (self.ctx.function, attribute.attr.value)
+        if key in self._seen:
+            return
+        module = self._rnn_class(attribute)
+        if module is None or config_enabled(self.ctx, "allow_rnn"):
+            return
+        self._seen.add(key)
+        self.report(at, confidence=Confidence.CERTAIN, says="GB0014", module=module, use=use)
 
     def _rnn_class(self, callee: cst.BaseExpression) -> str | None:
         """`torch.nn.LSTM` when the callee holds an instance of one (and nothing else)."""

@@ -51,11 +51,9 @@ def caller_functions(project: ProjectIndex, callers: Iterable[tuple[str, str, bo
 
 
 def passed_values(fn: FunctionInfo, callers: list[FunctionInfo], resolver: CallResolver,
-                  values_of: Callable[[FunctionInfo], FunctionValues | None]) -> dict[str, Value] | None:
+                  values_of: Callable[[FunctionInfo], FunctionValues | None]) -> dict[str, Value]:
     """parameter name -> the join of what every call site in `callers` passes it, for the
-    parameters where that join says something (see the module docstring); None when a caller
-    reaches fn in a way this pass cannot see (through a parameter, or an instance a constructor
-    was given: the region walk follows those, regions.py)."""
+    parameters where that join says something (see the module docstring)."""
     params = _parameters(fn.node)
     seen: dict[str, list[Value]] = {name: [] for name in params}
     for caller in callers:
@@ -80,7 +78,7 @@ def passed_values(fn: FunctionInfo, callers: list[FunctionInfo], resolver: CallR
                     else:
                         seen[name].append(literal_value(param.default))
         if not sites:
-            return None
+            return {}  # it reaches fn in a way this pass cannot see (through a parameter)
     joined = {name: join(found) for name, found in seen.items() if found}
     return {name: value for name, value in joined.items() if value.kind is not Kind.UNKNOWN}
 

@@ -118,11 +118,11 @@ class CallResolver:
                 for build in self.project.instance_builds(call.func, fn, fn.module, params=defaults.param_values,
                                                           passed=passed):
                     defaults.note(build)
-                    forward = next(iter(self.forwards([build.cls])), None)
-                    if forward is not None and all(t[0] is not forward for t in targets):
-                        inherited = forward.class_info is not build.cls
-                        instance = f"{build.cls.module.name}:{build.cls.qualname}" if inherited else ""
-                        targets.append((forward, gate or defaults.gate(build.guards), instance, call))
+                    for forward in self.forwards([build.cls]):
+                        if all(t[0] is not forward for t in targets):
+                            inherited = forward.class_info is not build.cls
+                            instance = f"{build.cls.module.name}:{build.cls.qualname}" if inherited else ""
+                            targets.append((forward, gate or defaults.gate(build.guards), instance, call))
             if not targets and isinstance(call.func, cst.Attribute):
                 # A method of an instance the walk knows of and the index alone does not: one a
                 # constructor was given (`self.transform.postprocess(...)`, see instance_builds).
@@ -221,10 +221,17 @@ class CallResolver:
         return [m for m in methods if m is not None]
 
     def forwards(self, classes: list[ClassInfo]) -> list[FunctionInfo]:
-        """What calling an instance runs: an nn.Module's `forward`, or the `__call__` of a class
-        without one (a plain callable object)."""
-        methods = [self.project.method(cls, "forward") or self.project.method(cls, "__call__") for cls in classes]
-        return [m for m in methods if m is not None]
+        """What calling an instance runs: an nn.Module's `forward`, the `__call__` of a plain
+        callable object, and both where a module's class overrides `__call__` (PyG's
+        `Aggregation.__call__` fills in arguments, then `super().__call__` runs `forward`:
+        Dynamo traces the two)."""
+        found: list[FunctionInfo] = []
+        for cls in classes:
+            for name in ("forward", "__call__"):
+                method = self.project.method(cls, name)
+                if method is not None and method not in found:
+                    found.append(method)
+        return found
 
     def compile_targets(self, site: CompileSite) -> list[FunctionInfo]:
         target = site.target

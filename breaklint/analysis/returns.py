@@ -7,6 +7,10 @@ classmethod, another module's function) takes the join (values.join) of every `r
 judged from the callee's own body; when every `return` gives a tuple display of one length, each
 element's join too, for `a, b = f(...)` and `f(...)[0]` (values.FunctionValues).
 
+A return annotation that says tensor (`-> Tensor`, `-> Tuple[Tensor, Tensor]`, or the same in a
+PEP 484 type comment) is taken as it is, without a pass over the body (which an optional
+extension's path, `torch_sparse.matmul(...)`, would leave unknown).
+
 Precision first: nothing is learnt (None) when the call may reach several functions, a
 decorator other than staticmethod/classmethod/a torch wrapper may change what it returns, the
 callee is a generator or a coroutine, or the callee may fall off its end (None on that path).
@@ -34,7 +38,7 @@ import libcst as cst
 from breaklint.index.imports import dotted
 from breaklint.index.project import FunctionInfo, ProjectIndex
 from breaklint.analysis.regions import CallResolver
-from breaklint.analysis.values import PYTHON, UNKNOWN, FunctionValues, Kind, Value, join
+from breaklint.analysis.values import PYTHON, UNKNOWN, FunctionValues, Kind, Value, annotated_return, join
 from breaklint.infra.walk import content_nodes, own_code_nodes
 
 MAX_DEPTH = 3  # helpers of helpers of helpers: deeper chains are rare and cost a pass each
@@ -92,6 +96,9 @@ class ReturnFlow:
         # Its decorators first: the summary has them, its body is parsed only when asked.
         if not isinstance(node, cst.FunctionDef) or not _transparent(fn) or node.asynchronous is not None:
             return None
+        annotated = annotated_return(node)
+        if annotated is not None:  # `-> Tensor`, `-> Tuple[Tensor, Tensor]`: what it says, no pass over its body
+            return Returned(*annotated)
         returns = _returns_of(fn, node)
         if returns is None:
             return None

@@ -814,6 +814,24 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
     return UNKNOWN
 
 
+def annotated_return(node: cst.FunctionDef) -> tuple[Value, tuple[Value, ...] | None] | None:
+    """What a def's return annotation (or PEP 484 type comment) says it gives: a tensor
+    (`-> Tensor`, `-> Optional[Tensor]`), or a tuple of which some elements are tensors
+    (`-> Tuple[Tensor, Tensor]`: its elements); None when it says neither."""
+    annotation = node.returns.annotation if node.returns is not None else _commented_return(node)
+    if annotation is None:
+        return None
+    value = _annotation_value(annotation)
+    if value.is_tensor:
+        return value, None
+    if isinstance(annotation, cst.Subscript) and dotted(annotation.value) in ("Tuple", "typing.Tuple", "tuple"):
+        elements = tuple(_annotation_value(e.slice.value) for e in annotation.slice if isinstance(e.slice, cst.Index))
+        if any(e.is_tensor for e in elements) and len(elements) == len(annotation.slice) \
+                and not any(isinstance(e.slice.value, cst.Ellipsis) for e in annotation.slice):  # type: ignore[union-attr]
+            return UNKNOWN, elements
+    return None
+
+
 def _indexes_dimensions(node: cst.Subscript) -> bool:
     """An index of several dimensions with a slice in it, or with `...` or `None` (`x[:, 2:]`,
     `x[..., 0]`, `x[:, None]`): a list, a tuple or a dict takes none of these."""
@@ -828,17 +846,33 @@ def _indexes_dimensions(node: cst.Subscript) -> bool:
     return False
 
 
+def _type_comment_text(node: cst.FunctionDef) -> str | None:
+    """`(A, B) -> R` of a `# type: (A, B) -> R` comment on the `def` line or the line after it."""
+    body = node.body
+    if not isinstance(body, cst.IndentedBlock):
+        return None
+    comments = [body.header.comment] + [line.comment for line in (body.body[0].leading_lines if body.body else ())]
+    text = next((c.value for c in comments if c is not None and c.value.startswith("# type:")), None)
+    return text[len("# type:"):] if text is not None and "->" in text else None
+
+
+def _commented_return(node: cst.FunctionDef) -> cst.BaseExpression | None:
+    text = _type_comment_text(node)
+    if text is None:
+        return None
+    try:
+        return cst.parse_expression(text.rpartition("->")[2].strip())
+    except cst.ParserSyntaxError:
+        return None
+
+
 def _commented_types(node: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     """`# type: (A, B) -> R` on the `def` line or the line after it: each named parameter's type
     (a method's `self` or `cls` left out, as PEP 484 has it); {} when there is none or it does not fit."""
-    body = node.body
-    if not isinstance(body, cst.IndentedBlock):
+    text = _type_comment_text(node)
+    if text is None:
         return {}
-    comments = [body.header.comment] + [line.comment for line in (body.body[0].leading_lines if body.body else ())]
-    text = next((c.value for c in comments if c is not None and c.value.startswith("# type:")), None)
-    if text is None or "->" not in text:
-        return {}
-    signature = text[len("# type:"):].rpartition("->")[0].strip()
+    signature = text.rpartition("->")[0].strip()
     try:
         call = cst.parse_expression("f" + signature)
     except cst.ParserSyntaxError:
@@ -859,11 +893,13 @@ def _annotation_value(annotation: cst.BaseExpression) -> Value:
     text = dotted(annotation)
     if isinstance(annotation, cst.SimpleString):
         text = annotation.evaluated_value if isinstance(annotation.evaluated_value, str) else None
-    if isinstance(annotation, cst.Subscript):  # Optional[Tensor]
+    if isinstance(annotation, cst.Subscript):  # Optional[Tensor], Union[Tensor, SparseTensor]
         text = dotted(annotation.value)
         inner = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
         if text in ("Optional", "typing.Optional") and inner:
             return _annotation_value(inner[0])
+        if text in ("Union", "typing.Union"):  # as `Tensor | SparseTensor`: a tensor where one is
+            return next((v for v in map(_annotation_value, inner) if v.is_tensor), UNKNOWN)
         return UNKNOWN
     if isinstance(annotation, cst.BinaryOperation):  # Tensor | None
         left, right = _annotation_value(annotation.left), _annotation_value(annotation.right)

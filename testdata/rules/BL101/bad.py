@@ -294,3 +294,56 @@ def first_box_width(x, detections):
 
 
 CALLS["first_box_width"] = [(torch.randn(8, 8), [{"boxes": torch.tensor([[1.0, 2.0, 5.0, 6.0]])}]) for _ in range(3)]
+
+
+class _Aggregation(torch.nn.Module):
+    # A module that overrides `__call__` to fill in an argument, then runs `forward` (PyG's
+    # Aggregation): Dynamo traces both.
+    def __call__(self, x: torch.Tensor, index: torch.Tensor, size=None):
+        if size is None:
+            size = int(index.max()) + 1  # expect: BL101
+        return super().__call__(x, index, size)
+
+
+class _SumAggregation(_Aggregation):
+    def forward(self, x, index, size):
+        return x.new_zeros(size, x.size(1)).index_add_(0, index, x)
+
+
+class Pooled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.aggr = _SumAggregation()
+
+    def forward(self, x, index):
+        return self.aggr(x, index)
+
+
+pooled = torch.compile(Pooled())
+CALLS["pooled"] = [(torch.randn(8, 4), torch.tensor([0, 0, 1, 1, 2, 2, 3, 3])) for _ in range(3)]
+
+
+try:
+    import torch_scatter  # an optional C extension: absent here, and unknown to the linter
+except ImportError:
+    torch_scatter = None
+
+
+def _scatter(src, index, size):
+    # type: (torch.Tensor, torch.Tensor, int) -> torch.Tensor
+    if torch_scatter is not None and src.is_cuda:
+        return torch_scatter.scatter(src, index, 0, dim_size=size)
+    return src.new_zeros(size).scatter_add_(0, index, src)
+
+
+def _largest_graph(batch: torch.Tensor) -> int:
+    # What `_scatter` returns is what its type says (PyG's utils), whatever the extension's path gives.
+    return int(_scatter(torch.ones_like(batch), batch, 4).max())  # expect: BL101
+
+
+@torch.compile
+def largest_graph(x, batch):
+    return x * _largest_graph(batch)
+
+
+CALLS["largest_graph"] = [(torch.randn(8, 4), torch.tensor([0, 0, 1, 1, 2, 2, 3, 3])) for _ in range(3)]

@@ -241,3 +241,38 @@ class DroppedLayer(torch.nn.Module):
 dropped_layer = torch.compile(DroppedLayer().eval())
 
 CALLS = {"maybe_residual": [(torch.randn(8, 8), True) for _ in range(3)]}
+
+
+class PositionBias(torch.nn.Module):
+    # Takes sequence lengths (x-transformers' AlibiPositionalBias): called through a module
+    # passed as an argument, with ints read off shapes. No tensor is tested.
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("bias", torch.zeros(2, 16, 16), persistent=False)
+
+    def forward(self, i, j):
+        if self.bias.shape[-1] >= j and self.bias.shape[-2] >= i:
+            return self.bias[..., -i:, -j:]
+        return torch.zeros(2, i, j)
+
+
+class BiasedAttention(torch.nn.Module):
+    def forward(self, q, k, rel_pos=None):
+        i, j = tuple(t.shape[-2] for t in (q, k))
+        sim = q @ k.transpose(-1, -2)
+        if rel_pos is not None:
+            sim = sim + rel_pos(i, j)
+        return sim.softmax(dim=-1)
+
+
+class BiasedLayers(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = BiasedAttention()
+        self.rel_pos = PositionBias()
+
+    def forward(self, x):
+        return self.attn(x, x, rel_pos=self.rel_pos)
+
+
+biased_layers = torch.compile(BiasedLayers())

@@ -1,4 +1,6 @@
 """BL104 positives: each marked line must graph-break under real Dynamo."""
+from typing import Tuple, Union
+
 import torch
 
 
@@ -108,3 +110,22 @@ CALLS = {
     "foreground_boxes": [(torch.randn(8, 4), torch.randint(-1, 3, (8,))) for _ in range(3)],
     "decoded_foreground": [(torch.randn(8, 4), torch.randint(-1, 3, (8,)), BoxCoder()) for _ in range(3)],
 }
+
+
+class SparseEdges:  # stands in for torch_sparse.SparseTensor
+    pass
+
+
+def _edge_index_of(adjacency: Union[torch.Tensor, SparseEdges]) -> Tuple[torch.Tensor, torch.Tensor]:
+    return adjacency.indices(), adjacency.values()
+
+
+@torch.compile
+def without_self_loops(x: torch.Tensor, edge_index: torch.Tensor):
+    if edge_index.is_sparse:
+        edge_index, _ = _edge_index_of(edge_index)
+    keep = edge_index[0] != edge_index[1]
+    return x[edge_index[:, keep][0]].sum(0)  # expect: BL104
+
+
+CALLS["without_self_loops"] = [(torch.randn(10, 4), torch.randint(0, 10, (2, 30))) for _ in range(3)]

@@ -124,3 +124,21 @@ class SequencerBlock(nn.Module):
 
 
 sequencer = torch.compile(SequencerBlock(8, 4))
+
+
+class Readout(nn.Module):
+    # Sizes its initial state from the LSTM before calling it (PyG's Set2Set): Dynamo refuses the
+    # module where the frame first touches it, the attribute read, not the call.
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(16, 8)
+
+    def forward(self, x):
+        h = (x.new_zeros(self.lstm.num_layers, 1, 8),  # expect: BL111
+             x.new_zeros(self.lstm.num_layers, 1, 8))
+        query = x.new_zeros(1, 1, 16)
+        q, h = self.lstm(query, h)
+        return x + q.sum()
+
+
+readout = torch.compile(Readout())

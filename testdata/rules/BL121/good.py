@@ -21,3 +21,16 @@ def validates_width(x):
 def asserts_outside_with(x):
     assert x.shape[0] == 8
     return x * 3
+
+
+def _reduce(src, how):
+    if how == "sum":
+        return src.sum(0)
+    if how == "mean":
+        return src.mean(0)
+    raise ValueError(f"invalid reduce {how!r}")  # the fall-through of a dispatch these calls do not take
+
+
+@torch.compile
+def reduced(x):
+    return _reduce(x, "mean") + 1
