@@ -5,7 +5,7 @@ import libcst as cst
 from breaklint.finding import Confidence, Stage
 from breaklint.rule import bind, caller_functions, CallResolver, DISABLE_NAMES, FunctionInfo, Rule
 
-from ._support import bindings, config_patch_block
+from ._support import bindings, called_name, config_patch_block
 
 # What Dynamo 2.13 says for each (read from real runs, see testdata/rules/BL105).
 EXPLICIT_BREAKS = {
@@ -17,6 +17,19 @@ EXPLICIT_BREAKS = {
 }
 
 
+# torch.optim breaks on purpose (torch/optim/optimizer.py, 2.13): `step` of the optimizers
+# wrapped by `_use_grad_for_differentiable` calls `torch._dynamo.graph_break()` before and after
+# the update (so that AOTAutograd sees an inference graph), and `zero_grad` is
+# `@torch._disable_dynamo`. The others' `step` is `@torch.no_grad()`, traced.
+OPTIMIZERS = frozenset({"ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon",
+                        "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam"})
+STEP_BREAKS = frozenset({"ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop",
+                         "Rprop", "SGD"})
+OPTIMIZER_BREAKS = {"step": "GB0025", "zero_grad": "GB0008"}
+OPTIMIZER_WHY = {"step": "torch.optim breaks the graph around the update",
+                 "zero_grad": "torch.optim disables Dynamo for it"}
+
+
 class ExplicitGraphBreak(Rule):
     """## What it does
     Finds code that breaks the graph on purpose inside a compiled region:
@@ -24,8 +37,10 @@ class ExplicitGraphBreak(Rule):
     `pdb.set_trace()`; a call to a function
     wrapped by `torch.compiler.disable` / `torch._dynamo.disable` (decorated, `fn =
     disable(helper)`, or `disable(helper)(x)`, or passed in as an argument: `hook(x)` in a
-    function the region calls as `apply(helper, x)`); and `with torch._dynamo.config.patch(...):`
-    inside the region.
+    function the region calls as `apply(helper, x)`); `with torch._dynamo.config.patch(...):`
+    inside the region; and a `torch.optim` optimizer built in the file stepped or zeroed in the
+    region (`self.optimizer.step()`, `opt.zero_grad()`): torch.optim breaks the graph around
+    `step` on purpose, and disables Dynamo for `zero_grad`.
 
     ## Why is this bad?
     Each one splits the traced function in two graphs with Python in between. Debugging hooks
@@ -39,6 +54,8 @@ class ExplicitGraphBreak(Rule):
     `torch.compiler.set_stance("force_eager")` or use `TORCH_LOGS=graph_breaks`. Patch the
     config around the call of the compiled function (or decorate it), not inside it. For a
     helper that must stay out of the graph, a `torch.library.custom_op` keeps one graph around it.
+    Step and zero the optimizer outside the compiled function (compile `optimizer.step` on its
+    own if it is worth it).
 
     ## When it is fine
     A deliberate `graph_break()` or disabled helper that isolates untraceable code, measured to
@@ -50,7 +67,9 @@ class ExplicitGraphBreak(Rule):
     operator` (GB0059); for `pdb.set_trace()` and `config.patch(...)`, on Dynamo's skip list:
     `Attempted to call function marked as skipped` (GB0007); for a disabled function: `Skip
     calling torch.compiler.disable()d function` (GB0098) or, for a method or with
-    `recursive=False`, `Skip inlining torch.compiler.disable()d function` (GB0099).
+    `recursive=False`, `Skip inlining torch.compiler.disable()d function` (GB0099); for an
+    optimizer's `step`, `Call to torch._dynamo.graph_break()` (GB0025, inside torch.optim), and for
+    `zero_grad`, `Attempted to inline function marked as skipped` (GB0008).
     """
 
     code = "BL105"
@@ -64,6 +83,7 @@ class ExplicitGraphBreak(Rule):
     dynamo_says = {
         "GB0025": "Call to `torch._dynamo.graph_break()`",
         "GB0007": "Attempted to call function marked as skipped",
+        "GB0008": "Attempted to inline function marked as skipped",
         "GB0059": "Failed to trace builtin operator",
         "GB0098": "Skip calling `torch.compiler.disable()`d function",
         "GB0099": "Skip inlining `torch.compiler.disable()`d function",
@@ -79,6 +99,28 @@ class ExplicitGraphBreak(Rule):
         elif self._calls_disabled(node.func):
             self.report(node, confidence=Confidence.CERTAIN, says=("GB0098", "GB0099"),
                         what="a call to a `torch.compiler.disable`d function")
+        else:
+            optimizer = self._optimizer_method(node.func)
+            if optimizer is not None:
+                cls, method = optimizer
+                self.report(node, confidence=Confidence.CERTAIN, says=OPTIMIZER_BREAKS[method],
+                            what=f"`{cls}.{method}()` ({OPTIMIZER_WHY[method]})")
+
+    def _optimizer_method(self, func: cst.BaseExpression) -> tuple[str, str] | None:
+        """(`torch.optim.SGD`, `step`) for `opt.step()` on an optimizer built in this file."""
+        if not isinstance(func, cst.Attribute) or func.attr.value not in OPTIMIZER_BREAKS:
+            return None
+        method = func.attr.value
+        classes = {called_name(value, module) for value, module in bindings(self.ctx, func.value)}
+        if len(classes) != 1:
+            return None
+        cls = classes.pop() or ""
+        package, _, name = cls.rpartition(".")
+        if not package.startswith("torch.optim") or "lr_scheduler" in package or "swa_utils" in package:
+            return None
+        if name in (STEP_BREAKS if method == "step" else OPTIMIZERS):
+            return cls, method
+        return None
 
     def visit_With(self, node: cst.With) -> None:
         if config_patch_block(node, self.ctx.module):

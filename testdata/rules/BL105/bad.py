@@ -104,3 +104,21 @@ def _apply_hook(hook, x):
 @torch.compile
 def with_stats_hook(x):
     return _apply_hook(_log_stats, x)
+
+
+class InPlaceCodebook(torch.nn.Module):
+    # Steps its own optimizer in forward (vector-quantize-pytorch's in-place codebook optimizer):
+    # torch.optim breaks the graph around `step` on purpose, and `zero_grad` is disabled.
+    def __init__(self):
+        super().__init__()
+        self.codebook = torch.nn.Parameter(torch.randn(8, 8))
+        self.codebook.grad = torch.zeros_like(self.codebook)
+        self.optimizer = torch.optim.SGD([self.codebook], lr=0.1)
+
+    def forward(self, x):
+        self.optimizer.step()  # expect: BL105
+        self.optimizer.zero_grad()  # expect: BL105
+        return x @ self.codebook
+
+
+in_place_codebook = torch.compile(InPlaceCodebook())

@@ -41,3 +41,20 @@ def _apply_hook(hook, x):
 @torch.compile
 def with_plain_hook(x):
     return _apply_hook(_scale, x)
+
+
+class _Schedule:
+    # Not an optimizer: its `step` and `zero_grad` are plain methods, traced.
+    def step(self):
+        return 1
+
+    def zero_grad(self):
+        return 0
+
+
+SCHEDULE = _Schedule()
+
+
+@torch.compile
+def scheduled(x):
+    return x * (SCHEDULE.step() + SCHEDULE.zero_grad())
