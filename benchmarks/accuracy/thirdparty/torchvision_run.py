@@ -1,6 +1,6 @@
 """Run torchvision's models through real Dynamo (backend eager, CPU) and write what it did as JSON.
 
-    PYTHONPATH=<breaklint checkout> <venv with torch and torchvision>/bin/python dynamo_run.py OUT.json [CASE ...]
+    PYTHONPATH=. <venv with torch and torchvision>/bin/python benchmarks/accuracy/thirdparty/torchvision_run.py OUT.json [CASE ...]
 
 Each model is built with random weights (nothing is fetched), compiled whole, and called as a
 user serves it (eval under no_grad) and, where it has one, as it trains (train mode; the
