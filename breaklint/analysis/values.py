@@ -673,6 +673,8 @@ class FunctionValues:
             return combine(*args) if args else UNKNOWN
         if qualified.startswith("math."):
             return SHAPE_INT if any(a.kind is Kind.SHAPE_INT for a in args) else PYTHON
+        if qualified in TRACED_DRAWS:
+            return MAYBE  # a value in the graph, not a Python number: `if random.randint(0, 3) > 0:` breaks
         name = numpy_name(qualified)
         if name is not None:
             return _numpy_result(name, node, args)
@@ -713,6 +715,13 @@ def _compute_table() -> dict[type, Callable[..., Value]]:
         **dict.fromkeys((cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp), FunctionValues._comprehended),
         **dict.fromkeys((cst.Tuple, cst.List, cst.Set), FunctionValues._collection),
     }
+
+
+# The standard library's draws that Dynamo 2.13 traces into the graph (its RandomVariable), so
+# that what is drawn is a value there, as a tensor's data is: a branch on it breaks (GB0170), a
+# slice bound reads it back (GB0124), arithmetic with it does not break. `random.random()` and
+# the others are on Dynamo's skip list instead (BL107). Read from real runs (testdata/rules/BL102).
+TRACED_DRAWS = frozenset({"random.randint", "random.randrange", "random.uniform"})
 
 
 def _numpy_result(name: str, node: cst.Call, args: list[Value]) -> Value:

@@ -1,5 +1,6 @@
 """BL101 positives: each marked line must graph-break under real Dynamo."""
 import math
+import random
 
 import numpy as np
 import torch
@@ -347,3 +348,8 @@ def largest_graph(x, batch):
 
 
 CALLS["largest_graph"] = [(torch.randn(8, 4), torch.tensor([0, 0, 1, 1, 2, 2, 3, 3])) for _ in range(3)]
+
+
+@torch.compile
+def random_crop(x):
+    return x[: random.randint(1, 3)] + 1  # expect: BL101

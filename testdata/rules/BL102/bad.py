@@ -1,4 +1,6 @@
 """BL102 positives: each marked line must graph-break under real Dynamo."""
+import random
+
 import numpy as np
 import torch
 
@@ -229,3 +231,11 @@ def degenerate_boxes(images: torch.Tensor, targets: list):
 
 CALLS["degenerate_boxes"] = [(torch.randn(8, 8), [{"boxes": torch.tensor([[1.0, 2.0, 5.0, 6.0]])}])
                              for _ in range(3)]
+
+
+@torch.compile
+def random_depth(x):
+    # Dynamo traces `random.randint` into the graph: the draw is a value there, not a Python int.
+    if random.randint(0, 3) > 0:  # expect: BL102
+        x = x * 2
+    return x + 1

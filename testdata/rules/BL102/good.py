@@ -1,5 +1,6 @@
 """BL102 negatives: branches on shapes, modes and Python values are guards, not breaks."""
 import math
+import random
 
 import numpy as np
 import torch
@@ -276,3 +277,8 @@ class BiasedLayers(torch.nn.Module):
 
 
 biased_layers = torch.compile(BiasedLayers())
+
+
+@torch.compile
+def random_scale(x):
+    return x * random.uniform(0.5, 1.5)  # a traced draw in arithmetic: no branch, no break
