@@ -125,3 +125,16 @@ def test_each_folders_settings_file_is_looked_for_once(tmp_path: Path, monkeypat
     assert sorted(looked) == sorted(set(looked))  # each folder once
     assert settings.of(tmp_path / "a/b/c/d/x.py", is_dir=False).select == ("BL1",)
     assert settings.of(tmp_path / "a/e/f/v.py", is_dir=False).ignore == ("BL101",)
+
+
+def test_a_named_file_and_a_folder_outside_any_project_are_one(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """No settings and no git: `check main.py helpers/` checks the two together, so the compile
+    in main.py makes the folder's helper compiled code (checked apart, it was not)."""
+    write_tree(tmp_path, {"main.py": MAIN.replace("from helpers import", "from lib.helpers import"),
+                          "lib/__init__.py": "", "lib/helpers.py": HELPER})
+    monkeypatch.setenv("HOME", str(tmp_path))
+    status, found = check(tmp_path, "main.py", "lib", "--select", "BL101", monkeypatch=monkeypatch)
+    assert status == 1
+    assert [(f["path"], f["start_line"]) for f in found] == [("lib/helpers.py", 2)]
+    assert "via main.py:5" in str(found[0]["message"])

@@ -60,6 +60,12 @@ def plan(paths: Sequence[Path], overrides: Overrides, config_path: Path | None =
         else:  # a file, or a path that does not exist (the engine says so)
             config = settings.of(path)
             named.setdefault((id(config), project_root(path, config, roots)), []).append(path)
+    for (key, root), files in list(named.items()):
+        if root is None and key in walked:
+            # No project around them, but a folder named beside them with the same settings:
+            # one project (`check train.py models/`, where train.py compiles what models/ defines).
+            walked[key].extend(files)
+            del named[(key, root)]
     units = [CheckUnit(settings.known[key], tuple(files)) for key, files in walked.items()]
     for (key, root), files in named.items():
         config = settings.known[key]
