@@ -11,6 +11,7 @@ import libcst as cst
 
 from breaklint.analysis.binding import bind
 from breaklint.analysis.model_config import Defaults
+from breaklint.analysis.torch_api import RETURNS_BOOL, RETURNS_INT, RETURNS_TENSOR
 from breaklint.finding import ASSUMED, Region  # ASSUMED: the site of forwards compiled by assumption
 from breaklint.index.imports import dotted
 from breaklint.index.project import Build, ClassInfo, CompileSite, FunctionInfo, ModuleIndex, ProjectIndex
@@ -29,6 +30,7 @@ LEAF_FUNCTION_NAMES = frozenset({"torch._dynamo.decorators.leaf_function"})
 NONSTRICT_NAMES = frozenset({"torch._dynamo.nonstrict_trace", "torch._dynamo.decorators.nonstrict_trace"})
 OPAQUE_NAMES = CUSTOM_OP_NAMES | LEAF_FUNCTION_NAMES
 AUTOGRAD_FUNCTION_NAMES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+TENSOR_METHODS = RETURNS_TENSOR | RETURNS_BOOL | RETURNS_INT  # what a call on a tensor may name
 # Dynamo inlines `MyFn.apply(x)` into `forward` (and, when an input requires grad, traces
 # `backward` too, at the same call): breaks in either are reported at their own lines.
 AUTOGRAD_FUNCTION_METHODS = ("forward", "backward")
@@ -123,11 +125,12 @@ class CallResolver:
                             inherited = forward.class_info is not build.cls
                             instance = f"{build.cls.module.name}:{build.cls.qualname}" if inherited else ""
                             targets.append((forward, gate or defaults.gate(build.guards), instance, call))
-            if not targets and isinstance(call.func, cst.Attribute):
+            if not targets and _held_instance_method(call.func, fn):
                 # A method of an instance the walk knows of and the index alone does not: one a
-                # constructor was given (`self.transform.postprocess(...)`, see instance_builds).
-                name = call.func.attr.value
-                for build in self.project.instance_builds(call.func.value, fn, fn.module,
+                # constructor was given (`self.transform.postprocess(...)`, see instance_builds)
+                # or one passed as an argument (`past_key_values.update(...)`).
+                name = call.func.attr.value  # type: ignore[attr-defined]
+                for build in self.project.instance_builds(call.func.value, fn, fn.module,  # type: ignore[attr-defined]
                                                           params=defaults.param_values, passed=passed):
                     method = self.project.method(build.cls, name)
                     if method is not None and all(t[0] is not method for t in targets):
@@ -284,6 +287,19 @@ def _lambda_calls(target: cst.Lambda) -> list[cst.Call]:
         if isinstance(node, cst.Call) and (dotted(node.func) or "").partition(".")[0] not in own:
             calls.append(node)
     return calls
+
+
+def _held_instance_method(func: cst.BaseExpression, fn: FunctionInfo) -> bool:
+    """`self.part.method` or `param.method`, for a method no tensor has: where only the walk's
+    builds and passed instances can say what runs (a tensor method on a parameter, `x.view(...)`,
+    is most of a model's calls and names nothing of the tree)."""
+    if not isinstance(func, cst.Attribute) or func.attr.value in TENSOR_METHODS:
+        return False
+    receiver = func.value
+    if isinstance(receiver, cst.Name):
+        return receiver.value in fn.header.params and receiver.value != fn.self_name
+    return isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
+        and receiver.value.value == fn.self_name
 
 
 def _is_super_call(expr: cst.BaseExpression) -> bool:
