@@ -290,12 +290,14 @@ def _lambda_calls(target: cst.Lambda) -> list[cst.Call]:
 
 
 def _held_instance_method(func: cst.BaseExpression, fn: FunctionInfo) -> bool:
-    """`self.part.method` or `param.method`, for a method no tensor has: where only the walk's
-    builds and passed instances can say what runs (a tensor method on a parameter, `x.view(...)`,
-    is most of a model's calls and names nothing of the tree)."""
+    """`self.part.method`, `self.parts[i].method` or `param.method`, for a method no tensor has:
+    where only the walk's builds and passed instances can say what runs (a tensor method on a
+    parameter, `x.view(...)`, is most of a model's calls and names nothing of the tree)."""
     if not isinstance(func, cst.Attribute) or func.attr.value in TENSOR_METHODS:
         return False
     receiver = func.value
+    if isinstance(receiver, cst.Subscript):  # an element of what it holds: `self.layers[idx].update(...)`
+        receiver = receiver.value
     if isinstance(receiver, cst.Name):
         return receiver.value in fn.header.params and receiver.value != fn.self_name
     return isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
