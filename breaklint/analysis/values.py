@@ -898,6 +898,17 @@ def _commented_types(node: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     return dict(zip(named, types)) if len(types) == len(named) else {}
 
 
+def _union_value(members: list[cst.BaseExpression]) -> Value:
+    """`Tensor | None`, `Union[Tensor, SparseTensor]`: a tensor. A union with a Python number
+    (`Union[float, Tensor]`) says nothing: such code tests `isinstance` to tell them apart, which
+    the values do not follow, so the number's branch would read as a tensor's."""
+    values = [_annotation_value(m) for m in members]
+    numbers = [m for m, v in zip(members, values) if v.kind is Kind.PYTHON and dotted(m) != "None"]
+    if numbers:
+        return UNKNOWN
+    return next((v for v in values if v.is_tensor), UNKNOWN)
+
+
 def _annotation_value(annotation: cst.BaseExpression) -> Value:
     text = dotted(annotation)
     if isinstance(annotation, cst.SimpleString):
@@ -907,12 +918,11 @@ def _annotation_value(annotation: cst.BaseExpression) -> Value:
         inner = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
         if text in ("Optional", "typing.Optional") and inner:
             return _annotation_value(inner[0])
-        if text in ("Union", "typing.Union"):  # as `Tensor | SparseTensor`: a tensor where one is
-            return next((v for v in map(_annotation_value, inner) if v.is_tensor), UNKNOWN)
+        if text in ("Union", "typing.Union"):
+            return _union_value(inner)
         return UNKNOWN
     if isinstance(annotation, cst.BinaryOperation):  # Tensor | None
-        left, right = _annotation_value(annotation.left), _annotation_value(annotation.right)
-        return left if left.is_tensor else right if right.is_tensor else UNKNOWN
+        return _union_value([annotation.left, annotation.right])
     if text is None:
         return UNKNOWN
     if text.rpartition(".")[2] == "Tensor":

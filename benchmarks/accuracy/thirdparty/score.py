@@ -35,6 +35,10 @@ LIBRARIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
             "torch_geometric 2.8.1 on torch 2.13.0 (CPU), 21 models and layers"),
     "lucidrains": (("vector_quantize_pytorch", "x_transformers"), ("vector_quantize_pytorch/", "x_transformers/"),
                    "vector-quantize-pytorch 1.32.0 and x-transformers 2.31.10 on torch 2.13.0 (CPU), 35 cases"),
+    "kornia": (("kornia",), tuple(f"kornia/{d}/" for d in ("augmentation", "color", "contrib", "core", "enhance",
+                                                            "feature", "filters", "geometry", "losses", "metrics",
+                                                            "morphology")),
+               "kornia 0.9.0 on torch 2.13.0 (CPU), 26 cases"),
 }
 
 

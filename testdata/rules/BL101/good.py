@@ -1,5 +1,6 @@
 """BL101 negatives: nothing here may graph-break or be flagged."""
 import math
+from typing import Union
 
 import numpy as np
 import torch
@@ -265,3 +266,15 @@ def scaled_by(x, n):
 
 
 CALLS = {"scaled_by": [(torch.randn(8, 8), 3) for _ in range(3)]}
+
+
+def _gaussian_scale(x, sigma: Union[float, torch.Tensor]):
+    # A number or a tensor, told apart by `isinstance` (kornia's kernels): float() of the number.
+    if isinstance(sigma, (int, float)):
+        sigma = torch.tensor([[float(sigma)]])
+    return x * sigma
+
+
+@torch.compile
+def gaussian_scaled(x):
+    return _gaussian_scale(x, 1.5)
