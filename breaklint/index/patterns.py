@@ -27,9 +27,10 @@ FALSE_WHILE_COMPILING = frozenset({"torch.jit.is_scripting", "torch.jit.is_traci
 # `torch._C._get_tracing_state()`, detectron2's `torch.jit.is_tracing()`.
 FALSE_WHILE_COMPILING_WRAPPERS = frozenset({"_is_tracing"})
 # Libraries' own wrappers of `torch.compiler.is_compiling()`, known by their name wherever they
-# are imported from (transformers' `is_torchdynamo_compiling`, diffusers' `is_torch_dynamo_compiling`).
+# are imported from (transformers' `is_torchdynamo_compiling`, diffusers' `is_torch_dynamo_compiling`,
+# kornia's `kornia.core.utils.is_compiling`).
 TRUE_WHILE_COMPILING_WRAPPERS = frozenset({"is_torchdynamo_compiling", "is_torch_dynamo_compiling",
-                                           "is_dynamo_compiling"})
+                                           "is_dynamo_compiling", "is_compiling"})
 
 
 def called_while_compiling(name: str | None) -> bool | None:

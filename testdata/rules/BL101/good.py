@@ -278,3 +278,15 @@ def _gaussian_scale(x, sigma: Union[float, torch.Tensor]):
 @torch.compile
 def gaussian_scaled(x):
     return _gaussian_scale(x, 1.5)
+
+
+def is_compiling() -> bool:
+    # A library's own wrapper (kornia.core.utils.is_compiling), known by its name.
+    return torch.compiler.is_compiling()
+
+
+@torch.compile
+def synced_only_eagerly(x):
+    if not is_compiling():
+        return x * x.sum().item()  # eager only: Dynamo takes the other branch
+    return x * 2
