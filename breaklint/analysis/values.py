@@ -899,9 +899,10 @@ def _commented_types(node: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
 
 
 def _union_value(members: list[cst.BaseExpression]) -> Value:
-    """`Tensor | None`, `Union[Tensor, SparseTensor]`: a tensor. A union with a Python number
-    (`Union[float, Tensor]`) says nothing: such code tests `isinstance` to tell them apart, which
-    the values do not follow, so the number's branch would read as a tensor's."""
+    """`Tensor | None`, `Union[Tensor, SparseTensor]`: a tensor. A union with a Python value type
+    (`Union[float, Tensor]`, `int | Tensor`, `str | Tensor`) says nothing: such code tests
+    `isinstance` to tell them apart, which the values do not follow, so the number's branch
+    would read as a tensor's."""
     values = [_annotation_value(m) for m in members]
     numbers = [m for m, v in zip(members, values) if v.kind is Kind.PYTHON and dotted(m) != "None"]
     if numbers:
