@@ -48,6 +48,9 @@ class Value:
     # `np.sqrt(d)`): its fake tensor knows the value, so Dynamo reads a float back and takes it
     # as a size without a break (numpy_api.ELEMENTWISE). Branches and `range()` still break.
     from_scalars: bool = False
+    # A list, tuple or dict annotated to hold these (`List[Dict[str, Tensor]]`, `Dict[str,
+    # Tensor]`): what an item, an element or an iteration of it gives. None: nothing known.
+    element: "Value | None" = None
 
     @property
     def is_tensor(self) -> bool:
@@ -402,6 +405,8 @@ class FunctionValues:
         """The value of one element when iterating or unpacking something of this value."""
         if container.tensorish:
             return Value(container.kind, numpy=container.numpy)
+        if container.element is not None:
+            return container.element
         if container.kind is Kind.SHAPE:
             return SHAPE_INT
         if isinstance(source, cst.Call) and dotted(source.func) == "range":
@@ -600,6 +605,8 @@ class FunctionValues:
                         self._eval(part, env)
         if base.tensorish:
             return _array_of(base)
+        if base.element is not None:  # `targets[0]`, `params["boxes"]`; a slice of a list is the list
+            return base if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) else base.element
         if base.kind is Kind.SHAPE:
             is_slice = any(isinstance(e.slice, cst.Slice) for e in node.slice)
             return SHAPE if is_slice else SHAPE_INT
@@ -898,6 +905,12 @@ def _commented_types(node: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     return dict(zip(named, types)) if len(types) == len(named) else {}
 
 
+# Annotations of what holds values of one kind: its last argument is that kind (`Dict[str,
+# Tensor]`, `List[Tensor]`, `Tuple[Tensor, ...]`).
+CONTAINERS = frozenset({"List", "list", "Sequence", "MutableSequence", "Iterable", "Dict", "dict", "Mapping",
+                        "MutableMapping", "Tuple", "tuple"})
+
+
 def _union_value(members: list[cst.BaseExpression]) -> Value:
     """`Tensor | None`, `Union[Tensor, SparseTensor]`: a tensor. A union with a Python value type
     (`Union[float, Tensor]`, `int | Tensor`, `str | Tensor`) says nothing: such code tests
@@ -921,6 +934,11 @@ def _annotation_value(annotation: cst.BaseExpression) -> Value:
             return _annotation_value(inner[0])
         if text in ("Union", "typing.Union"):
             return _union_value(inner)
+        if text is not None and text.rpartition(".")[2] in CONTAINERS and inner:
+            if text.rpartition(".")[2] in ("Tuple", "tuple") and not (len(inner) == 2 and isinstance(inner[1], cst.Ellipsis)):
+                return UNKNOWN  # a fixed tuple: its elements differ (returns read `Tuple[Tensor, Tensor]` apart)
+            element = _annotation_value(inner[-1])
+            return Value(Kind.UNKNOWN, element=element) if element.is_tensor or element.element is not None else UNKNOWN
         return UNKNOWN
     if isinstance(annotation, cst.BinaryOperation):  # Tensor | None
         return _union_value([annotation.left, annotation.right])

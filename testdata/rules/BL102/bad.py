@@ -1,5 +1,6 @@
 """BL102 positives: each marked line must graph-break under real Dynamo."""
 import random
+from typing import Dict, List, Optional
 
 import numpy as np
 import torch
@@ -239,3 +240,25 @@ def random_depth(x):
     if random.randint(0, 3) > 0:  # expect: BL102
         x = x * 2
     return x + 1
+
+
+@torch.compile
+def too_many_labels(x, targets: Optional[List[Dict[str, torch.Tensor]]] = None):
+    # What the annotation says the container holds: each `target["labels"]` is a tensor.
+    if targets is not None:
+        for target in targets:
+            if target["labels"].max() > 3:  # expect: BL102
+                x = x * 2
+    return x + 1
+
+
+@torch.compile
+def jiggled(x: torch.Tensor, params: Dict[str, torch.Tensor]):
+    factor = params["brightness"]
+    if (factor != 1.0).any():  # expect: BL102
+        x = x * factor
+    return x
+
+
+CALLS["too_many_labels"] = [(torch.randn(8, 8), [{"labels": torch.tensor([1, 5])}]) for _ in range(3)]
+CALLS["jiggled"] = [(torch.randn(8, 8), {"brightness": torch.rand(1) + 0.5}) for _ in range(3)]

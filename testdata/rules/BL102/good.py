@@ -1,6 +1,7 @@
 """BL102 negatives: branches on shapes, modes and Python values are guards, not breaks."""
 import math
 import random
+from typing import List
 
 import numpy as np
 import torch
@@ -282,3 +283,13 @@ biased_layers = torch.compile(BiasedLayers())
 @torch.compile
 def random_scale(x):
     return x * random.uniform(0.5, 1.5)  # a traced draw in arithmetic: no branch, no break
+
+
+@torch.compile
+def first_size(x, sizes: List[int]):
+    if sizes[0] > 1:  # a list of Python ints: a guard, not a break
+        x = x * 2
+    return x
+
+
+CALLS["first_size"] = [(torch.randn(8, 8), [2, 3]) for _ in range(3)]
