@@ -58,7 +58,9 @@ class RnnModule(Rule):
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
-        self._seen: set[tuple[object, str]] = set()  # (function, attribute): reported where first used
+        # (function, attribute) -> its recurrent class or None, judged once: `self.X` is read
+        # everywhere in a module's code, and only the first use of an RNN is reported.
+        self._judged: dict[tuple[object, str], str | None] = {}
         self._callees: set[int] = set()  # the `self.rnn` of each `self.rnn(...)` visited
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -87,13 +89,11 @@ class RnnModule(Rule):
 
     def _first_use(self, attribute: cst.Attribute, at: cst.CSTNode, use: str) -> None:
         key = (self.ctx.function, attribute.attr.value)
-        if key in self._seen:
+        if key in self._judged:
             return
-        module = self._rnn_class(attribute)
-        if module is None or config_enabled(self.ctx, "allow_rnn"):
-            return
-        self._seen.add(key)
-        self.report(at, confidence=Confidence.CERTAIN, says="GB0014", module=module, use=use)
+        module = self._judged[key] = self._rnn_class(attribute)
+        if module is not None and not config_enabled(self.ctx, "allow_rnn"):
+            self.report(at, confidence=Confidence.CERTAIN, says="GB0014", module=module, use=use)
 
     def _rnn_class(self, callee: cst.BaseExpression) -> str | None:
         """`torch.nn.LSTM` when the callee holds an instance of one (and nothing else)."""

@@ -832,13 +832,14 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
 
 def annotated_return(node: cst.FunctionDef) -> tuple[Value, tuple[Value, ...] | None] | None:
     """What a def's return annotation (or PEP 484 type comment) says it gives: a tensor
-    (`-> Tensor`, `-> Optional[Tensor]`), or a tuple of which some elements are tensors
-    (`-> Tuple[Tensor, Tensor]`: its elements); None when it says neither."""
+    (`-> Tensor`, `-> Optional[Tensor]`), a container of tensors (`-> List[Tensor]`), or a tuple
+    of which some elements are tensors (`-> Tuple[Tensor, Tensor]`: its elements); None when it
+    says neither."""
     annotation = node.returns.annotation if node.returns is not None else _commented_return(node)
     if annotation is None:
         return None
     value = _annotation_value(annotation)
-    if value.is_tensor:
+    if value.is_tensor or value.element is not None:  # a tensor, or what holds tensors (`-> List[Tensor]`)
         return value, None
     if isinstance(annotation, cst.Subscript) and dotted(annotation.value) in ("Tuple", "typing.Tuple", "tuple"):
         elements = tuple(_annotation_value(e.slice.value) for e in annotation.slice if isinstance(e.slice, cst.Index))
