@@ -584,7 +584,7 @@ class FunctionValues:
             return UNKNOWN
         if project.instance_classes(values[0][1].expr, None, values[0][0].module):
             return MODULE
-        kinds = {_static_value(v.expr, k.module.imports.resolve) for k, v in values}
+        kinds = {_stored_value(v.expr, k, k.module.imports.resolve) for k, v in values}
         return kinds.pop() if len(kinds) == 1 else UNKNOWN
 
     def _subscript(self, node: cst.Subscript, env: dict[str, Value]) -> Value:
@@ -817,6 +817,9 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
     """What a class attribute holds, judged from what `__init__` assigned to it."""
     if _is_literal(expr):
         return PYTHON
+    if isinstance(expr, cst.IfExp):  # `torch.as_tensor(w) if w is not None else torch.ones(n)`
+        body = _static_value(expr.body, resolve)
+        return body if body == _static_value(expr.orelse, resolve) else UNKNOWN
     if isinstance(expr, cst.Call):
         name = resolve(expr.func) or ""
         if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
@@ -828,6 +831,31 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
         if name in SCALAR_CASTS:
             return PYTHON
     return UNKNOWN
+
+
+def _stored_value(expr: cst.BaseExpression, klass: ClassInfo, resolve) -> Value:  # type: ignore[no-untyped-def]
+    """What `self.attr = expr` in a method of `klass` stores. A local of the one method that binds
+    that name (`w = torch.ones(n)` ... `self.w = w`) holds what its bindings there give, where an
+    update by a method only tensors have (`w = w.to(dtype)`) keeps what the name held."""
+    if type(expr) is not cst.Name:
+        return _static_value(expr, resolve)
+    name = expr.value
+    binders = [fn for fn in klass.methods.values() if name in fn.assigns or name in fn.header.params]
+    if len(binders) != 1 or name not in binders[0].assigns or name in binders[0].header.params:
+        return UNKNOWN  # a parameter, or a name two methods bind: which one is stored is not known
+    kinds = {_static_value(bound.expr, resolve) for bound in binders[0].assigns[name]
+             if not _updated_in_place(bound.expr, name)}
+    if len(kinds) != 1 or any(bound.iterated for bound in binders[0].assigns[name]):
+        return UNKNOWN
+    return kinds.pop()
+
+
+def _updated_in_place(expr: cst.BaseExpression, name: str) -> bool:
+    """`name.to(dtype)`, `name.float()`: a tensor-only method of the name itself, which keeps a
+    tensor a tensor (a Python value has no such method)."""
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+        and isinstance(expr.func.value, cst.Name) and expr.func.value.value == name \
+        and expr.func.attr.value in TENSOR_EVIDENCE_ATTRS and expr.func.attr.value in RETURNS_TENSOR
 
 
 def annotated_return(node: cst.FunctionDef) -> tuple[Value, tuple[Value, ...] | None] | None:

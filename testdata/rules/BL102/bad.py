@@ -210,6 +210,25 @@ class DroppedLayer(torch.nn.Module):
 
 dropped_layer = torch.compile(DroppedLayer())
 
+
+class StoredWeights(torch.nn.Module):
+    """A tensor kept on the module through a local of `__init__` (kornia's ImageSequential)."""
+
+    def __init__(self, weights=None):
+        super().__init__()
+        w = torch.as_tensor(weights) if weights is not None else torch.ones(8)
+        if not w.is_floating_point():
+            w = w.to(torch.get_default_dtype())
+        self.w = w
+
+    def forward(self, x):
+        if self.w.sum() > 0:  # expect: BL102
+            return x * 2
+        return x
+
+
+stored_weights = torch.compile(StoredWeights([1, 2, 3, 4, 5, 6, 7, 8]))
+
 CALLS = {"gated": [(torch.randn(8, 8), torch.randn(8, 8).sum() > 0) for _ in range(3)],
          "clamp_half_overflow": [(torch.randn(8, 8).half(),) for _ in range(3)]}
 

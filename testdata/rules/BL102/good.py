@@ -292,4 +292,26 @@ def first_size(x, sizes: List[int]):
     return x
 
 
+class StoredThreshold(torch.nn.Module):
+    """A Python number kept through a local of `__init__`; another method's local of that name
+    is a tensor, and says nothing of it."""
+
+    def __init__(self, threshold=0.5):
+        super().__init__()
+        limit = float(threshold)
+        self.limit = limit
+
+    def forward(self, x):
+        if self.limit > 0.1:  # a Python float: a guard, not a break
+            x = x * 2
+        return self.shifted(x)
+
+    def shifted(self, x):
+        limit = torch.ones(1)
+        return x - limit
+
+
+stored_threshold = torch.compile(StoredThreshold())
+
+
 CALLS["first_size"] = [(torch.randn(8, 8), [2, 3]) for _ in range(3)]
