@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import inspect
 import re
+from types import CodeType
 from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar
 
 import libcst as cst
 
 from breaklint.analysis.arguments import caller_functions, entry_callers, passed_values, reads_arguments
+from breaklint.analysis.backedge import function_code, module_code, skips_frame
 from breaklint.analysis.model_config import fails
 from breaklint.finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
 from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
@@ -95,6 +97,8 @@ class FileContext:
     # Each function's if/elif/else blocks, loop bodies and while tests, from one walk (walk.shape).
     _shapes: dict[FunctionInfo, Shape] = field(default_factory=dict)
     _loops: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
+    _skips: dict[tuple[FunctionInfo, cst.CSTNode, bool], bool] = field(default_factory=dict)
+    _codes: dict[FunctionInfo | None, CodeType | None] = field(default_factory=dict)  # None: the module's
     _while_tests: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
     _arms: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int], list[Guard]]]] = field(default_factory=dict)
@@ -241,9 +245,47 @@ class FileContext:
             self._flow = NumpyFlow(self.project, self.module)
         return self._flow
 
-    def in_loop(self, node: cst.CSTNode) -> bool:
-        """Whether `node` sits in the body of a for/while loop of its own function (not in a
-        nested def, a comprehension, or the loop's header)."""
+    def loop_skips_frame(self, node: cst.CSTNode, jump: bool = False) -> bool:
+        """Whether a graph break at `node` makes Dynamo skip its frame ("graph break in loop",
+        GB7000): `node` sits in the body of a for/while loop of its own function (not in a nested
+        def, a comprehension, or the loop's header), and Dynamo's scan of the bytecode after the
+        break meets a jump back before a `return` (analysis/backedge.py; `jump`: the break is
+        the node's data-dependent jump, GB0170). Where the bytecode cannot tell, a break in a
+        loop skips the frame."""
+        if not self._in_loop_body(node):
+            return False
+        fn = self.function
+        key = (fn, node, jump)
+        found = self._skips.get(key)  # type: ignore[arg-type]
+        if found is None:
+            found = self._skips[key] = self._skips_frame(fn, node, jump) is not False  # type: ignore[index, arg-type]
+        return found
+
+    def _caller_skips(self, caller: FunctionInfo, call: cst.Call) -> bool:
+        """Whether Dynamo's scan from a call in a caller's loop meets a jump back first; a caller
+        in another file (its bytecode is not at hand) is taken to skip."""
+        if caller.module is not self.module:
+            return True
+        try:
+            return self._skips_frame(caller, call, False) is not False
+        except KeyError:  # a node of another parse than this file's tree: no position
+            return True
+
+    def _skips_frame(self, fn: FunctionInfo, node: cst.CSTNode, jump: bool) -> bool | None:
+        if fn not in self._codes:
+            if None not in self._codes:
+                self._codes[None] = module_code(self.file.text, str(self.file.path), self.target_python)
+            module = self._codes[None]
+            self._codes[fn] = function_code(module, fn.qualname, self.file.span(node).start_line) \
+                if module is not None else None
+        code = self._codes[fn]
+        if code is None:
+            return None
+        span = self.file.span(node)
+        return skips_frame(code, self.file.code_place(span.start_line, span.start_col),
+                           self.file.code_place(span.end_line, span.end_col), jump)
+
+    def _in_loop_body(self, node: cst.CSTNode) -> bool:
         fn = self.function
         if fn is None:
             return False
@@ -330,7 +372,7 @@ class FileContext:
                     if owner is chain[depth]:
                         resolver.arguments[(caller, name)] = classes  # type: ignore[index]
             for call in _loop_calls(caller.node):
-                if any(t.qualname == callee.qualname and t.module.name == callee.module.name
+                if self._caller_skips(caller, call) and any(t.qualname == callee.qualname and t.module.name == callee.module.name
                        for t in resolver.call_targets(call.func, caller)):
                     return caller.qualname
         return None
@@ -538,10 +580,11 @@ class Rule:
             # also when the loop is in a caller that inlined this function.
             gb_id, gb_type = GB_IN_LOOP
             cite = f' ("{gb_type}", {gb_id})' if _has_gb_id(gb_id, self.ctx.target_torch) else ""
-            if self.ctx.in_loop(node):
+            jump = JUMP_BREAK in ((says,) if isinstance(says, str) else says)
+            if self.ctx.loop_skips_frame(node, jump):
                 text += f"; inside a loop, so Dynamo skips the whole function{cite}"
                 severity = Severity.ERROR
-            elif self.ctx.in_while_test(node, jump=JUMP_BREAK in ((says,) if isinstance(says, str) else says)):
+            elif self.ctx.in_while_test(node, jump=jump):
                 text += ("; in a `while` test, which runs again at the end of every pass, so Dynamo runs the"
                          f" loop and the rest of the function uncompiled{cite}")
                 severity = Severity.ERROR

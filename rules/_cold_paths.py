@@ -55,7 +55,7 @@ def report_possible(rule: Rule, node: cst.CSTNode, test: str, says: str, **field
     where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
     text = rule.message.format(region=where, **fields)
     text += f"; but only in a branch that just warns or raises (`{test}`): Dynamo breaks in the calls that take it"
-    if ctx.in_loop(node):
+    if ctx.loop_skips_frame(node):
         text += ", and then skips the whole function (the call is in a loop)"
     ctx.emit(rule.make_finding(ctx.file.display, ctx.file.span(node), text, Confidence.POSSIBLE, region, says,
                                target=ctx.target_torch, severity=Severity.INFO))
@@ -69,7 +69,7 @@ def report_conditional(rule: Rule, node: cst.CSTNode, condition: str, says: str,
     where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
     text = rule.message.format(region=where, **fields)
     text += f"; but only when `{condition}`: Dynamo decides that while tracing, and calls where it is false do not break"
-    if ctx.in_loop(node):
+    if ctx.loop_skips_frame(node):
         text += " (when it is true, Dynamo skips the whole function: the test is in a loop)"
     ctx.emit(rule.make_finding(ctx.file.display, ctx.file.span(node), text, Confidence.POSSIBLE, region, says,
                                target=ctx.target_torch, severity=Severity.INFO))

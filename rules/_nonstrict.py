@@ -92,7 +92,7 @@ class NonstrictCallSites(Rule):
         targets = CallResolver(self.ctx.project).function_refs(node.func, self.ctx.function)
         for target in targets:
             if target.module is self.ctx.module and escape_hatch(target) in NONSTRICT_NAMES:
-                self._sites.append(_CallSite(target, self.ctx.file.span(node), region, self.ctx.in_loop(node)))
+                self._sites.append(_CallSite(target, self.ctx.file.span(node), region, self.ctx.loop_skips_frame(node)))
 
     def end_file(self) -> None:
         target = self.ctx.target_torch

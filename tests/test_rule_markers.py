@@ -93,6 +93,32 @@ def test_break_in_a_loop_is_an_error_that_says_the_frame_is_skipped(check, tmp_p
     assert older[7].severity is Severity.ERROR and "GB7000" not in older[7].message
 
 
+LOOP_THAT_RETURNS = (
+    "import torch\n\n@torch.compile\ndef f(x, ys):\n    for y in ys:\n"
+    "        if (x * y).sum() > 0:\n            return x + y\n    return x\n\n"
+    "@torch.compile\ndef g(x, ys):\n    for y in ys:\n        if (x * y).sum() > 0:\n"
+    "            x = x + y\n        elif x.shape[0] > 10:\n            return x\n    return x\n\n"
+    "@torch.compile\ndef h(x):\n    for _ in range(10):\n        w = int(x.shape[1] * torch.rand(1).item())\n"
+    "        if 0 < w <= x.shape[1]:\n            return x[:, :w]\n    return x\n"
+)
+
+
+def test_a_loop_whose_return_comes_before_its_jump_back_resumes(check, tmp_path: Path) -> None:
+    """Dynamo's loop check scans the bytecode after a break up to the first return for a jump
+    back (analysis/backedge.py): `f`'s arm returns first, a warning; `g`'s first arm jumps back
+    to the loop's head before the `elif`'s return, and `h`'s failed chained comparison does too."""
+    import sys
+
+    severities = {f.span.start_line: f.severity for f in _findings(check, tmp_path, LOOP_THAT_RETURNS)}
+    if sys.version_info[:2] == (3, 11):  # the layouts torch 2.13 was run on (testdata/rules/BL10[12])
+        assert severities == {6: Severity.WARNING, 13: Severity.ERROR, 22: Severity.ERROR}
+    # Judged for another Python than the one breaklint runs on, the bytecode is not at hand:
+    # every break in a loop is taken to skip the frame.
+    other = (3, 12) if sys.version_info[:2] != (3, 12) else (3, 11)
+    judged = {f.span.start_line: f.severity for f in _findings(check, tmp_path, LOOP_THAT_RETURNS, target_python=other)}
+    assert judged == {6: Severity.ERROR, 13: Severity.ERROR, 22: Severity.ERROR}
+
+
 def test_break_reached_from_a_loop_in_a_caller_of_the_same_file_is_an_error(check, tmp_path: Path) -> None:
     source = (
         "import torch\nfrom torch import nn\n\ndef scale(x):\n    return x * x.sum().item()\n\n"

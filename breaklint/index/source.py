@@ -230,6 +230,13 @@ class ParsedFile:
             return len(chunk.indent)
         return 0 if there == alone else None
 
+    def code_place(self, line: int, column: int) -> tuple[int, int]:
+        """A place as code objects count it (`co_positions`): the line, and the UTF-8 bytes
+        before the 1-based character `column` in it."""
+        lines = self._file_lines()
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        return line, len(text[: column - 1].encode("utf-8", "surrogatepass"))
+
     def _file_lines(self) -> list[str]:
         if self._lines is None:
             self._lines = line_texts(self.text)  # libcst's lines: a lone CR ends one too

@@ -353,3 +353,24 @@ CALLS["largest_graph"] = [(torch.randn(8, 4), torch.tensor([0, 0, 1, 1, 2, 2, 3,
 @torch.compile
 def random_crop(x):
     return x[: random.randint(1, 3)] + 1  # expect: BL101
+
+
+# Dynamo skips the frame for a break in a loop when its scan of the bytecode after the break
+# meets a jump back before a `return` (analysis/backedge.py): a failed chained comparison jumps
+# straight back to the loop's head (torchvision's RandomResizedCrop.get_params), an error.
+@torch.compile
+def sampled_crop(x):
+    for _ in range(10):
+        w = int(x.shape[1] * torch.rand(1).item())  # expect: BL101
+        if 0 < w <= x.shape[1]:
+            return x[:, :w]
+    return x
+
+
+# Here the `return` comes first: Dynamo resumes after the break, a warning.
+@torch.compile
+def sampled_width(x):
+    for _ in range(10):
+        w = int(x.shape[1] * torch.rand(1).item())  # expect: BL101
+        return x[:, : max(w, 1)]
+    return x

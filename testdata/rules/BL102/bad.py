@@ -281,3 +281,46 @@ def jiggled(x: torch.Tensor, params: Dict[str, torch.Tensor]):
 
 CALLS["too_many_labels"] = [(torch.randn(8, 8), [{"labels": torch.tensor([1, 5])}]) for _ in range(3)]
 CALLS["jiggled"] = [(torch.randn(8, 8), {"brightness": torch.rand(1) + 0.5}) for _ in range(3)]
+
+
+# Dynamo gives up on a frame for a break in a loop only when its scan of the code after the break
+# meets a jump back before a `return` (backedge.py). Here the arm returns first: Dynamo resumes
+# after the break, a warning.
+@torch.compile
+def first_positive(x, ys):
+    for y in ys:
+        if (x * y).sum() > 0:  # expect: BL102
+            return x + y
+    return x
+
+
+# Here the first arm ends the loop's pass with a jump back, laid out before the `elif`'s return:
+# Dynamo skips the function ("graph break in loop", GB7000), an error.
+@torch.compile
+def first_wide(x, ys):
+    for y in ys:
+        if (x * y).sum() > 0:  # expect: BL102
+            x = x + y
+        elif x.shape[0] > 10:
+            return x
+    return x
+
+
+
+def _gated_step(x, y):
+    if (x * y).sum() > 0:  # expect: BL102
+        x = x + y
+    return x
+
+
+# The same scan runs in each caller that inlined the breaking function, from its call: this
+# loop returns the helper's result, so Dynamo resumes (the helper breaks in a frame of its own).
+@torch.compile
+def first_step(x, ys):
+    for y in ys:
+        return _gated_step(x, y)
+    return x
+
+CALLS["first_positive"] = [(torch.randn(8, 8), [torch.randn(8, 8), torch.randn(8, 8)]) for _ in range(3)]
+CALLS["first_wide"] = [(torch.randn(8, 8), [torch.randn(8, 8), torch.randn(8, 8)]) for _ in range(3)]
+CALLS["first_step"] = [(torch.randn(8, 8), [torch.randn(8, 8), torch.randn(8, 8)]) for _ in range(3)]
