@@ -585,7 +585,11 @@ class FunctionValues:
         if project.instance_classes(values[0][1].expr, None, values[0][0].module):
             return MODULE
         kinds = {_stored_value(v.expr, k, k.module.imports.resolve) for k, v in values}
-        return kinds.pop() if len(kinds) == 1 else UNKNOWN
+        if len(kinds) == 1:
+            return kinds.pop()
+        # `self.grid = None` in __init__, a tensor once built (a cache): a probable tensor where read
+        built = {_stored_value(v.expr, k, k.module.imports.resolve) for k, v in values if not _is_none(v.expr)}
+        return MAYBE if len(built) == 1 and next(iter(built)).is_tensor else UNKNOWN
 
     def _subscript(self, node: cst.Subscript, env: dict[str, Value]) -> Value:
         base = self._eval(node.value, env)
@@ -830,7 +834,15 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
             return _torch_function_result(name)
         if name in SCALAR_CASTS:
             return PYTHON
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_EVIDENCE_ATTRS \
+                and func.attr.value in RETURNS_TENSOR and _static_value(func.value, resolve).is_tensor:
+            return TENSOR  # `torch.ones(n).to(device)`: a tensor-only method of a tensor
     return UNKNOWN
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
 
 
 def _stored_value(expr: cst.BaseExpression, klass: ClassInfo, resolve) -> Value:  # type: ignore[no-untyped-def]

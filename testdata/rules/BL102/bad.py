@@ -229,6 +229,23 @@ class StoredWeights(torch.nn.Module):
 
 stored_weights = torch.compile(StoredWeights([1, 2, 3, 4, 5, 6, 7, 8]))
 
+
+class ArchCode(torch.nn.Module):
+    """MONAI's DiNTS: the code built by torch and moved in one expression, kept through a local."""
+
+    def __init__(self):
+        super().__init__()
+        code = torch.ones(4).to("cpu")
+        self.code = code
+
+    def forward(self, x):
+        if self.code[0]:  # expect: BL102
+            return x * 2
+        return x
+
+
+arch_code = torch.compile(ArchCode())
+
 CALLS = {"gated": [(torch.randn(8, 8), torch.randn(8, 8).sum() > 0) for _ in range(3)],
          "clamp_half_overflow": [(torch.randn(8, 8).half(),) for _ in range(3)]}
 

@@ -120,3 +120,17 @@ def exports_setting(x):
 @torch.compile
 def process_id(x):
     return x * (os.getpid() % 2 + 1)  # expect: BL107
+
+
+class UpCat(nn.Module):
+    """MONAI's BasicUNet decoder: TorchScript's `torch.jit.isinstance` is on Dynamo's skip list."""
+
+    def forward(self, x, x_e=None):
+        x = x * 2
+        if x_e is not None and torch.jit.isinstance(x_e, torch.Tensor):  # expect: BL107
+            x = x + x_e
+        return x
+
+
+up_cat = torch.compile(UpCat())
+CALLS = {"up_cat": [(torch.randn(8, 8), torch.randn(8, 8)) for _ in range(3)]}

@@ -26,3 +26,27 @@ def flips_flag(x: torch.Tensor):
 def new_leaf(x):
     bias = torch.zeros(8, requires_grad=True)  # expect: BL113
     return x + bias
+
+
+class Warp(torch.nn.Module):
+    """MONAI's Warp: a reference grid cached on the module, `None` until the first call builds it
+    (a probable tensor where read); the flag is set on the cached tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.ref_grid = None
+
+    def get_reference_grid(self, x):
+        if self.ref_grid is not None and self.ref_grid.shape == x.shape:
+            return self.ref_grid
+        grid = torch.zeros_like(x)
+        grid = grid.to(x)
+        self.ref_grid = grid
+        self.ref_grid.requires_grad = False  # expect: BL113
+        return self.ref_grid
+
+    def forward(self, x):
+        return x + self.get_reference_grid(x)
+
+
+warp = torch.compile(Warp())
