@@ -16,7 +16,7 @@ from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
 # The syntax helpers a rule may use, re-exported: rules read code through this module, never the
 # index's or the analysis's internals (tests/test_layers.py counts the rules that still do).
 from breaklint.index.imports import dotted  # noqa: F401
-from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode, method_call, untraced_blocks  # noqa: F401
+from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode, method_call  # noqa: F401
 from breaklint.index.patterns import NO_GRAD, SET_GRAD  # noqa: F401
 from breaklint.index.patterns import value_while_compiling
 # What Dynamo's trace rules decide (generated from torch by tools/gen_dynamo_tables.py): plain
@@ -105,6 +105,9 @@ class FileContext:
     _names_read: dict[FunctionInfo, set[str]] = field(default_factory=dict)
     # Every rule resolves every call's func: asked once per node (nodes hash by identity).
     _resolved: dict[cst.BaseExpression, str | None] = field(default_factory=dict)
+    # How many blocks Dynamo never traces the walk is in (the engine's dispatcher counts them):
+    # rules' file-scope hooks, which see every node, read it.
+    untraced_depth: int = 0
     _targets_at: set[tuple[int, int]] | None = None  # where this file's compile sites' targets start
 
     def recompile_predictions(self, code: str) -> list[Prediction]:
