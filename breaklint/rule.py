@@ -40,7 +40,7 @@ from breaklint.analysis.binding import bind  # noqa: F401
 from breaklint.analysis.numpy_api import (DRAWS_THAT_BREAK, NUMPY_SIZE_FUNCTIONS, SIZE_METHODS,  # noqa: F401
                                           TORCH_SIZE_FUNCTIONS, is_scalar_draw, numpy_name)
 from breaklint.analysis.regions import CUSTOM_OP_NAMES, NONSTRICT_NAMES, escape_hatch  # noqa: F401
-from breaklint.analysis.values import Kind  # noqa: F401
+from breaklint.analysis.values import Kind, RNG_BREAKING_METHODS, RNG_CLASS  # noqa: F401
 from breaklint.index.project import (COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES, Assigned, ClassInfo,  # noqa: F401
                                      CompileSite)
 from breaklint.infra.walk import Visitor  # noqa: F401

@@ -34,6 +34,7 @@ class Kind(enum.Enum):
     SHAPE = "shape"  # x.shape, x.size()
     PYTHON = "python"  # literals, config constants, self.training, isinstance(...)
     MODULE = "module"  # an nn.Module instance
+    RNG = "rng"  # a `random.Random` instance: Dynamo models it (RNG_DRAWS)
     UNKNOWN = "unknown"
 
 
@@ -67,6 +68,7 @@ SHAPE_INT = Value(Kind.SHAPE_INT)
 SHAPE = Value(Kind.SHAPE)
 PYTHON = Value(Kind.PYTHON)
 MODULE = Value(Kind.MODULE)
+RNG = Value(Kind.RNG)
 UNKNOWN = Value(Kind.UNKNOWN)
 NUMPY = Value(Kind.TENSOR, numpy=True)
 
@@ -521,8 +523,10 @@ class FunctionValues:
             return PYTHON
         module = self.fn.module
         bound = module.assigns.get(name)
-        if bound:  # module-level constants: `USE_FAST = True`, `EPS = 1e-6`
-            return PYTHON if all(_is_literal(b.expr) for b in bound) else UNKNOWN
+        if bound:  # module-level constants: `USE_FAST = True`, `EPS = 1e-6`; `rng = random.Random(0)`
+            if all(_is_literal(b.expr) for b in bound):
+                return PYTHON
+            return RNG if all(_static_value(b.expr, module.imports.resolve) is RNG for b in bound) else UNKNOWN
         qualified = module.imports.resolve_dotted(name)
         if qualified != name:
             return self._imported_constant(qualified)
@@ -631,6 +635,8 @@ class FunctionValues:
                 return SHAPE_INT if method in ("numel", "index", "count") else UNKNOWN
             if receiver.kind is Kind.MODULE:
                 return MAYBE if method == "forward" else UNKNOWN
+            if receiver.kind is Kind.RNG:
+                return MAYBE if method in RNG_DRAWS else PYTHON if method in RNG_STATE_METHODS else UNKNOWN
         elif self._eval(func, env).kind is Kind.MODULE:
             return MAYBE
         name = dotted(func)
@@ -682,6 +688,8 @@ class FunctionValues:
             return SHAPE_INT if any(a.kind is Kind.SHAPE_INT for a in args) else PYTHON
         if qualified in TRACED_DRAWS:
             return MAYBE  # a value in the graph, not a Python number: `if random.randint(0, 3) > 0:` breaks
+        if qualified == RNG_CLASS:
+            return RNG
         name = numpy_name(qualified)
         if name is not None:
             return _numpy_result(name, node, args)
@@ -729,6 +737,19 @@ def _compute_table() -> dict[type, Callable[..., Value]]:
 # slice bound reads it back (GB0124), arithmetic with it does not break. `random.random()` and
 # the others are on Dynamo's skip list instead (BL107). Read from real runs (testdata/rules/BL102).
 TRACED_DRAWS = frozenset({"random.randint", "random.randrange", "random.uniform"})
+# A `random.Random(seed)` instance is Dynamo's RandomVariable (torch 2.13): these draws of it go
+# into the graph as TRACED_DRAWS do (`rng.random()` too, though `random.random()` is skipped),
+# the state methods are Python, and any other method (`rng.choice`, `rng.shuffle`) breaks with
+# "Unsupported method call" (GB0156, BL107). Read from real runs (testdata/rules/BL102, BL107).
+RNG_DRAWS = frozenset({"random", "randint", "randrange", "uniform"})
+RNG_STATE_METHODS = frozenset({"seed", "getstate", "setstate"})
+# The rest of random.Random's public methods (Python 3.12's): each breaks (GB0156).
+RNG_BREAKING_METHODS = frozenset(
+    {"betavariate", "binomialvariate", "choice", "choices", "expovariate", "gammavariate", "gauss",
+     "getrandbits", "lognormvariate", "normalvariate", "paretovariate", "randbytes", "sample", "shuffle",
+     "triangular", "vonmisesvariate", "weibullvariate"}
+)
+RNG_CLASS = "random.Random"
 
 
 def _numpy_result(name: str, node: cst.Call, args: list[Value]) -> Value:
@@ -814,7 +835,8 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
 
 
 def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[no-untyped-def]
-    """What a class attribute holds, judged from what `__init__` assigned to it."""
+    """What a class attribute holds, judged from what `__init__` assigned to it (and what a
+    module-level generator is, `rng = random.Random(0)`)."""
     if _is_literal(expr):
         return PYTHON
     if isinstance(expr, cst.Call):
@@ -827,6 +849,8 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
             return _torch_function_result(name)
         if name in SCALAR_CASTS:
             return PYTHON
+        if name == RNG_CLASS:
+            return RNG  # `self.rng = random.Random(seed)`
     return UNKNOWN
 
 

@@ -262,3 +262,29 @@ def jiggled(x: torch.Tensor, params: Dict[str, torch.Tensor]):
 
 CALLS["too_many_labels"] = [(torch.randn(8, 8), [{"labels": torch.tensor([1, 5])}]) for _ in range(3)]
 CALLS["jiggled"] = [(torch.randn(8, 8), {"brightness": torch.rand(1) + 0.5}) for _ in range(3)]
+
+
+_RNG = random.Random(0)
+
+
+@torch.compile
+def rng_depth(x):
+    # A `random.Random` instance's draws are traced like `random.randint`'s: values in the graph.
+    if _RNG.randrange(0, 4) > 1:  # expect: BL102
+        x = x * 2
+    return x + 1
+
+
+class RandomFlip(torch.nn.Module):
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+        self.rng = random.Random()
+
+    def forward(self, x):
+        if self.rng.random() < self.p:  # expect: BL102
+            return x.flip(0)
+        return x
+
+
+random_flip = torch.compile(RandomFlip())

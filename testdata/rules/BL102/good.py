@@ -293,3 +293,11 @@ def first_size(x, sizes: List[int]):
 
 
 CALLS["first_size"] = [(torch.randn(8, 8), [2, 3]) for _ in range(3)]
+
+
+_RNG = random.Random(0)
+
+
+@torch.compile
+def rng_scale(x):
+    return x * _RNG.uniform(0.5, 1.5)  # a traced draw of a `random.Random`: arithmetic, no break
