@@ -107,6 +107,8 @@ PY_RESULT_BUILTINS = frozenset(
      "getattr", "format", "hash", "chr", "ord"}
 )
 NUMERIC_BUILTINS = frozenset({"min", "max", "abs", "sum", "round", "pow", "divmod"})
+# Builtins whose result holds its argument's elements.
+CONTAINER_BUILTINS = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset"})
 SCALAR_CASTS = frozenset({"int", "float", "bool", "complex"})
 # Expressions nested deeper than this (generated or hostile code) are UNKNOWN: each level costs
 # a few Python frames, and the interpreter's recursion limit must not be what stops us.
@@ -152,6 +154,12 @@ def join(values: list[Value]) -> Value:
 def literal_value(expr: cst.BaseExpression) -> Value:
     """A parameter's default as a value: a literal (None included) is a Python value."""
     return PYTHON if _is_literal(expr) else UNKNOWN
+
+
+def _holding(element: Value) -> Value:
+    """A list, tuple or set of elements of this value: a container of tensors (or of containers
+    of them) is known as an annotated one is (`Value.element`); of anything else, unknown."""
+    return Value(Kind.UNKNOWN, element=element) if element.is_tensor or element.element is not None else UNKNOWN
 
 
 def _as_bool(value: Value) -> Value:
@@ -487,7 +495,9 @@ class FunctionValues:
     def _comprehended(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
                       env: dict[str, Value]) -> Value:
         self._comprehension(node, env)
-        return UNKNOWN
+        if isinstance(node, cst.DictComp):
+            return UNKNOWN
+        return _holding(self.of(node.elt))  # `[params[k] for k in keys]`: what each element is
 
     def _collection(self, node: cst.Tuple | cst.List | cst.Set, env: dict[str, Value]) -> Value:
         elements = [self._eval(e.value, env) for e in node.elements]
@@ -644,7 +654,7 @@ class FunctionValues:
             return UNKNOWN  # a local callable or a method of a local object
         qualified = self.fn.module.imports.resolve_dotted(name)
         result = self._function_result(qualified, node, args)
-        return self._returned(node) if result.kind is Kind.UNKNOWN else result
+        return self._returned(node) if result == UNKNOWN else result  # (equal: NumpyFlow makes its own)
 
     def _returned(self, node: cst.Call) -> Value:
         """What the call gives when it runs a function of the tree (breaklint/analysis/returns.py)."""
@@ -680,6 +690,8 @@ class FunctionValues:
             if args and args[0].kind is Kind.SHAPE_INT:
                 return SHAPE_INT
             return PYTHON
+        if qualified in CONTAINER_BUILTINS and len(args) == 1 and args[0].element is not None:
+            return _holding(args[0].element)  # `tuple(params[k] for k in keys)` holds what the generator gives
         if qualified in PY_RESULT_BUILTINS:
             return PYTHON
         if qualified in NUMERIC_BUILTINS:
@@ -962,8 +974,7 @@ def _annotation_value(annotation: cst.BaseExpression) -> Value:
         if text is not None and text.rpartition(".")[2] in CONTAINERS and inner:
             if text.rpartition(".")[2] in ("Tuple", "tuple") and not (len(inner) == 2 and isinstance(inner[1], cst.Ellipsis)):
                 return UNKNOWN  # a fixed tuple: its elements differ (returns read `Tuple[Tensor, Tensor]` apart)
-            element = _annotation_value(inner[-1])
-            return Value(Kind.UNKNOWN, element=element) if element.is_tensor or element.element is not None else UNKNOWN
+            return _holding(_annotation_value(inner[-1]))
         return UNKNOWN
     if isinstance(annotation, cst.BinaryOperation):  # Tensor | None
         return _union_value([annotation.left, annotation.right])

@@ -1,6 +1,7 @@
 """BL101 positives: each marked line must graph-break under real Dynamo."""
 import math
 import random
+from typing import Dict
 
 import numpy as np
 import torch
@@ -353,3 +354,17 @@ CALLS["largest_graph"] = [(torch.randn(8, 4), torch.tensor([0, 0, 1, 1, 2, 2, 3,
 @torch.compile
 def random_crop(x):
     return x[: random.randint(1, 3)] + 1  # expect: BL101
+
+
+_SCALE_KEYS = ("brightness", "contrast")
+
+
+def _scale_by_first(x, params: Dict[str, torch.Tensor]):
+    # A list of the dict's tensors, built by a comprehension: each element is a tensor.
+    scales = [params[k] for k in _SCALE_KEYS]
+    return x * float(scales[0])  # expect: BL101
+
+
+@torch.compile
+def scaled_by_first(x):
+    return _scale_by_first(x, {"brightness": x[0, 0], "contrast": x[0, 1]})

@@ -288,3 +288,31 @@ class RandomFlip(torch.nn.Module):
 
 
 random_flip = torch.compile(RandomFlip())
+
+
+_FACTOR_KEYS = ("brightness", "contrast")
+
+
+def _jitter(x, params: Dict[str, torch.Tensor]):
+    # kornia's ColorJitter: the factors read from the parameter dict through a generator.
+    factors = tuple(params[k] for k in _FACTOR_KEYS)
+    if (factors[0] != 1.0).any():  # expect: BL102
+        x = x * factors[0]
+    return x
+
+
+@torch.compile
+def jittered(x):
+    return _jitter(x, {"brightness": x[0, 0] + 1.5, "contrast": x[0, 1]})
+
+
+def _shift_each(x, params: Dict[str, torch.Tensor]):
+    for factor in [params[k] for k in _FACTOR_KEYS]:
+        if factor.sum() > 0:  # expect: BL102
+            x = x + 1
+    return x
+
+
+@torch.compile
+def shifted_each(x):
+    return _shift_each(x, {"brightness": x[0], "contrast": x[1]})
