@@ -201,6 +201,8 @@ class FunctionValues:
         self._scope = fn  # the function (or nested def) whose code is being evaluated
         # Calls whose callee returns a tuple display on every path: the value of each element.
         self._elements: dict[cst.Call, tuple[Value, ...]] = {}
+        # Calls whose callee returns a dict display of the same string keys on every path.
+        self._items: dict[cst.Call, dict[str, Value]] = {}
         # What `self.<attr>` of a class holds, judged once for every function of the pass that
         # reads it (a module's forward and its helpers read the same attributes). A check's
         # project is a view made for one pass over one file (engine.py), so what the answer
@@ -210,6 +212,14 @@ class FunctionValues:
 
     def of(self, node: cst.BaseExpression) -> Value:
         return self.results.get(node, UNKNOWN)
+
+    def returned_elements(self, node: cst.BaseExpression) -> tuple[Value, ...] | None:
+        """What each element of the tuple a call returns is (`f(*g(x))`); None when not known."""
+        return self._elements.get(node) if isinstance(node, cst.Call) else None
+
+    def returned_items(self, node: cst.BaseExpression) -> dict[str, Value] | None:
+        """What each string key of the dict a call returns holds (`f(**h(x))`); None when not known."""
+        return self._items.get(node) if isinstance(node, cst.Call) else None
 
     # --- statements -------------------------------------------------------------------------
     def _run_function(self, node: cst.FunctionDef | cst.Lambda, outer: Mapping[str, Value],
@@ -663,6 +673,8 @@ class FunctionValues:
             return UNKNOWN
         if found.elements is not None:
             self._elements[node] = found.elements
+        if found.items is not None:
+            self._items[node] = dict(found.items)
         return found.value
 
     def _tensor_method(self, receiver: Value, method: str, args: list[Value]) -> Value:

@@ -316,3 +316,33 @@ def _shift_each(x, params: Dict[str, torch.Tensor]):
 @torch.compile
 def shifted_each(x):
     return _shift_each(x, {"brightness": x[0], "contrast": x[1]})
+
+
+def _gates(x):
+    return torch.sigmoid(x), torch.tanh(x)
+
+
+def _mix(a, b):
+    if a[0, 0] > 0.5:  # expect: BL102
+        return b
+    return a
+
+
+@torch.compile
+def mixed(x):
+    return _mix(*_gates(x))  # the tuple `_gates` returns, unpacked: `a` is a tensor
+
+
+def _named_gates(x):
+    return {"a": torch.sigmoid(x), "b": torch.tanh(x)}
+
+
+def _mix_by_name(a, b):
+    if b[0, 0] > 0:  # expect: BL102
+        return a
+    return b
+
+
+@torch.compile
+def mixed_by_name(x):
+    return _mix_by_name(**_named_gates(x))

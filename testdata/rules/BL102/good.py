@@ -316,3 +316,18 @@ def _sizes_first(x, params: Dict[str, torch.Tensor]):
 @torch.compile
 def sizes_first(x):
     return _sizes_first(x, {"brightness": x, "contrast": x})
+
+
+def _shapes(x):
+    return x.shape[0], x.shape[1]
+
+
+def _area_flag(h, w):
+    if h * w > 16:  # shape ints, unpacked from `_shapes(x)`: a guard, not a break
+        return 1
+    return 0
+
+
+@torch.compile
+def area_flag(x):
+    return x * _area_flag(*_shapes(x))
