@@ -18,7 +18,7 @@ from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
 # The syntax helpers a rule may use, re-exported: rules read code through this module, never the
 # index's or the analysis's internals (tests/test_layers.py counts the rules that still do).
 from breaklint.index.imports import dotted  # noqa: F401
-from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode, method_call, untraced_blocks  # noqa: F401
+from breaklint.index.patterns import CUDAGRAPH_MODES, compile_mode, method_call  # noqa: F401
 from breaklint.index.patterns import NO_GRAD, SET_GRAD  # noqa: F401
 from breaklint.index.patterns import value_while_compiling
 # What Dynamo's trace rules decide (generated from torch by tools/gen_dynamo_tables.py): plain
@@ -42,7 +42,7 @@ from breaklint.analysis.binding import bind  # noqa: F401
 from breaklint.analysis.numpy_api import (DRAWS_THAT_BREAK, NUMPY_SIZE_FUNCTIONS, SIZE_METHODS,  # noqa: F401
                                           TORCH_SIZE_FUNCTIONS, is_scalar_draw, numpy_name)
 from breaklint.analysis.regions import CUSTOM_OP_NAMES, NONSTRICT_NAMES, escape_hatch  # noqa: F401
-from breaklint.analysis.values import Kind  # noqa: F401
+from breaklint.analysis.values import Kind, RNG_BREAKING_METHODS, RNG_CLASS  # noqa: F401
 from breaklint.index.project import (COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES, Assigned, ClassInfo,  # noqa: F401
                                      CompileSite)
 from breaklint.infra.walk import Visitor  # noqa: F401
@@ -109,6 +109,9 @@ class FileContext:
     _names_read: dict[FunctionInfo, set[str]] = field(default_factory=dict)
     # Every rule resolves every call's func: asked once per node (nodes hash by identity).
     _resolved: dict[cst.BaseExpression, str | None] = field(default_factory=dict)
+    # How many blocks Dynamo never traces the walk is in (the engine's dispatcher counts them):
+    # rules' file-scope hooks, which see every node, read it.
+    untraced_depth: int = 0
     _targets_at: set[tuple[int, int]] | None = None  # where this file's compile sites' targets start
 
     def recompile_predictions(self, code: str) -> list[Prediction]:

@@ -19,7 +19,7 @@ import libcst as cst
 
 from breaklint.finding import Confidence, Region, Severity, Span
 from breaklint.rule import (CallResolver, escape_hatch, FileContext, FunctionInfo, GB_IN_LOOP, has_gb_id,
-                            NONSTRICT_NAMES, Rule, untraced_blocks)
+                            NONSTRICT_NAMES, Rule)
 
 GB_NONSTRICT = "GB0251"
 NONSTRICT_SAYS = {GB_NONSTRICT: "Unsupported output type for nonstrict_trace-ed function"}
@@ -43,9 +43,6 @@ class NonstrictCallSites(Rule):
         super().__init__(ctx)
         self._sites: list[_CallSite] = []
         self._broken: dict[FunctionInfo, int] = {}  # nonstrict_trace function -> first line flagged
-        # File hooks see every node: keep out of the blocks Dynamo never traces, as visits do.
-        self._untraced: set[cst.CSTNode] = set()
-        self._untraced_depth = 0
 
     @classmethod
     def reads_whole_file(cls, text: str) -> bool:
@@ -68,24 +65,9 @@ class NonstrictCallSites(Rule):
                 return fn
         return None
 
-    def file_visit_If(self, node: cst.If) -> None:
-        self._untraced.update(untraced_blocks(node, self.ctx.resolve))
-
-    def file_visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self._untraced_depth += node in self._untraced
-
-    def file_leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
-        self._untraced_depth -= original_node in self._untraced
-
-    def file_visit_Else(self, node: cst.Else) -> None:
-        self._untraced_depth += node in self._untraced
-
-    def file_leave_Else(self, original_node: cst.Else) -> None:
-        self._untraced_depth -= original_node in self._untraced
-
     def file_visit_Call(self, node: cst.Call) -> None:
         region = self.ctx.region
-        if region is None or region.nonstrict or self._untraced_depth:
+        if region is None or region.nonstrict or self.ctx.untraced_depth:  # file hooks see untraced code too
             return
         if not isinstance(node.func, (cst.Name, cst.Attribute)):
             return

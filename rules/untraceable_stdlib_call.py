@@ -3,13 +3,17 @@ from __future__ import annotations
 import libcst as cst
 
 from breaklint.finding import Confidence, Stage
-from breaklint.rule import DRAWS_THAT_BREAK, dynamo_tables, is_scalar_draw, numpy_name, Rule
+from breaklint.rule import (DRAWS_THAT_BREAK, dynamo_tables, is_scalar_draw, Kind, numpy_name, RNG_BREAKING_METHODS,
+                            RNG_CLASS, Rule)
 
 from .c_extension_call import C_PACKAGES
 from .file_io import CALLS as FILE_CALLS
 from .unsupported_builtin import FRAME_CALLS
 
 SKIPPED = "GB0007"  # C functions and modules on Dynamo's skip list
+UNSUPPORTED_METHOD = "GB0156"  # a method of an object Dynamo models, but not this method
+WHY = {SKIPPED: "is on Dynamo's skip list (a C function or a module it does not trace)",
+       UNSUPPORTED_METHOD: "is a method Dynamo does not trace"}
 # The standard library's C functions come from Dynamo's own trace rules (dynamo_tables.py,
 # generated from torch). The Python-level ones below were read from real runs on torch 2.13
 # (testdata/rules/BL107): each of these breaks the graph. `random.randint`, `random.uniform`,
@@ -23,7 +27,8 @@ CALLS = {
                                          "normalvariate", "lognormvariate", "getrandbits", "betavariate",
                                          "expovariate", "triangular", "seed", "getstate")},
     **{f"uuid.{n}": SKIPPED for n in ("uuid1", "uuid4")},
-    "datetime.datetime.now": "GB0156", "datetime.datetime.utcnow": "GB0156", "datetime.date.today": "GB0156",
+    "datetime.datetime.now": UNSUPPORTED_METHOD, "datetime.datetime.utcnow": UNSUPPORTED_METHOD,
+    "datetime.date.today": UNSUPPORTED_METHOD,
     **{f"torch.{n}": SKIPPED for n in ("manual_seed", "get_rng_state", "set_rng_state", "random.get_rng_state",
                                         "random.set_rng_state", "random.manual_seed")},
     "threading.current_thread": SKIPPED, "importlib.import_module": SKIPPED,
@@ -46,7 +51,9 @@ class UntraceableStdlibCall(Rule):
     """## What it does
     Finds calls in a compiled region to standard-library and RNG functions that Dynamo cannot
     trace: clocks (`time.time()`, `time.perf_counter()`, `time.sleep()`), Python's `random`
-    (`random.random()`, `random.choice()`, `random.shuffle()`, `random.seed()`), `uuid`,
+    (`random.random()`, `random.choice()`, `random.shuffle()`, `random.seed()`; on a
+    `random.Random(seed)` instance, every method but `random`, `randint`, `randrange`, `uniform`
+    and the state methods: `rng.choice()`, `rng.shuffle()`, `rng.sample()`), `uuid`,
     `datetime.now()`, torch's global RNG state (`torch.manual_seed`, `torch.get_rng_state`),
     NumPy scalar draws (`np.random.rand()`, `np.random.uniform(0, 1)`) and every
     `np.random.choice(...)` (torch._numpy checks its probabilities with a Python `if` on a
@@ -67,7 +74,10 @@ class UntraceableStdlibCall(Rule):
     ## How to fix
     Draw random numbers with torch (`torch.rand(())`, `torch.randint(...)`, `torch.randperm`):
     they are traced. Take times and seeds outside the compiled function and pass them in as
-    tensors. `random.randint`/`random.uniform` happen to be traced in 2.13. For
+    tensors. `random.randint`/`random.uniform` happen to be traced in 2.13, and so are
+    `rng.random()`, `rng.randint()`, `rng.randrange()` and `rng.uniform()` of a
+    `rng = random.Random(seed)`: draw an index with `rng.randrange(len(options))` instead of
+    `rng.choice(options)`. For
     `np.random.choice(n, k, replace=False)` use `torch.randperm(n)[:k]`; with weights,
     `torch.multinomial(p, k)`.
 
@@ -79,7 +89,7 @@ class UntraceableStdlibCall(Rule):
     `gc`, `importlib`, `os.environ[...] = ...` and torch's RNG-state functions; `Attempted to
     inline function marked as skipped` (GB0008) for `unittest` assertions; `Unsupported context
     manager` (GB0142) for `with lock:`; `Unsupported method call` (GB0156) for
-    `datetime.now()`; `Data dependent operator` (GB0033) for NumPy scalar draws and
+    `datetime.now()` and `rng.choice()` on a `random.Random` instance; `Data dependent operator` (GB0033) for NumPy scalar draws and
     `np.random.choice`. The `np.random` functions that torch._numpy lacks
     (`np.random.permutation`, `np.random.default_rng`: GB0294) are BL103's.
     """
@@ -87,7 +97,7 @@ class UntraceableStdlibCall(Rule):
     code = "BL107"
     name = "untraceable-stdlib-call"
     stage = Stage.DYNAMO
-    message = "`{function}()` in {region} is on Dynamo's skip list (a C function or a module it does not trace) and forces a graph break"
+    message = "`{function}()` in {region} {why} and forces a graph break"
     help = (
         "use torch RNG (torch.rand, torch.randint) inside the region, or compute the value outside "
         "and pass it in as a tensor"
@@ -107,6 +117,11 @@ class UntraceableStdlibCall(Rule):
         "import torch\n\n@torch.compile\ndef f(x):\n    return x * torch.rand(())\n",
         "import time\nimport torch\n\ndef f(x):\n    start = time.perf_counter()  # not compiled\n    return x * 2\n",
     )
+
+    def report(self, node: cst.CSTNode, *, confidence: Confidence, says: str | tuple[str, ...] | None = None,
+               help: str | None = None, **fields: str) -> None:
+        fields.setdefault("why", WHY.get(says, WHY[SKIPPED]) if isinstance(says, str) else WHY[SKIPPED])
+        super().report(node, confidence=confidence, says=says, help=help, **fields)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -143,6 +158,11 @@ class UntraceableStdlibCall(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value.startswith("assert") and self._test_case(func.value):
             self.report(node, confidence=Confidence.CERTAIN, says=SKIPPED_INLINE,
                         function=f"unittest.TestCase.{func.attr.value}")
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value in RNG_BREAKING_METHODS \
+                and self.ctx.value(func.value).kind is Kind.RNG:  # the name first: values cost a pass
+            self.report(node, confidence=Confidence.CERTAIN, says=UNSUPPORTED_METHOD,
+                        function=f"{RNG_CLASS}.{func.attr.value}")
             return
         resolved = self.ctx.resolve(node.func) or ""
         if resolved in CALLS:

@@ -23,7 +23,7 @@ recorded by the engine as dependencies, engine.py) and on nothing further away.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 import libcst as cst
 
@@ -68,11 +68,14 @@ def passed_values(fn: FunctionInfo, callers: list[FunctionInfo], resolver: CallR
                 sites += 1
                 bound = bind(call, fn.header, implicit)
                 skipped = set(fn.header.positional[:implicit])
+                unpacked = _unpacked(call, fn.header.positional[implicit:], params, values, caller) if bound.unpacked else {}
                 for name, param in params.items():
                     if name in skipped:
                         seen[name].append(UNKNOWN)
                     elif name in bound.args:
                         seen[name].append(_passed(bound.args[name], values, caller))
+                    elif name in unpacked:
+                        seen[name].append(unpacked[name])
                     elif bound.unpacked or param.default is None:
                         seen[name].append(UNKNOWN)
                     else:
@@ -81,6 +84,52 @@ def passed_values(fn: FunctionInfo, callers: list[FunctionInfo], resolver: CallR
             return {}  # it reaches fn in a way this pass cannot see (through a parameter)
     joined = {name: join(found) for name, found in seen.items() if found}
     return {name: value for name, value in joined.items() if value.kind is not Kind.UNKNOWN}
+
+
+def _unpacked(call: cst.Call, positional: Sequence[str], params: Mapping[str, cst.Param],
+              values: FunctionValues, caller: FunctionInfo) -> dict[str, Value]:
+    """What `*seq` and `**mapping` at the call bind, where their parts are known: each element
+    of a tuple or list display or of the tuple a call returns (`f(*g(x))`), each string key of
+    a dict display or of the dict a call returns (`f(**h(x))`). A parameter such an argument
+    may or may not bind is left out (unknown)."""
+    found: dict[str, Value] = {}
+    index: int | None = 0  # the next positional parameter, while the positions are known
+    for arg in call.args:
+        if arg.star == "**":
+            for name, value in (_items(arg.value, values, caller) or {}).items():
+                if name in params:
+                    found.setdefault(name, value)
+        elif arg.keyword is None and index is not None:
+            elements = _elements(arg.value, values, caller) if arg.star == "*" else (UNKNOWN,)
+            if elements is None:
+                index = None  # where the rest land is unknown
+                continue
+            for value in elements:
+                if arg.star == "*" and index < len(positional):
+                    found.setdefault(positional[index], value)
+                index += 1
+    return found
+
+
+def _elements(expr: cst.BaseExpression, values: FunctionValues, caller: FunctionInfo) -> tuple[Value, ...] | None:
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+            return None
+        return tuple(_passed(e.value, values, caller) for e in expr.elements)
+    return values.returned_elements(expr)
+
+
+def _items(expr: cst.BaseExpression, values: FunctionValues, caller: FunctionInfo) -> dict[str, Value] | None:
+    if not isinstance(expr, cst.Dict):
+        return values.returned_items(expr)
+    found: dict[str, Value] = {}
+    for element in expr.elements:
+        key = element.key.evaluated_value if isinstance(element, cst.DictElement) \
+            and isinstance(element.key, cst.SimpleString) else None
+        if not isinstance(key, str):
+            return None
+        found[key] = _passed(element.value, values, caller)  # type: ignore[union-attr]
+    return found
 
 
 def reads_arguments(fn: FunctionInfo) -> bool:

@@ -5,7 +5,9 @@ unpacks (Longformer's `_get_global_attn_indices` returns `(counts.max(), ...)`).
 function of the checked tree (a plain function, a method through `self.`, a staticmethod or
 classmethod, another module's function) takes the join (values.join) of every `return`'s value,
 judged from the callee's own body; when every `return` gives a tuple display of one length, each
-element's join too, for `a, b = f(...)` and `f(...)[0]` (values.FunctionValues).
+element's join too, for `a, b = f(...)`, `f(...)[0]` and `g(*f(...))` (values.FunctionValues,
+arguments.py), and when every one gives a dict display of the same string keys, each key's,
+for `g(**f(...))`.
 
 A return annotation that says tensor (`-> Tensor`, `-> Tuple[Tensor, Tensor]`, or the same in a
 PEP 484 type comment) is taken as it is, without a pass over the body (which an optional
@@ -50,6 +52,7 @@ _TRANSPARENT = frozenset({"staticmethod", "classmethod"})
 class Returned:
     value: Value  # the join of every return's value
     elements: tuple[Value, ...] | None = None  # every return gives a tuple of this many: their joins
+    items: tuple[tuple[str, Value], ...] | None = None  # every return gives a dict of these string keys: their joins
 
 
 class ReturnFlow:
@@ -121,7 +124,12 @@ class ReturnFlow:
         if all(t is not None for t in tuples) and len({len(t) for t in tuples}) == 1:  # type: ignore[arg-type]
             elements = tuple(join([_returned_value(t[i], values, fn) for t in tuples])  # type: ignore[index]
                              for i in range(len(tuples[0])))  # type: ignore[arg-type]
-        return Returned(join(found), elements)
+        dicts = [_dict_items(r.value) for r in returns]
+        items = None
+        if all(d is not None for d in dicts) and len({tuple(d) for d in dicts}) == 1:  # type: ignore[arg-type]
+            items = tuple((key, join([_returned_value(d[key], values, fn) for d in dicts]))  # type: ignore[index]
+                          for key in dicts[0])  # type: ignore[union-attr]
+        return Returned(join(found), elements, items)
 
 
 def _feeds(call: cst.Call, feeding: frozenset[cst.Call] | None) -> bool:
@@ -292,6 +300,21 @@ def _tuple_elements(expr: cst.BaseExpression | None) -> list[cst.BaseExpression]
     if not isinstance(expr, cst.Tuple) or any(isinstance(e, cst.StarredElement) for e in expr.elements):
         return None
     return [e.value for e in expr.elements]
+
+
+def _dict_items(expr: cst.BaseExpression | None) -> dict[str, cst.BaseExpression] | None:
+    """A dict display's values by their string keys (`{"a": x, "b": y}`), for `f(**helper(x))`."""
+    if not isinstance(expr, cst.Dict):
+        return None
+    found: dict[str, cst.BaseExpression] = {}
+    for element in expr.elements:
+        if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+            return None
+        key = element.key.evaluated_value
+        if not isinstance(key, str):
+            return None
+        found[key] = element.value
+    return found
 
 
 def _own_code(fn: FunctionInfo) -> FunctionInfo:

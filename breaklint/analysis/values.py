@@ -34,6 +34,7 @@ class Kind(enum.Enum):
     SHAPE = "shape"  # x.shape, x.size()
     PYTHON = "python"  # literals, config constants, self.training, isinstance(...)
     MODULE = "module"  # an nn.Module instance
+    RNG = "rng"  # a `random.Random` instance: Dynamo models it (RNG_DRAWS)
     UNKNOWN = "unknown"
 
 
@@ -67,6 +68,7 @@ SHAPE_INT = Value(Kind.SHAPE_INT)
 SHAPE = Value(Kind.SHAPE)
 PYTHON = Value(Kind.PYTHON)
 MODULE = Value(Kind.MODULE)
+RNG = Value(Kind.RNG)
 UNKNOWN = Value(Kind.UNKNOWN)
 NUMPY = Value(Kind.TENSOR, numpy=True)
 
@@ -105,6 +107,8 @@ PY_RESULT_BUILTINS = frozenset(
      "getattr", "format", "hash", "chr", "ord"}
 )
 NUMERIC_BUILTINS = frozenset({"min", "max", "abs", "sum", "round", "pow", "divmod"})
+# Builtins whose result holds its argument's elements.
+CONTAINER_BUILTINS = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset"})
 SCALAR_CASTS = frozenset({"int", "float", "bool", "complex"})
 # Expressions nested deeper than this (generated or hostile code) are UNKNOWN: each level costs
 # a few Python frames, and the interpreter's recursion limit must not be what stops us.
@@ -152,6 +156,12 @@ def literal_value(expr: cst.BaseExpression) -> Value:
     return PYTHON if _is_literal(expr) else UNKNOWN
 
 
+def _holding(element: Value) -> Value:
+    """A list, tuple or set of elements of this value: a container of tensors (or of containers
+    of them) is known as an annotated one is (`Value.element`); of anything else, unknown."""
+    return Value(Kind.UNKNOWN, element=element) if element.is_tensor or element.element is not None else UNKNOWN
+
+
 def _as_bool(value: Value) -> Value:
     return replace(value, boolean=True) if value.tensorish else value
 
@@ -191,6 +201,8 @@ class FunctionValues:
         self._scope = fn  # the function (or nested def) whose code is being evaluated
         # Calls whose callee returns a tuple display on every path: the value of each element.
         self._elements: dict[cst.Call, tuple[Value, ...]] = {}
+        # Calls whose callee returns a dict display of the same string keys on every path.
+        self._items: dict[cst.Call, dict[str, Value]] = {}
         # What `self.<attr>` of a class holds, judged once for every function of the pass that
         # reads it (a module's forward and its helpers read the same attributes). A check's
         # project is a view made for one pass over one file (engine.py), so what the answer
@@ -200,6 +212,14 @@ class FunctionValues:
 
     def of(self, node: cst.BaseExpression) -> Value:
         return self.results.get(node, UNKNOWN)
+
+    def returned_elements(self, node: cst.BaseExpression) -> tuple[Value, ...] | None:
+        """What each element of the tuple a call returns is (`f(*g(x))`); None when not known."""
+        return self._elements.get(node) if isinstance(node, cst.Call) else None
+
+    def returned_items(self, node: cst.BaseExpression) -> dict[str, Value] | None:
+        """What each string key of the dict a call returns holds (`f(**h(x))`); None when not known."""
+        return self._items.get(node) if isinstance(node, cst.Call) else None
 
     # --- statements -------------------------------------------------------------------------
     def _run_function(self, node: cst.FunctionDef | cst.Lambda, outer: Mapping[str, Value],
@@ -485,7 +505,9 @@ class FunctionValues:
     def _comprehended(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
                       env: dict[str, Value]) -> Value:
         self._comprehension(node, env)
-        return UNKNOWN
+        if isinstance(node, cst.DictComp):
+            return UNKNOWN
+        return _holding(self.of(node.elt))  # `[params[k] for k in keys]`: what each element is
 
     def _collection(self, node: cst.Tuple | cst.List | cst.Set, env: dict[str, Value]) -> Value:
         elements = [self._eval(e.value, env) for e in node.elements]
@@ -521,8 +543,10 @@ class FunctionValues:
             return PYTHON
         module = self.fn.module
         bound = module.assigns.get(name)
-        if bound:  # module-level constants: `USE_FAST = True`, `EPS = 1e-6`
-            return PYTHON if all(_is_literal(b.expr) for b in bound) else UNKNOWN
+        if bound:  # module-level constants: `USE_FAST = True`, `EPS = 1e-6`; `rng = random.Random(0)`
+            if all(_is_literal(b.expr) for b in bound):
+                return PYTHON
+            return RNG if all(_static_value(b.expr, module.imports.resolve) is RNG for b in bound) else UNKNOWN
         qualified = module.imports.resolve_dotted(name)
         if qualified != name:
             return self._imported_constant(qualified)
@@ -635,6 +659,8 @@ class FunctionValues:
                 return SHAPE_INT if method in ("numel", "index", "count") else UNKNOWN
             if receiver.kind is Kind.MODULE:
                 return MAYBE if method == "forward" else UNKNOWN
+            if receiver.kind is Kind.RNG:
+                return MAYBE if method in RNG_DRAWS else PYTHON if method in RNG_STATE_METHODS else UNKNOWN
         elif self._eval(func, env).kind is Kind.MODULE:
             return MAYBE
         name = dotted(func)
@@ -642,7 +668,7 @@ class FunctionValues:
             return UNKNOWN  # a local callable or a method of a local object
         qualified = self.fn.module.imports.resolve_dotted(name)
         result = self._function_result(qualified, node, args)
-        return self._returned(node) if result.kind is Kind.UNKNOWN else result
+        return self._returned(node) if result == UNKNOWN else result  # (equal: NumpyFlow makes its own)
 
     def _returned(self, node: cst.Call) -> Value:
         """What the call gives when it runs a function of the tree (breaklint/analysis/returns.py)."""
@@ -651,6 +677,8 @@ class FunctionValues:
             return UNKNOWN
         if found.elements is not None:
             self._elements[node] = found.elements
+        if found.items is not None:
+            self._items[node] = dict(found.items)
         return found.value
 
     def _tensor_method(self, receiver: Value, method: str, args: list[Value]) -> Value:
@@ -678,6 +706,8 @@ class FunctionValues:
             if args and args[0].kind is Kind.SHAPE_INT:
                 return SHAPE_INT
             return PYTHON
+        if qualified in CONTAINER_BUILTINS and len(args) == 1 and args[0].element is not None:
+            return _holding(args[0].element)  # `tuple(params[k] for k in keys)` holds what the generator gives
         if qualified in PY_RESULT_BUILTINS:
             return PYTHON
         if qualified in NUMERIC_BUILTINS:
@@ -686,6 +716,8 @@ class FunctionValues:
             return SHAPE_INT if any(a.kind is Kind.SHAPE_INT for a in args) else PYTHON
         if qualified in TRACED_DRAWS:
             return MAYBE  # a value in the graph, not a Python number: `if random.randint(0, 3) > 0:` breaks
+        if qualified == RNG_CLASS:
+            return RNG
         name = numpy_name(qualified)
         if name is not None:
             return _numpy_result(name, node, args)
@@ -733,6 +765,19 @@ def _compute_table() -> dict[type, Callable[..., Value]]:
 # slice bound reads it back (GB0124), arithmetic with it does not break. `random.random()` and
 # the others are on Dynamo's skip list instead (BL107). Read from real runs (testdata/rules/BL102).
 TRACED_DRAWS = frozenset({"random.randint", "random.randrange", "random.uniform"})
+# A `random.Random(seed)` instance is Dynamo's RandomVariable (torch 2.13): these draws of it go
+# into the graph as TRACED_DRAWS do (`rng.random()` too, though `random.random()` is skipped),
+# the state methods are Python, and any other method (`rng.choice`, `rng.shuffle`) breaks with
+# "Unsupported method call" (GB0156, BL107). Read from real runs (testdata/rules/BL102, BL107).
+RNG_DRAWS = frozenset({"random", "randint", "randrange", "uniform"})
+RNG_STATE_METHODS = frozenset({"seed", "getstate", "setstate"})
+# The rest of random.Random's public methods (Python 3.12's): each breaks (GB0156).
+RNG_BREAKING_METHODS = frozenset(
+    {"betavariate", "binomialvariate", "choice", "choices", "expovariate", "gammavariate", "gauss",
+     "getrandbits", "lognormvariate", "normalvariate", "paretovariate", "randbytes", "sample", "shuffle",
+     "triangular", "vonmisesvariate", "weibullvariate"}
+)
+RNG_CLASS = "random.Random"
 
 
 def _numpy_result(name: str, node: cst.Call, args: list[Value]) -> Value:
@@ -818,7 +863,8 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
 
 
 def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[no-untyped-def]
-    """What a class attribute holds, judged from what `__init__` assigned to it."""
+    """What a class attribute holds, judged from what `__init__` assigned to it (and what a
+    module-level generator is, `rng = random.Random(0)`)."""
     if _is_literal(expr):
         return PYTHON
     if isinstance(expr, cst.IfExp):  # `torch.as_tensor(w) if w is not None else torch.ones(n)`
@@ -834,6 +880,8 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
             return _torch_function_result(name)
         if name in SCALAR_CASTS:
             return PYTHON
+        if name == RNG_CLASS:
+            return RNG  # `self.rng = random.Random(seed)`
         func = expr.func
         if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_EVIDENCE_ATTRS \
                 and func.attr.value in RETURNS_TENSOR and _static_value(func.value, resolve).is_tensor:
@@ -978,8 +1026,7 @@ def _annotation_value(annotation: cst.BaseExpression) -> Value:
         if text is not None and text.rpartition(".")[2] in CONTAINERS and inner:
             if text.rpartition(".")[2] in ("Tuple", "tuple") and not (len(inner) == 2 and isinstance(inner[1], cst.Ellipsis)):
                 return UNKNOWN  # a fixed tuple: its elements differ (returns read `Tuple[Tensor, Tensor]` apart)
-            element = _annotation_value(inner[-1])
-            return Value(Kind.UNKNOWN, element=element) if element.is_tensor or element.element is not None else UNKNOWN
+            return _holding(_annotation_value(inner[-1]))
         return UNKNOWN
     if isinstance(annotation, cst.BinaryOperation):  # Tensor | None
         return _union_value([annotation.left, annotation.right])

@@ -128,7 +128,6 @@ class _Dispatcher(Visitor):
         self.on_error = on_error
         self.failed: set[int] = set()
         self.untraced: set[cst.CSTNode] = set()  # e.g. the body of `if not is_compiling():`
-        self.untraced_depth = 0
         self.active = ctx.active
         self.visitors: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
         self.leavers: dict[str, list[tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
@@ -150,10 +149,12 @@ class _Dispatcher(Visitor):
 
     def heard(self) -> frozenset[type] | None:
         """The node types on_visit/on_leave must hear of: those a rule handles, a function (the
-        function stack, positions) and whatever an `if` can hold as its body or else (the
-        untraced blocks). The walk passes the rest (most nodes: arguments, names, literals)
-        without a call. None (all) when a handler names no libcst node type."""
-        kinds = {cst.FunctionDef, cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementSuite}
+        function stack, positions), whatever an `if` can hold as its body or else, and every
+        statement (the untraced blocks, and the statements after an early return Dynamo takes).
+        The walk passes the rest (most nodes: arguments, names, literals) without a call. None
+        (all) when a handler names no libcst node type."""
+        kinds = {cst.FunctionDef, cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementSuite,
+                 cst.SimpleStatementLine, cst.For, cst.While, cst.With, cst.Try, cst.TryStar, cst.Match, cst.ClassDef}
         for table in (self.visitors, self.leavers, self.file_visitors, self.file_leavers):
             for name in table:
                 kind = getattr(cst, name, None)
@@ -185,15 +186,15 @@ class _Dispatcher(Visitor):
             file = self.ctx.file
             if file.scope is None and node in file.starts:
                 file.scope = node  # positions for this function alone (source.py)
-        elif kind is cst.If:
+        elif kind is cst.If or kind is cst.IndentedBlock:
             self.untraced.update(untraced_blocks(node, self.ctx.resolve, self.ctx.local_test))  # type: ignore[arg-type]
         if self.untraced and node in self.untraced:
-            self.untraced_depth += 1
+            self.ctx.untraced_depth += 1
         if self.file_visitors:
             handlers = self.file_visitors.get(kind.__name__)
             if handlers:
                 self._dispatch(handlers, node)
-        if self.active and not self.untraced_depth:
+        if self.active and not self.ctx.untraced_depth:
             handlers = self.visitors.get(kind.__name__)
             if handlers:
                 self._dispatch(handlers, node)
@@ -209,12 +210,12 @@ class _Dispatcher(Visitor):
             handlers = self.file_leavers.get(kind.__name__)
             if handlers:
                 self._dispatch(handlers, original_node)
-        if self.active and not self.untraced_depth:
+        if self.active and not self.ctx.untraced_depth:
             handlers = self.leavers.get(kind.__name__)
             if handlers:
                 self._dispatch(handlers, original_node)
         if self.untraced and original_node in self.untraced:
-            self.untraced_depth -= 1
+            self.ctx.untraced_depth -= 1
         if kind is cst.FunctionDef:
             if original_node in self.ctx.functions_by_node:
                 self.ctx.function_stack.pop()

@@ -367,12 +367,16 @@ class _Walker:
     # --- statements -----------------------------------------------------------------------
     def _block(self, statements: Iterable[ast.stmt]) -> None:
         handlers = self.stmt_handlers
-        for statement in statements:
+        statements = list(statements)
+        for at, statement in enumerate(statements):
             handler = handlers.get(type(statement))
             if handler is not None:
                 handler(self, statement)
             else:
                 self._generic(statement)
+            if type(statement) is ast.If and self._leaves(statement):  # patterns.untraced_tail's twin
+                self._untraced_block(statements[at + 1:])
+                return
 
     def _untraced_block(self, statements: list[ast.stmt]) -> None:
         self.untraced_depth += 1
@@ -381,13 +385,16 @@ class _Walker:
 
     def _generic(self, node: ast.AST) -> None:
         """Every other statement: its expressions, then its blocks, in source order."""
-        for value in _children(node):
-            if isinstance(value, ast.stmt):
-                self._block((value,))
-            elif isinstance(value, ast.expr):
-                self.expr(value)
-            elif isinstance(value, ast.AST):  # excepthandler, withitem, match_case, pattern
-                self._generic(value)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                self._block(value)  # a block whole: an early return in it ends it (_leaves)
+                continue
+            for child in _children_of(value):
+                if isinstance(child, ast.expr):
+                    self.expr(child)
+                elif isinstance(child, ast.AST):  # excepthandler, withitem, match_case, pattern
+                    self._generic(child)
 
     def _value_statement(self, node: ast.Expr | ast.Return) -> None:
         if node.value is not None and type(node.value) not in _LEAVES:
@@ -733,6 +740,19 @@ class _Walker:
         if isinstance(test, ast.Call) and not test.args and not test.keywords:
             return called_while_compiling(self.resolve(test.func))
         return None
+
+    def _leaves(self, statement: ast.stmt) -> bool:
+        """patterns.leaves, on an ast statement: whether it always leaves its block while Dynamo
+        traces (`if not self.training or is_compiling(): return x`)."""
+        kind = type(statement)
+        if kind is ast.Return or kind is ast.Raise or kind is ast.Continue or kind is ast.Break:
+            return True
+        if kind is not ast.If:
+            return False
+        known = self._while_compiling(statement.test)  # type: ignore[attr-defined]
+        arms = [statement.body] if known is True else [statement.orelse] if known is False \
+            else [statement.body, statement.orelse]  # type: ignore[attr-defined]
+        return all(any(map(self._leaves, arm)) for arm in arms)
 
     # --- bindings ---------------------------------------------------------------------------
     def _bind(self, target: ast.expr, value: Expr, iterated: bool) -> None:
@@ -1101,15 +1121,12 @@ def _call_args(node: ast.Call) -> list[tuple[Optional[str], ast.expr]]:
     return [(keyword, value) for _, keyword, value in items]
 
 
-def _children(node: ast.AST) -> Iterator[ast.AST]:
-    for field in node._fields:
-        value = getattr(node, field, None)
-        if isinstance(value, list):
-            for item in value:
-                if isinstance(item, ast.AST):
-                    yield item
-        elif isinstance(value, ast.AST):
-            yield value
+def _children_of(value: object) -> Iterator[ast.AST]:
+    """A field's nodes: the node, or those of a list."""
+    if isinstance(value, list):
+        yield from (item for item in value if isinstance(item, ast.AST))
+    elif isinstance(value, ast.AST):
+        yield value
 
 
 def _is_singleton(value: object) -> bool:

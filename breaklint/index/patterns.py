@@ -75,16 +75,51 @@ def value_while_compiling(test: cst.BaseExpression, resolve: Callable[[cst.BaseE
     return None
 
 
-def untraced_blocks(node: cst.If, resolve: Callable[[cst.BaseExpression], str | None],
+def untraced_blocks(node: cst.If | cst.IndentedBlock, resolve: Callable[[cst.BaseExpression], str | None],
                     local: LocalTest | None = None) -> list[cst.CSTNode]:
     """The parts of an `if` that Dynamo never traces: the body of `if not is_compiling():`, the
-    `else` of `if is_compiling():`."""
+    `else` of `if is_compiling():`; and of a block, the statements after an `if` that always
+    leaves it while Dynamo traces (`if not self.training or is_compiling(): return x`, then the
+    eager-only code)."""
+    if isinstance(node, cst.IndentedBlock):
+        for at, statement in enumerate(node.body):
+            if isinstance(statement, cst.If) and leaves(statement, resolve, local):
+                return list(node.body[at + 1:])
+        return []
     known = value_while_compiling(node.test, resolve, local)
     if known is False:
         return [node.body]
     if known is True and node.orelse is not None:
         return [node.orelse]
     return []
+
+
+def leaves(statement: cst.CSTNode, resolve: Callable[[cst.BaseExpression], str | None],
+           local: LocalTest | None = None) -> bool:
+    """Whether a statement always leaves its block while Dynamo traces: a `return`, `raise`,
+    `continue` or `break`, or an `if` whose arms that Dynamo takes all do (`if not self.training
+    or is_compiling(): return x`; builder._leaves is its twin on ast)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return any(isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break)) for small in statement.body)
+    if not isinstance(statement, cst.If):
+        return False
+    known = value_while_compiling(statement.test, resolve, local)
+    arms = [statement.body] if known is True else [statement.orelse] if known is False \
+        else [statement.body, statement.orelse]
+    return all(_arm_leaves(arm, resolve, local) for arm in arms)
+
+
+def _arm_leaves(arm: cst.CSTNode | None, resolve: Callable[[cst.BaseExpression], str | None],
+                local: LocalTest | None) -> bool:
+    if isinstance(arm, cst.Else):
+        arm = arm.body
+    if isinstance(arm, cst.If):  # elif
+        return leaves(arm, resolve, local)
+    if isinstance(arm, cst.SimpleStatementSuite):  # `if c: return x` on one line
+        return any(isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break)) for small in arm.body)
+    if isinstance(arm, cst.IndentedBlock):
+        return any(leaves(statement, resolve, local) for statement in arm.body)
+    return False
 
 
 # torch.compile modes that record CUDA graphs.

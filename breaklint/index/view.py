@@ -710,7 +710,7 @@ def own_calls(function: cst.FunctionDef, resolve: Callable[[cst.BaseExpression],
         kind = type(node)
         if kind is cst.Call:
             found.append(node)  # type: ignore[arg-type]
-        elif kind is cst.If:
+        elif kind is cst.If or kind is cst.IndentedBlock:
             skipped.update(map(id, untraced_blocks(node, resolve)))  # type: ignore[arg-type]
         elif (kind is cst.FunctionDef or kind is cst.ClassDef) and node is not function:
             continue
@@ -733,7 +733,7 @@ class _OwnCalls(Visitor):
         kind = type(node)  # walk() meets real nodes only: no LazyNode stands for one here
         if kind is cst.Call:
             self.found.append(node)  # type: ignore[arg-type]
-        elif kind is cst.If:
+        elif kind is cst.If or kind is cst.IndentedBlock:
             self.skipped.update(untraced_blocks(node, self.resolve))  # type: ignore[arg-type]
         elif (kind is cst.FunctionDef or kind is cst.ClassDef) and node is not self.function:
             return False

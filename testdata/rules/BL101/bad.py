@@ -1,6 +1,7 @@
 """BL101 positives: each marked line must graph-break under real Dynamo."""
 import math
 import random
+from typing import Dict
 
 import numpy as np
 import torch
@@ -374,3 +375,15 @@ def sampled_width(x):
         w = int(x.shape[1] * torch.rand(1).item())  # expect: BL101
         return x[:, : max(w, 1)]
     return x
+_SCALE_KEYS = ("brightness", "contrast")
+
+
+def _scale_by_first(x, params: Dict[str, torch.Tensor]):
+    # A list of the dict's tensors, built by a comprehension: each element is a tensor.
+    scales = [params[k] for k in _SCALE_KEYS]
+    return x * float(scales[0])  # expect: BL101
+
+
+@torch.compile
+def scaled_by_first(x):
+    return _scale_by_first(x, {"brightness": x[0, 0], "contrast": x[0, 1]})

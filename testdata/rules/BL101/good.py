@@ -290,3 +290,47 @@ def synced_only_eagerly(x):
     if not is_compiling():
         return x * x.sum().item()  # eager only: Dynamo takes the other branch
     return x * 2
+
+
+class DropPathEagerOnly(torch.nn.Module):
+    # timm/transformers style: an early return Dynamo always takes, then eager-only code.
+    def forward(self, x):
+        if not self.training or torch.compiler.is_compiling():
+            return x
+        keep = x.sum().item()  # never traced: the `if` above returns while compiling
+        return x * keep
+
+
+drop_path = torch.compile(DropPathEagerOnly().train())
+
+
+@torch.compile
+def returns_while_compiling(x):
+    if torch._dynamo.is_compiling() or x.dim() > 5:
+        return x + 1
+    return x * x.sum().item()  # never traced
+
+
+@torch.compile
+def skips_while_compiling(x):
+    for _ in range(2):
+        if is_compiling():
+            continue
+        x = x * x.sum().item()  # never traced: `continue` ends each pass while compiling
+    return x
+
+
+@torch.compile
+def returns_unless_scripting(x):
+    if torch.jit.is_scripting():
+        y = x  # TorchScript only
+    else:
+        return x * 2
+    return y * y.sum().item()  # never traced: the `else` returns while compiling
+
+
+@torch.compile
+def helper_after_early_return(x):
+    if torch.compiler.is_compiling():
+        return x * 2
+    return x * _log(x)  # `_log` is not reached: never called while compiling

@@ -323,7 +323,6 @@ def first_wide(x, ys):
     return x
 
 
-
 def _gated_step(x, y):
     if (x * y).sum() > 0:  # expect: BL102
         x = x + y
@@ -338,6 +337,91 @@ def first_step(x, ys):
         return _gated_step(x, y)
     return x
 
+
 CALLS["first_positive"] = [(torch.randn(8, 8), [torch.randn(8, 8), torch.randn(8, 8)]) for _ in range(3)]
 CALLS["first_wide"] = [(torch.randn(8, 8), [torch.randn(8, 8), torch.randn(8, 8)]) for _ in range(3)]
 CALLS["first_step"] = [(torch.randn(8, 8), [torch.randn(8, 8), torch.randn(8, 8)]) for _ in range(3)]
+
+
+_RNG = random.Random(0)
+
+
+@torch.compile
+def rng_depth(x):
+    # A `random.Random` instance's draws are traced like `random.randint`'s: values in the graph.
+    if _RNG.randrange(0, 4) > 1:  # expect: BL102
+        x = x * 2
+    return x + 1
+
+
+class RandomFlip(torch.nn.Module):
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+        self.rng = random.Random()
+
+    def forward(self, x):
+        if self.rng.random() < self.p:  # expect: BL102
+            return x.flip(0)
+        return x
+
+
+random_flip = torch.compile(RandomFlip())
+
+
+_FACTOR_KEYS = ("brightness", "contrast")
+
+
+def _jitter(x, params: Dict[str, torch.Tensor]):
+    # kornia's ColorJitter: the factors read from the parameter dict through a generator.
+    factors = tuple(params[k] for k in _FACTOR_KEYS)
+    if (factors[0] != 1.0).any():  # expect: BL102
+        x = x * factors[0]
+    return x
+
+
+@torch.compile
+def jittered(x):
+    return _jitter(x, {"brightness": x[0, 0] + 1.5, "contrast": x[0, 1]})
+
+
+def _shift_each(x, params: Dict[str, torch.Tensor]):
+    for factor in [params[k] for k in _FACTOR_KEYS]:
+        if factor.sum() > 0:  # expect: BL102
+            x = x + 1
+    return x
+
+
+@torch.compile
+def shifted_each(x):
+    return _shift_each(x, {"brightness": x[0], "contrast": x[1]})
+
+
+def _gates(x):
+    return torch.sigmoid(x), torch.tanh(x)
+
+
+def _mix(a, b):
+    if a[0, 0] > 0.5:  # expect: BL102
+        return b
+    return a
+
+
+@torch.compile
+def mixed(x):
+    return _mix(*_gates(x))  # the tuple `_gates` returns, unpacked: `a` is a tensor
+
+
+def _named_gates(x):
+    return {"a": torch.sigmoid(x), "b": torch.tanh(x)}
+
+
+def _mix_by_name(a, b):
+    if b[0, 0] > 0:  # expect: BL102
+        return a
+    return b
+
+
+@torch.compile
+def mixed_by_name(x):
+    return _mix_by_name(**_named_gates(x))

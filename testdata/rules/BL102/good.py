@@ -1,7 +1,7 @@
 """BL102 negatives: branches on shapes, modes and Python values are guards, not breaks."""
 import math
 import random
-from typing import List
+from typing import Dict, List
 
 import numpy as np
 import torch
@@ -315,3 +315,41 @@ stored_threshold = torch.compile(StoredThreshold())
 
 
 CALLS["first_size"] = [(torch.randn(8, 8), [2, 3]) for _ in range(3)]
+
+
+_RNG = random.Random(0)
+
+
+@torch.compile
+def rng_scale(x):
+    return x * _RNG.uniform(0.5, 1.5)  # a traced draw of a `random.Random`: arithmetic, no break
+
+
+_FACTOR_KEYS = ("brightness", "contrast")
+
+
+def _sizes_first(x, params: Dict[str, torch.Tensor]):
+    sizes = [params[k].shape[0] for k in _FACTOR_KEYS]  # shape ints, not tensors
+    if sizes[0] > 1:
+        return x * 2
+    return x
+
+
+@torch.compile
+def sizes_first(x):
+    return _sizes_first(x, {"brightness": x, "contrast": x})
+
+
+def _shapes(x):
+    return x.shape[0], x.shape[1]
+
+
+def _area_flag(h, w):
+    if h * w > 16:  # shape ints, unpacked from `_shapes(x)`: a guard, not a break
+        return 1
+    return 0
+
+
+@torch.compile
+def area_flag(x):
+    return x * _area_flag(*_shapes(x))

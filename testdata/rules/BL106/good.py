@@ -110,3 +110,11 @@ class LoudTag(QuietTag):
 
 def compares_outside(x):
     return LoudTag("a") == LoudTag("b")
+
+
+@torch.compile
+def logged_after_early_return(x):
+    if not torch.is_grad_enabled() or torch.compiler.is_compiling():
+        return x * 2
+    print("eager step")  # never traced: the `if` above returns while compiling
+    return x

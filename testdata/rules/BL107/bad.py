@@ -134,3 +134,39 @@ class UpCat(nn.Module):
 
 up_cat = torch.compile(UpCat())
 CALLS = {"up_cat": [(torch.randn(8, 8), torch.randn(8, 8)) for _ in range(3)]}
+
+
+# A `random.Random(seed)` is Dynamo's RandomVariable: it traces only random/randint/randrange/
+# uniform (and the state methods); any other method is an unsupported method call.
+_RNG = random.Random(0)
+
+
+@torch.compile
+def rng_choice(x):
+    return x * _RNG.choice([1.0, 2.0])  # expect: BL107
+
+
+@torch.compile
+def rng_shuffled_order(x):
+    order = [0, 1, 2, 3]
+    _RNG.shuffle(order)  # expect: BL107
+    return x[order]
+
+
+@torch.compile
+def local_rng_sample(x):
+    rng = random.Random(1)
+    rows = rng.sample(range(8), 2)  # expect: BL107
+    return x[rows]
+
+
+class JitteredScale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rng = random.Random()
+
+    def forward(self, x):
+        return x * self.rng.gauss(1.0, 0.1)  # expect: BL107
+
+
+jittered_scale = torch.compile(JitteredScale())

@@ -131,3 +131,25 @@ def locked_outside(x):
 class ShapeTest(unittest.TestCase):
     def check(self, x):
         self.assertEqual(x.shape[-1], 8)  # not compiled
+
+
+_RNG = random.Random(0)
+
+
+@torch.compile
+def rng_traced_draws(x):
+    # A `random.Random` instance's random/randint/randrange/uniform are traced into the graph.
+    return x * _RNG.random() * _RNG.randint(1, 1) * _RNG.randrange(1, 2) * _RNG.uniform(1.0, 1.0)
+
+
+class ReseededNoise(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rng = random.Random(0)
+
+    def forward(self, x):
+        self.rng.seed(1)  # the state methods are traced too
+        return x + self.rng.random()
+
+
+reseeded_noise = torch.compile(ReseededNoise())
