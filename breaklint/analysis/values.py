@@ -18,7 +18,7 @@ import libcst as cst
 
 from breaklint.index.imports import dotted
 from breaklint.analysis.numpy_api import CONSTANT_CALLS, ELEMENTWISE, is_scalar_draw, numpy_name
-from breaklint.index.project import ClassInfo, FunctionInfo, ProjectIndex
+from breaklint.index.project import Assigned, ClassInfo, FunctionInfo, ProjectIndex
 from breaklint.analysis.torch_api import RETURNS_BOOL, RETURNS_INT, RETURNS_TENSOR
 from breaklint.infra.walk import content_children, content_nodes
 
@@ -608,11 +608,11 @@ class FunctionValues:
             return UNKNOWN
         if project.instance_classes(values[0][1].expr, None, values[0][0].module):
             return MODULE
-        kinds = {_stored_value(v.expr, k, k.module.imports.resolve) for k, v in values}
+        kinds = {_stored_value(v, k) for k, v in values}
         if len(kinds) == 1:
             return kinds.pop()
         # `self.grid = None` in __init__, a tensor once built (a cache): a probable tensor where read
-        built = {_stored_value(v.expr, k, k.module.imports.resolve) for k, v in values if not _is_none(v.expr)}
+        built = {_stored_value(v, k) for k, v in values if not _is_none(v.expr)}
         return MAYBE if len(built) == 1 and next(iter(built)).is_tensor else UNKNOWN
 
     def _subscript(self, node: cst.Subscript, env: dict[str, Value]) -> Value:
@@ -893,19 +893,22 @@ def _is_none(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 
 
-def _stored_value(expr: cst.BaseExpression, klass: ClassInfo, resolve) -> Value:  # type: ignore[no-untyped-def]
-    """What `self.attr = expr` in a method of `klass` stores. A local of the one method that binds
-    that name (`w = torch.ones(n)` ... `self.w = w`) holds what its bindings there give, where an
-    update by a method only tensors have (`w = w.to(dtype)`) keeps what the name held."""
+def _stored_value(stored: Assigned, klass: ClassInfo) -> Value:
+    """What `self.attr = expr` in a method of `klass` stores. A local of that method (`w =
+    torch.ones(n)` ... `self.w = w`) holds what its bindings there give, where an update by a
+    method only tensors have (`w = w.to(dtype)`) keeps what the name held; a parameter, or a
+    name bound by iteration or unpacking, says nothing."""
+    resolve = klass.module.imports.resolve
+    expr = stored.expr
     if type(expr) is not cst.Name:
         return _static_value(expr, resolve)
     name = expr.value
-    binders = [fn for fn in klass.methods.values() if name in fn.assigns or name in fn.header.params]
-    if len(binders) != 1 or name not in binders[0].assigns or name in binders[0].header.params:
-        return UNKNOWN  # a parameter, or a name two methods bind: which one is stored is not known
-    kinds = {_static_value(bound.expr, resolve) for bound in binders[0].assigns[name]
-             if not _updated_in_place(bound.expr, name)}
-    if len(kinds) != 1 or any(bound.iterated for bound in binders[0].assigns[name]):
+    method = klass.methods.get(stored.method) if stored.method is not None else None
+    if method is None or name not in method.assigns or name in method.header.params:
+        return UNKNOWN
+    bound = method.assigns[name]
+    kinds = {_static_value(b.expr, resolve) for b in bound if not _updated_in_place(b.expr, name)}
+    if len(kinds) != 1 or any(b.iterated for b in bound):
         return UNKNOWN
     return kinds.pop()
 

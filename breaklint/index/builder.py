@@ -99,19 +99,22 @@ class _Class:
         self.line, self.end_line = line, end_line
         self.attrs: dict[str, list[tuple[Expr, bool]]] = {}
         self.attr_guards: list[tuple[str, int, Guards]] = []
+        self.attr_methods: list[tuple[str, int, str]] = []
         self.tensor_attrs: dict[str, None] = {}
         self.body: list[tuple[str, Expr | None, Expr | None]] = []
 
-    def bind(self, name: str, value: Expr, iterated: bool, guards: Guards) -> None:
+    def bind(self, name: str, value: Expr, iterated: bool, guards: Guards, method: str | None = None) -> None:
         values = self.attrs.setdefault(name, [])
         if guards:
             self.attr_guards.append((name, len(values), guards))
+        if method is not None:
+            self.attr_methods.append((name, len(values), method))
         values.append((value, iterated))
 
     def freeze(self) -> ClassSummary:
         return ClassSummary(self.qualname, self.name, self.bases, _freeze(self.attrs), tuple(sorted(self.tensor_attrs)),
                             tuple(sorted(self.attr_guards, key=lambda item: item[:2])), self.line, self.end_line,
-                            tuple(self.body))
+                            tuple(self.body), tuple(self.attr_methods))
 
 
 class _Arm:
@@ -759,7 +762,8 @@ class _Walker:
         fn = self._current()
         if isinstance(target, ast.Attribute) and fn is not None and fn.class_index >= 0:
             if isinstance(target.value, ast.Name) and target.value.id == fn.self_name:
-                self.classes[fn.class_index].bind(target.attr, value, iterated, self._guards())
+                stored = fn.name if isinstance(value, str) and value.isidentifier() else None  # `self.w = w`
+                self.classes[fn.class_index].bind(target.attr, value, iterated, self._guards(), stored)
                 return
         if fn is not None:
             bindings = fn.assigns

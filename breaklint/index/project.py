@@ -201,6 +201,7 @@ class Assigned:
     origin: cst.BaseExpression | Fragment
     iterated: bool = False
     guards: Guards = ()  # the settings tests the binding runs under (attributes only; summary.Guard)
+    method: str | None = None  # an attribute stored from a name: the method whose name it is (`self.w = w`)
 
     @property
     def expr(self) -> cst.BaseExpression:

@@ -21,7 +21,7 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 14  # bump when the fields below or their pickled form change (14: slots): cached summaries are then ignored
+SUMMARY_FORMAT = 15  # bump when the fields below or their pickled form change (14: slots; 15: attr_methods): cached summaries are then ignored
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +81,9 @@ class ClassSummary:
     # Its body's own `name = value` and `name: T (= value)` statements, in order: (name, value,
     # annotation), None where absent (model_config.py reads a config class's defaults here).
     body: tuple[tuple[str, Expr | None, Expr | None], ...] = ()
+    # (attr, index into its values, method) where a method stores a name it binds: `self.w = w`
+    # (values.py judges the attribute by that method's bindings of the name).
+    attr_methods: tuple[tuple[str, int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -374,6 +374,9 @@ class ShallowClassInfo(ClassInfo):
         for name, index, guards in summary.attr_guards:
             found = self.attrs[name][index]
             self.attrs[name][index] = Assigned(found.origin, found.iterated, guards)
+        for name, index, method in summary.attr_methods:
+            found = self.attrs[name][index]
+            self.attrs[name][index] = Assigned(found.origin, found.iterated, found.guards, method)
         self.tensor_attrs = set(summary.tensor_attrs)
         self.ordinal = ordinal
         # What is read later, not the summary: its attributes are built above, and a class's

@@ -46,7 +46,8 @@ class Warp(torch.nn.Module):
         return self.ref_grid
 
     def forward(self, x):
-        return x + self.get_reference_grid(x)
+        grid = self.get_reference_grid(x)  # another method's `grid`: not what the cache stores
+        return x + grid
 
 
 warp = torch.compile(Warp())
