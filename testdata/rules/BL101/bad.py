@@ -353,3 +353,39 @@ CALLS["largest_graph"] = [(torch.randn(8, 4), torch.tensor([0, 0, 1, 1, 2, 2, 3,
 @torch.compile
 def random_crop(x):
     return x[: random.randint(1, 3)] + 1  # expect: BL101
+
+
+# Virtual dispatch (kornia's augmentations): the base's `forward` calls `self.apply_transform`
+# and `self.generate_parameters`; on a compiled subclass instance those are its overrides.
+class _Augmentation(torch.nn.Module):
+    def forward(self, x):
+        return self.apply_transform(x, self.generate_parameters(x))
+
+    def generate_parameters(self, x):
+        return {"factor": x.mean()}
+
+    def apply_transform(self, x, params):
+        raise NotImplementedError  # every subclass overrides it: never runs
+
+
+class ColorShift(_Augmentation):
+    def apply_transform(self, x, params):
+        return x + params["factor"].item()  # expect: BL101
+
+
+class _Clipped(_Augmentation):
+    def forward(self, x):
+        return super().forward(x).clamp(-1, 1)
+
+    def apply_transform(self, x, params):
+        return x * params["factor"]
+
+
+class Solarize(_Clipped):
+    def generate_parameters(self, x):
+        # reached from `_Augmentation.forward` through `super().forward` of `_Clipped`
+        return {"factor": x.amax().item()}  # expect: BL101
+
+
+color_shift = torch.compile(ColorShift())
+solarize = torch.compile(Solarize())

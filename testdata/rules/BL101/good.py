@@ -290,3 +290,31 @@ def synced_only_eagerly(x):
     if not is_compiling():
         return x * x.sum().item()  # eager only: Dynamo takes the other branch
     return x * 2
+
+
+# Virtual dispatch: `_Policy.run` calls `self.step`, which is the override of the instance's
+# class. Only a `Doubling` is compiled; `Normalising.step` never runs in a region.
+class _Policy:
+    def run(self, x):
+        return self.step(x) + 1
+
+    def step(self, x):
+        return x
+
+
+class Doubling(_Policy):
+    def step(self, x):
+        return x * 2
+
+
+class Normalising(_Policy):
+    def step(self, x):
+        return x / x.sum().item()  # no compiled code holds a Normalising
+
+
+doubling = Doubling()
+
+
+@torch.compile
+def doubled(x):
+    return doubling.run(x)
