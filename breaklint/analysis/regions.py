@@ -189,9 +189,9 @@ class CallResolver:
 
     def call_targets(self, callee: cst.BaseExpression, scope: FunctionInfo) -> list[FunctionInfo]:
         """What `callee(...)` runs: a function, a method (`self.m`: as the class of scope or any
-        subclass resolves it, as the walk may have reached it: see dispatch), or the `forward`
-        of a module instance."""
-        direct = list(dict.fromkeys(fn for fn, _ in self.typed_refs(callee, scope, default_self_type(scope))))
+        subclass resolves it, stubs too, as the walk may have reached any of them with some
+        class: see dispatch), or the `forward` of a module instance."""
+        direct = list(dict.fromkeys(fn for fn, _ in self.typed_refs(callee, scope, default_self_type(scope), stubs=True)))
         if direct:
             return direct
         params = self.passed_classes if self.arguments is not None else None
@@ -228,11 +228,11 @@ class CallResolver:
         (`self.method` as the class that defines scope resolves it)."""
         return [fn for fn, _ in self.typed_refs(expr, scope, None)]
 
-    def typed_refs(self, expr: cst.BaseExpression, scope: FunctionInfo | None, self_type: SelfType | None
-                   ) -> list[tuple[FunctionInfo, SelfType | None]]:
+    def typed_refs(self, expr: cst.BaseExpression, scope: FunctionInfo | None, self_type: SelfType | None,
+                   stubs: bool = False) -> list[tuple[FunctionInfo, SelfType | None]]:
         """function_refs, each with what `self` holds in it (None: its own class or a subclass).
         With `self_type` (what `self` holds in scope), `self.method` and `super().method` are
-        dispatched on it (see dispatch)."""
+        dispatched on it (see dispatch; `stubs`: every stub kept)."""
         project = self.project
         module = scope.module if scope is not None else None
         if isinstance(expr, cst.Attribute):
@@ -244,7 +244,7 @@ class CallResolver:
             owner = project.self_class(receiver, scope)
             if owner is not None:
                 if self_type is not None:
-                    return self.dispatch(self_type, name, scope)  # type: ignore[arg-type]
+                    return self.dispatch(self_type, name, scope, stubs)  # type: ignore[arg-type]
                 method = project.method(owner, name)
                 return [(method, None)] if method else []
             if name == "apply" and module is not None and isinstance(receiver, (cst.Name, cst.Attribute)):
@@ -270,7 +270,8 @@ class CallResolver:
             return found_refs
         return []
 
-    def dispatch(self, self_type: SelfType, name: str, caller: FunctionInfo) -> list[tuple[FunctionInfo, SelfType]]:
+    def dispatch(self, self_type: SelfType, name: str, caller: FunctionInfo, stubs: bool = False
+                 ) -> list[tuple[FunctionInfo, SelfType]]:
         """What `self.name(...)` in `caller` runs where `self` holds `self_type`: the method its
         class resolves; where that class is not exact, also each project subclass's own
         resolution (an override, or a mixin's method ahead of it), with that subclass as what
@@ -279,7 +280,8 @@ class CallResolver:
         its own class). There a stub (a method that only raises: a base's `raise
         NotImplementedError`, a subclass's "not supported") answers only when no candidate does
         anything else: no instance runs kornia's base `apply_transform`, and a subclass that
-        refuses a call is not the instance it is made on."""
+        refuses a call is not the instance it is made on (`stubs`: kept, to match a call with
+        what the walk reached with any class)."""
         project = self.project
         method = project.method(self_type.cls, name)
         if self_type.exact:
@@ -294,7 +296,7 @@ class CallResolver:
             if override is not None and all(override is not o for o, _ in found):
                 found.append((override, SelfType(sub)))
         done = [(fn, held) for fn, held in found if not fn.stub]
-        return done or found
+        return found if stubs else done or found
 
     def super_dispatch(self, owner: ClassInfo, name: str, self_type: SelfType | None
                        ) -> list[tuple[FunctionInfo, SelfType | None]]:
