@@ -128,10 +128,10 @@ def test_an_error_following_calls_is_contained(tree: Path, monkeypatch: pytest.M
     (tree / "caller.py").write_text(CALLER, encoding="utf-8")
     original = CallResolver.edges
 
-    def explode_in_encode(self, fn, defaults, values=None):  # type: ignore[no-untyped-def]
+    def explode_in_encode(self, fn, defaults, *args, **kwargs):  # type: ignore[no-untyped-def]
         if fn.qualname == "encode":
             raise RuntimeError("boom")
-        return original(self, fn, defaults, values)
+        return original(self, fn, defaults, *args, **kwargs)
 
     monkeypatch.setattr(CallResolver, "edges", explode_in_encode)
     config = Config(root=tree)

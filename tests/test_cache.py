@@ -399,6 +399,33 @@ def test_a_new_caller_puts_a_file_in_a_region(project: Path, rechecked: list[str
     assert codes(result) == codes(check(project, None))
 
 
+def test_a_subclass_in_another_file_is_a_dependency_of_the_regions(project: Path, rechecked: list[str]) -> None:
+    """`self.step(x)` in a base's `forward` runs every subclass's override (regions.py, dispatch):
+    the regions depend on which classes of the tree derive from the base, wherever they are."""
+    cache = project / CACHE_DIR
+    write(project, {"base.py": """
+        from torch import nn
+
+        class Base(nn.Module):
+            def forward(self, x):
+                return self.step(x)
+
+            def step(self, x):
+                raise NotImplementedError
+        """})
+    check(project, cache)
+    subclass = "from base import Base\n\nclass Syncing(Base):\n    def step(self, x):\n        return x.item()\n"
+    write(project, {"quiet.py": subclass})  # no entry of its own: reached only through Base.forward
+    rechecked.clear()
+    result = check(project, cache)
+    assert "quiet.py" in rechecked and ("quiet.py", 5, "BL999") in codes(result)
+    assert codes(result) == codes(check(project, None))
+    write(project, {"quiet.py": subclass.replace("(Base)", "(object)")})  # not a subclass any more
+    result = check(project, cache)
+    assert ("quiet.py", 5, "BL999") not in codes(result)
+    assert codes(result) == codes(check(project, None))
+
+
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "flip", "empty"])
 def test_a_damaged_cache_is_a_cold_run(project: Path, damage: str) -> None:
     cache = project / CACHE_DIR

@@ -641,6 +641,58 @@ def test_configured_entry_points(tmp_path, check) -> None:
         assert regions(result)[2] == f"`train_step` via config `{spec}`"
 
 
+AUGMENTATIONS = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": """
+        from torch import nn
+
+        class Base(nn.Module):
+            def forward(self, x):
+                return self.apply_transform(x) + 1
+
+            def apply_transform(self, x):
+                raise NotImplementedError
+        """,
+    "pkg/aug.py": f"""
+        from .base import Base as AugmentationBase
+
+        class Jiggle(AugmentationBase):
+            def apply_transform(self, x):
+                return x * {ITEM}
+
+        class Flip(AugmentationBase):
+            def apply_transform(self, x):
+                return x.flip(-1) + x.max().item()
+        """,
+}
+
+
+def test_self_calls_run_the_instances_override(tmp_path, check) -> None:
+    """`self.apply_transform` in an inherited `forward` is the compiled instance's override, in
+    another file (its base imported under another name); a sibling's is not compiled, and the
+    base's placeholder never runs."""
+    root = project(tmp_path, {**AUGMENTATIONS, "train.py": """
+        import torch
+        from pkg.aug import Jiggle
+
+        model = torch.compile(Jiggle())
+        """})
+    result = check([root], root=root, assume_forward_compiled=False)
+    assert {(f.path.rsplit("/", 1)[-1], f.span.start_line, f.code) for f in result.findings} == {("aug.py", 6, "BL101")}
+    assert regions(result)[6] == "`Base.forward` via train.py:5"
+    # Where the instance's class is not known (every forward compiled by assumption), every
+    # subclass's override is compiled code, and the placeholder still is not.
+    result = check([root], root=root)
+    assert {(f.path.rsplit("/", 1)[-1], f.span.start_line, f.code) for f in result.findings} == {
+        ("aug.py", 6, "BL101"), ("aug.py", 10, "BL101")}
+
+
+def test_a_configured_entry_point_may_be_an_inherited_method(tmp_path, check) -> None:
+    root = project(tmp_path, AUGMENTATIONS)
+    result = check([root], root=root, assume_forward_compiled=False, entry_points=("pkg.aug:Flip.forward",))
+    assert flagged(result) == {("aug.py", 10)}
+
+
 def test_nested_function_and_reference_passed_as_argument(tmp_path, check) -> None:
     root = project(tmp_path, {"m.py": f"""
         import torch

@@ -37,12 +37,29 @@ AUTOGRAD_FUNCTION_METHODS = ("forward", "backward")
 
 
 @dataclass(frozen=True)
+class SelfType:
+    """What `self` holds in a method the walk reached: an instance of `cls` itself (`exact`: the
+    compiled or built instance's class), or of `cls` or any of the project's subclasses of it.
+    `self.m()` runs m as that class resolves it (virtual dispatch): the override of the instance's
+    class, and where the class is not known, every subclass's override too (CallResolver.dispatch)."""
+
+    cls: ClassInfo
+    exact: bool = False
+
+
+@dataclass(frozen=True)
 class EntryPoint:
     function: FunctionInfo
     site: str  # "train.py:12", "assume-forward-compiled", "config: pkg.mod:Net.forward"
     # How the compiled instance was built (`torch.compile(Net(cfg))`): its arguments are what
     # its `__init__`'s parameters hold (configs.Defaults.param_values).
     builds: tuple[Build, ...] = ()
+    self_type: SelfType | None = None  # None: the function's own class, or any subclass of it
+
+
+# A callee of a function in the walk: (callee, why the defaults never call it, the subclass whose
+# instance runs an inherited forward, the call, what `self` holds in it); see CallResolver.edges.
+Edge = tuple[FunctionInfo, str, str, "cst.Call | None", "SelfType | None"]
 
 
 class CallResolver:
@@ -95,26 +112,37 @@ class CallResolver:
         return [(cst.Name(name), None, m) for m in self.project.by_name.get(source, []) if source
                 and any(isinstance(v.expr, made) for v in m.assigns.get(name, []))]
 
-    def edges(self, fn: FunctionInfo, defaults: Defaults, values: set[FunctionInfo] | None = None
-              ) -> list[tuple[FunctionInfo, str, str, cst.Call | None]]:
+    def edges(self, fn: FunctionInfo, defaults: Defaults, values: set[FunctionInfo] | None = None,
+              self_type: SelfType | None = None, through_self: bool = False) -> list[Edge]:
         """callees(fn), each with why the default configuration never makes that call ("" when
         it may): a call in an arm of a settings test it fails, or into an instance that is only
         built under one (configs.py); for a `forward` a subclass inherits, that subclass
-        (Region.instance); and the call that makes it (None for a nested def or a function
-        passed as a value). `values` gets fn's nested defs and the functions it passes as
-        values, called too or not (each ref resolved once)."""
-        found: list[tuple[FunctionInfo, str, str, cst.Call | None]] = [(nested, "", "", None) for nested in fn.nested]
-        as_values = [self.function_refs(ref, fn) for ref in fn.refs]  # first: they need nothing the calls note
+        (Region.instance); the call that makes it (None for a nested def or a function passed
+        as a value); and what `self` holds in it. `values` gets fn's nested defs and the
+        functions it passes as values, called too or not (each ref resolved once).
+
+        `self_type`: what `self` holds in fn (None: fn's class or a subclass). `through_self`:
+        only the callees that depend on it (calls through `self` and `super()`, nested defs,
+        `Base.method(self, ...)`), for fn walked again with another instance's class."""
+        self_type = self_type or default_self_type(fn)
+        found: list[Edge] = [(nested, "", "", None, self_type) for nested in fn.nested]
+        as_values = [self.typed_refs(ref, fn, self_type) for ref in fn.refs
+                     if not through_self or _through_self(ref, fn)]  # first: they need nothing the calls note
         if values is not None:
-            values.update(fn.nested, *as_values)
+            values.update(fn.nested, *([t for t, _ in refs] for refs in as_values))
         seen = set(fn.nested)
         guards = fn.call_guards
         passed = self.passed_classes if self.arguments is not None else None
         for index, call in enumerate(fn.calls):
+            if through_self and not (_through_self(call.func, fn) or _passes_self(call, fn)):
+                continue
             gate = defaults.gate([(guards[index], fn)]) if index in guards else ""
-            direct = self.function_refs(call.func, fn)
+            direct = self.typed_refs(call.func, fn, self_type)
             if direct:
-                targets = [(target, gate, "", call) for target in direct]
+                targets = [(target, gate, "", call, self._called_self(call, fn, target, held, self_type))
+                           for target, held in direct]
+            elif through_self:
+                continue
             else:
                 targets = []
                 for build in self.project.instance_builds(call.func, fn, fn.module, params=defaults.param_values,
@@ -124,7 +152,8 @@ class CallResolver:
                         if all(t[0] is not forward for t in targets):
                             inherited = forward.class_info is not build.cls
                             instance = f"{build.cls.module.name}:{build.cls.qualname}" if inherited else ""
-                            targets.append((forward, gate or defaults.gate(build.guards), instance, call))
+                            targets.append((forward, gate or defaults.gate(build.guards), instance, call,
+                                            SelfType(build.cls, True)))
             if not targets and _held_instance_method(call.func, fn):
                 # A method of an instance the walk knows of and the index alone does not: one a
                 # constructor was given (`self.transform.postprocess(...)`, see instance_builds)
@@ -134,21 +163,35 @@ class CallResolver:
                                                           params=defaults.param_values, passed=passed):
                     method = self.project.method(build.cls, name)
                     if method is not None and all(t[0] is not method for t in targets):
-                        targets.append((method, gate or defaults.gate(build.guards), "", call))
+                        targets.append((method, gate or defaults.gate(build.guards), "", call,
+                                        SelfType(build.cls, True)))
             if not targets and isinstance(call.func, cst.Name):  # an instance imported from another module
-                targets = [(target, gate, "", call) for name, scope, module in self._instance_binding(call.func, fn)
-                           if scope is None for target in self.forwards(self.project.instance_classes(name, scope, module))]
+                targets = [(target, gate, "", call, held) for name, scope, module in self._instance_binding(call.func, fn)
+                           if scope is None
+                           for target, held in self.typed_forwards(self.project.instance_classes(name, scope, module))]
             found.extend(targets)
-            seen.update(target for target, _, _, _ in targets)
+            seen.update(target for target, _, _, _, _ in targets)
         for refs in as_values:
-            found.extend((t, "", "", None) for t in refs if t not in seen)
-            seen.update(refs)
-        found.extend((t, "", "", None) for t in self.implicit_targets(fn) if t not in seen)
+            found.extend((t, "", "", None, held) for t, held in refs if t not in seen)
+            seen.update(t for t, _ in refs)
+        if not through_self:
+            found.extend((t, "", "", None, None) for t in self.implicit_targets(fn) if t not in seen)
         return found
 
+    def _called_self(self, call: cst.Call, fn: FunctionInfo, target: FunctionInfo, held: SelfType | None,
+                     self_type: SelfType | None) -> SelfType | None:
+        """What `self` holds in target, called by `call` in fn: as typed_refs says, or, for an
+        unbound `Base.method(self, x)`, what it holds in fn."""
+        if held is None and self_type is not None and _passes_self(call, fn) and target.class_info is not None \
+                and self.implicit(call.func, target, fn) == 0:
+            return self_type
+        return held
+
     def call_targets(self, callee: cst.BaseExpression, scope: FunctionInfo) -> list[FunctionInfo]:
-        """What `callee(...)` runs: a function, a method, or the `forward` of a module instance."""
-        direct = self.function_refs(callee, scope)
+        """What `callee(...)` runs: a function, a method (`self.m`: as the class of scope or any
+        subclass resolves it, stubs too, as the walk may have reached any of them with some
+        class: see dispatch), or the `forward` of a module instance."""
+        direct = list(dict.fromkeys(fn for fn, _ in self.typed_refs(callee, scope, default_self_type(scope), stubs=True)))
         if direct:
             return direct
         params = self.passed_classes if self.arguments is not None else None
@@ -181,7 +224,15 @@ class CallResolver:
         return 1
 
     def function_refs(self, expr: cst.BaseExpression, scope: FunctionInfo | None) -> list[FunctionInfo]:
-        """Functions that `expr` names: `helper`, `self.method`, `super().forward`, `mod.fn`."""
+        """Functions that `expr` names: `helper`, `self.method`, `super().forward`, `mod.fn`
+        (`self.method` as the class that defines scope resolves it)."""
+        return [fn for fn, _ in self.typed_refs(expr, scope, None)]
+
+    def typed_refs(self, expr: cst.BaseExpression, scope: FunctionInfo | None, self_type: SelfType | None,
+                   stubs: bool = False) -> list[tuple[FunctionInfo, SelfType | None]]:
+        """function_refs, each with what `self` holds in it (None: its own class or a subclass).
+        With `self_type` (what `self` holds in scope), `self.method` and `super().method` are
+        dispatched on it (see dispatch; `stubs`: every stub kept)."""
         project = self.project
         module = scope.module if scope is not None else None
         if isinstance(expr, cst.Attribute):
@@ -189,31 +240,78 @@ class CallResolver:
             name = expr.attr.value
             if _is_super_call(receiver) and scope is not None:
                 owner = _owner_class(scope)
-                method = project.method(owner, name, skip_self=True) if owner else None
-                return [method] if method else []
+                return self.super_dispatch(owner, name, self_type) if owner else []
             owner = project.self_class(receiver, scope)
             if owner is not None:
+                if self_type is not None:
+                    return self.dispatch(self_type, name, scope, stubs)  # type: ignore[arg-type]
                 method = project.method(owner, name)
-                return [method] if method else []
+                return [(method, None)] if method else []
             if name == "apply" and module is not None and isinstance(receiver, (cst.Name, cst.Attribute)):
                 applied = self.autograd_function_methods(receiver, module)
                 if applied:
-                    return applied
+                    return [(fn, None) for fn in applied]
         if isinstance(expr, cst.Name) and scope is not None:
             nested = _nested_named(scope, expr.value)
             if nested is not None:
-                return [nested]
+                return [(nested, self_type)]  # a closure: its `self` is the enclosing method's
         if module is None or not isinstance(expr, (cst.Name, cst.Attribute)):
             return []
         qualified = project.resolved(expr, module)
         found = project.lookup(qualified, module) if qualified else None
         if isinstance(found, FunctionInfo):
-            return [found]
+            return [(found, None)]
         if isinstance(expr, cst.Attribute):  # `obj.method` on a known instance
-            methods = [project.method(c, expr.attr.value) for c in
-                       project.instance_classes(expr.value, scope, module)]
-            return [m for m in methods if m is not None]
+            found_refs: list[tuple[FunctionInfo, SelfType | None]] = []
+            for cls in project.instance_classes(expr.value, scope, module):
+                method = project.method(cls, expr.attr.value)
+                if method is not None:
+                    found_refs.append((method, SelfType(cls, True)))
+            return found_refs
         return []
+
+    def dispatch(self, self_type: SelfType, name: str, caller: FunctionInfo, stubs: bool = False
+                 ) -> list[tuple[FunctionInfo, SelfType]]:
+        """What `self.name(...)` in `caller` runs where `self` holds `self_type`: the method its
+        class resolves; where that class is not exact, also each project subclass's own
+        resolution (an override, or a mixin's method ahead of it), with that subclass as what
+        `self` holds — of the subclasses whose instances run `caller` as that class does (one
+        that overrides it reaches this code only through its own method's `super()`, walked with
+        its own class). There a stub (a method that only raises: a base's `raise
+        NotImplementedError`, a subclass's "not supported") answers only when no candidate does
+        anything else: no instance runs kornia's base `apply_transform`, and a subclass that
+        refuses a call is not the instance it is made on (`stubs`: kept, to match a call with
+        what the walk reached with any class)."""
+        project = self.project
+        method = project.method(self_type.cls, name)
+        if self_type.exact:
+            return [(method, self_type)] if method is not None else []
+        found: list[tuple[FunctionInfo, SelfType]] = [(method, self_type)] if method is not None else []
+        running = _method_of(caller)
+        runs = project.method(self_type.cls, running.name) if running is not None else None
+        for sub in project.subclasses(self_type.cls):
+            if runs is not None and project.method(sub, runs.name) is not runs:
+                continue
+            override = project.method(sub, name)
+            if override is not None and all(override is not o for o, _ in found):
+                found.append((override, SelfType(sub)))
+        done = [(fn, held) for fn, held in found if not fn.stub]
+        return found if stubs else done or found
+
+    def super_dispatch(self, owner: ClassInfo, name: str, self_type: SelfType | None
+                       ) -> list[tuple[FunctionInfo, SelfType | None]]:
+        """What `super().name(...)` runs in a method of `owner`: the next class after owner
+        that defines it, in the MRO of the instance's class when it is known exactly (a
+        diamond's), else in owner's; `self` holds the same instance."""
+        if self_type is not None and self_type.exact:
+            order = self.project.mro(self_type.cls)
+            if owner in order:
+                for klass in order[order.index(owner) + 1:]:
+                    if name in klass.methods:
+                        return [(klass.methods[name], self_type)]
+                return []
+        method = self.project.method(owner, name, skip_self=True)
+        return [(method, self_type)] if method else []
 
     def autograd_function_methods(self, expr: cst.BaseExpression, module: ModuleIndex) -> list[FunctionInfo]:
         """`forward` and `backward` of `expr` when it names a torch.autograd.Function subclass."""
@@ -228,30 +326,36 @@ class CallResolver:
         callable object, and both where a module's class overrides `__call__` (PyG's
         `Aggregation.__call__` fills in arguments, then `super().__call__` runs `forward`:
         Dynamo traces the two)."""
-        found: list[FunctionInfo] = []
+        return list(dict.fromkeys(fn for fn, _ in self.typed_forwards(classes)))
+
+    def typed_forwards(self, classes: list[ClassInfo]) -> list[tuple[FunctionInfo, SelfType]]:
+        """forwards, each with the instance's class (one method may run on several)."""
+        found: list[tuple[FunctionInfo, SelfType]] = []
         for cls in classes:
             for name in ("forward", "__call__"):
                 method = self.project.method(cls, name)
-                if method is not None and method not in found:
-                    found.append(method)
+                if method is not None:
+                    found.append((method, SelfType(cls, True)))
         return found
 
-    def compile_targets(self, site: CompileSite) -> list[FunctionInfo]:
+    def compile_targets(self, site: CompileSite) -> list[tuple[FunctionInfo, SelfType | None]]:
+        """What a compile site compiles, each with what `self` holds in it (None: not known)."""
         target = site.target
         if isinstance(target, FunctionInfo):
-            return [target]
+            return [(target, None)]
         scope, module = site.scope, site.module
         if site.method_form:  # `model.compile()`: only a known module instance counts
-            return self.forwards(self.project.instance_classes(target, scope, module))
+            return self.typed_forwards(self.project.instance_classes(target, scope, module))
         if isinstance(target, cst.Call) and module.imports.resolve(target.func) in PARTIAL_NAMES:
             if target.args:
                 return self.compile_targets(replace(site, target=target.args[0].value))
         if isinstance(target, cst.Lambda):  # `torch.compile(lambda x: model(x) * 2)`: what its body calls
-            return [fn for call in _lambda_calls(real_node(target)) for fn in self.compile_targets(replace(site, target=call.func))]
-        functions = self.function_refs(target, scope) if scope else self._module_level_refs(target, module)
+            return [found for call in _lambda_calls(real_node(target))
+                    for found in self.compile_targets(replace(site, target=call.func))]
+        functions = self.typed_refs(target, scope, None) if scope else self._module_level_refs(target, module)
         if functions:
             return functions
-        return self.forwards(self.project.instance_classes(target, scope, module))
+        return self.typed_forwards(self.project.instance_classes(target, scope, module))
 
     def compile_builds(self, site: CompileSite) -> list[Build]:
         """The instances a compile site compiles, with how each was built (compile_targets' forwards)."""
@@ -261,17 +365,18 @@ class CallResolver:
             return []
         return self.project.instance_builds(target, site.scope, site.module)
 
-    def _module_level_refs(self, expr: cst.BaseExpression, module: ModuleIndex) -> list[FunctionInfo]:
+    def _module_level_refs(self, expr: cst.BaseExpression, module: ModuleIndex
+                           ) -> list[tuple[FunctionInfo, SelfType | None]]:
         if not isinstance(expr, (cst.Name, cst.Attribute)):
             return []
         qualified = module.imports.resolve(expr)
         found = self.project.lookup(qualified, module) if qualified else None
         if isinstance(found, FunctionInfo):
-            return [found]
-        if isinstance(expr, cst.Attribute):
-            methods = [self.project.method(c, expr.attr.value)
+            return [(found, None)]
+        if isinstance(expr, cst.Attribute):  # `torch.compile(net.forward)`: that instance's method
+            methods = [(self.project.method(c, expr.attr.value), c)
                        for c in self.project.instance_classes(expr.value, None, module)]
-            return [m for m in methods if m is not None]
+            return [(m, SelfType(c, True)) for m, c in methods if m is not None]
         return []
 
 
@@ -316,6 +421,14 @@ def _owner_class(fn: FunctionInfo) -> ClassInfo | None:
     return None
 
 
+def _method_of(fn: FunctionInfo) -> FunctionInfo | None:
+    """The method whose `self` fn's `self` is: fn, or the method it is nested in."""
+    scope: FunctionInfo | None = fn
+    while scope is not None and scope.class_info is None:
+        scope = scope.parent
+    return scope
+
+
 def _nested_named(scope: FunctionInfo, name: str) -> FunctionInfo | None:
     fn: FunctionInfo | None = scope
     while fn is not None:
@@ -338,10 +451,11 @@ def find_entry_points(
     for module in modules:
         for site in module.compile_sites:
             builds = tuple(resolver.compile_builds(site))
-            entries.extend(EntryPoint(fn, site.location, tuple(b for b in builds if project.method(b.cls, "forward") is fn))
-                           for fn in resolver.compile_targets(site))
+            entries.extend(EntryPoint(fn, site.location, tuple(b for b in builds if project.method(b.cls, "forward") is fn
+                                                               and (held is None or b.cls is held.cls)), held)
+                           for fn, held in resolver.compile_targets(site))
     for spec in configured:
-        entries.extend(EntryPoint(fn, f"config `{spec}`") for fn in configured_functions(project, spec))
+        entries.extend(EntryPoint(fn, f"config `{spec}`", (), held) for fn, held in configured_functions(project, spec))
     if assume_forward:
         for module in modules:
             for cls in module.classes.values():
@@ -352,18 +466,29 @@ def find_entry_points(
                     # (`super().__init__(backbone, rpn, ...)`): that forward runs on its instances.
                     inherited = project.method(cls, "forward")
                     if inherited is not None:
-                        entries.append(EntryPoint(inherited, ASSUMED, (Build(cls, None, None, module),)))
+                        entries.append(EntryPoint(inherited, ASSUMED, (Build(cls, None, None, module),), SelfType(cls)))
     return entries
 
 
-def configured_functions(project: ProjectIndex, spec: str) -> list[FunctionInfo]:
-    """`pkg.module:Class.method` or `path/to/file.py:function`."""
+def configured_functions(project: ProjectIndex, spec: str) -> list[tuple[FunctionInfo, SelfType | None]]:
+    """`pkg.module:Class.method` or `path/to/file.py:function`; a method the class inherits
+    too (`augment:ColorJiggle.forward`), run on instances of that class."""
     where, _, qualname = spec.partition(":")
 
     def wanted(name: str, path: Path) -> bool:
         return name == where or (where.endswith(".py") and path.as_posix().endswith(where.lstrip("./")))
 
-    return [module.functions[qualname] for module in project.select(wanted) if qualname in module.functions]
+    found: list[tuple[FunctionInfo, SelfType | None]] = []
+    for module in project.select(wanted):
+        if qualname in module.functions:
+            found.append((module.functions[qualname], None))
+            continue
+        owner, _, name = qualname.rpartition(".")
+        cls = module.classes.get(owner) if owner else None
+        method = project.method(cls, name) if cls is not None else None
+        if cls is not None and method is not None:
+            found.append((method, SelfType(cls)))
+    return found
 
 
 def compute_regions(project: ProjectIndex, entries: list[EntryPoint],
@@ -393,54 +518,70 @@ def _walk(project: ProjectIndex, entries: list[EntryPoint],
     regions: dict[FunctionInfo, Region] = {}
     callers: dict[FunctionInfo, set[FunctionInfo]] = {}
     otherwise: set[FunctionInfo] = set()  # reached as a nested def or a function passed as a value
+    # The walk's nodes: a function with what `self` holds in it, each with the region of the
+    # way the walk first came to it (regions keeps a function's first). A method reached again
+    # with another instance's class is walked again for its calls through `self` only (`full`
+    # False), and what those reach first is labelled with that way (its entry, its call chain).
+    nodes: dict[tuple[FunctionInfo, SelfType | None], Region] = {}
+    first: dict[FunctionInfo, SelfType | None] = {}  # what `self` held where each was walked whole
+    queue: deque[tuple[FunctionInfo, SelfType | None, bool]] = deque()
+    whole: set[FunctionInfo] = set()  # queued to be walked whole
+
+    def reach(callee: FunctionInfo, self_type: SelfType | None, region: Callable[[], Region]) -> None:
+        self_type = self_type_in(project, callee, self_type)
+        if (callee, self_type) in nodes or _disabled(callee, recursive_only=True) or _opaque(callee):
+            return
+        nodes[(callee, self_type)] = region()
+        if callee in regions:
+            queue.append((callee, self_type, False))
+            return
+        regions[callee] = nodes[(callee, self_type)]
+        first[callee] = self_type
+        whole.add(callee)
+        queue.append((callee, self_type, True))
+
     explicit = [e for e in entries if e.site != ASSUMED]
     assumed = [e for e in entries if e.site == ASSUMED]
     for batch in (explicit, assumed):
-        queue: deque[FunctionInfo] = deque()
         for entry in batch:
             fn = entry.function
             for build in entry.builds:
                 defaults.note(build)
-            if fn in regions or _disabled(fn, recursive_only=True) or _opaque(fn):
-                continue
-            regions[fn] = Region(fn.qualname, entry.site, (fn.qualname,), escape_hatch(fn) in NONSTRICT_NAMES,
-                                 fn.module.name)
-            queue.append(fn)
+            reach(fn, entry.self_type, lambda: Region(fn.qualname, entry.site, (fn.qualname,),
+                                                      escape_hatch(fn) in NONSTRICT_NAMES, fn.module.name))
         # Calls the defaults do not make wait for the next round: a function gets the fewest
         # settings that reach it (level 0: none), and its gate names them all.
-        later: list[tuple[Region, FunctionInfo, str, str]] = []
+        later: list[tuple[Region, FunctionInfo, str, str, SelfType | None]] = []
         while queue or later:
             if not queue:
                 waiting, later = later, []
-                for caller, callee, why, instance in waiting:
-                    if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
-                        continue
-                    regions[callee] = _callee_region(caller, callee, why, instance)
-                    queue.append(callee)
+                for caller, callee, why, instance, self_type in waiting:
+                    reach(callee, self_type, lambda: _callee_region(caller, callee, why, instance))
                 continue
-            fn = queue.popleft()
+            fn, self_type, full = queue.popleft()
             try:
-                region = regions[fn]
-                settings = defaults.settings(fn) if fn.call_guards else ()
-                if settings:
-                    region = regions[fn] = replace(region, settings=settings)
+                region = nodes[(fn, self_type)]
+                if full:
+                    whole.discard(fn)
+                    settings = defaults.settings(fn) if fn.call_guards else ()
+                    if settings:
+                        regions[fn] = replace(regions[fn], settings=settings)
                 # Reached as a nested def or passed as a value (`map(pick, xs)`), even when also
                 # called: its callers are not all known (`otherwise`).
-                for callee, why, instance, call in resolver.edges(fn, defaults, otherwise):
+                for callee, why, instance, call, callee_self in resolver.edges(fn, defaults, otherwise, self_type,
+                                                                               through_self=not full):
                     if call is not None:
                         callers.setdefault(callee, set()).add(fn)
                         implicit = resolver.implicit(call.func, callee, fn)
                         grew = implicit is not None and pass_instances(project, resolver, call, fn, callee,
                                                                        implicit, defaults.note)
-                        if grew and callee in regions and callee not in queue:
-                            queue.append(callee)  # walk it again: its calls may reach more now
-                    if callee in regions or _disabled(callee, recursive_only=True) or _opaque(callee):
-                        continue
+                        if grew and callee in regions and callee not in whole:
+                            whole.add(callee)  # walk it again: its calls may reach more now
+                            queue.append((callee, first[callee], True))
                     if why:
-                        later.append((region, callee, why, instance))
+                        later.append((region, callee, why, instance, callee_self))
                         continue
-                    regions[callee] = _callee_region(region, callee, "", instance)
-                    queue.append(callee)
+                    reach(callee, callee_self, lambda: _callee_region(region, callee, "", instance))
             except Exception as error:  # one function's calls unknown; the rest of the project is still walked
                 if on_error is None:
                     raise
@@ -454,6 +595,43 @@ def _walk(project: ProjectIndex, entries: list[EntryPoint],
             regions[fn] = replace(region, callers=tuple(sorted(
                 (c.module.name, c.qualname, c in regions and regions[c].path == (c.qualname,)) for c in callers[fn])))
     return regions
+
+
+def default_self_type(fn: FunctionInfo) -> SelfType | None:
+    """What `self` holds in fn when nothing else is known: an instance of its class or of a
+    subclass (a nested def: its enclosing method's); None where fn has no `self`."""
+    scope: FunctionInfo | None = fn
+    while scope is not None:
+        if scope.class_info is not None:
+            return SelfType(scope.class_info) if scope.self_name else None
+        scope = scope.parent
+    return None
+
+
+def self_type_in(project: ProjectIndex, fn: FunctionInfo, held: SelfType | None) -> SelfType | None:
+    """What `self` holds in fn, reached with `held` (what the call or entry said): fn's default
+    unless `held` is narrower (an exact class, or a subclass of fn's own) — the same key for
+    the same instances, so that each method is walked once per class that changes something."""
+    own = default_self_type(fn)
+    if own is None or held is None or (held.cls is own.cls and not held.exact):
+        return own
+    return held if own.cls in project.mro(held.cls) else own
+
+
+def _through_self(expr: cst.BaseExpression, fn: FunctionInfo) -> bool:
+    """Whether what `expr` names depends on what `self` holds: `self.m`, `super().m`, a nested
+    def (a closure over `self`)."""
+    if isinstance(expr, cst.Attribute):
+        return _is_super_call(expr.value) or ProjectIndex.self_class(expr.value, fn) is not None
+    return isinstance(expr, cst.Name) and _nested_named(fn, expr.value) is not None
+
+
+def _passes_self(call: cst.Call, fn: FunctionInfo) -> bool:
+    """`Base.method(self, x)`: the call's first argument is fn's `self` (a nested def's: its
+    enclosing method's)."""
+    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return False
+    return ProjectIndex.self_class(call.args[0].value, fn) is not None
 
 
 def pass_instances(project: ProjectIndex, resolver: CallResolver, call: cst.Call, caller: FunctionInfo,

@@ -41,8 +41,8 @@ from breaklint.finding import CheckResult, Finding, Region, Span
 from breaklint.infra import deferred
 from breaklint.infra.parallel import ReadyWorker, WorkerPool
 from breaklint.index.patterns import untraced_blocks
-from breaklint.index.project import (EVERY_MODULE, FunctionInfo, ModuleIndex, ModuleNames, PendingModule, ProjectIndex,
-                                     module_name_for)
+from breaklint.index.project import (EVERY_MODULE, SUBCLASSES_OF, FunctionInfo, ModuleIndex, ModuleNames, PendingModule,
+                                     ProjectIndex, module_name_for)
 from breaklint.analysis.regions import compute_regions, find_entry_points
 from breaklint.check import worker
 from breaklint.check.registry import RuleSet
@@ -838,7 +838,8 @@ class _Run:
         if self._project is None:
             built = self._built = [0]
             self._project = ProjectIndex(
-                PendingModule(s.module_name, s.path, self._module_builder(i, built), s.display, self.facts[i].has_sites)
+                PendingModule(s.module_name, s.path, self._module_builder(i, built), s.display, self.facts[i].has_sites,
+                              self.facts[i].class_bases)
                 for i, s in enumerate(self.sources) if self.facts[i].problem is None
             )
         return self._project
@@ -1260,6 +1261,8 @@ class _Run:
         - a module name looked up: the paths of the files that are that module (what was then
           read of them is recorded on its own, below);
         - every module (`project.modules`): the list of (path, module name);
+        - the subclasses of a class by its name (`SUBCLASSES_OF`, ProjectIndex.subclasses): the
+          (path, class) pairs whose bases name it (scan.FileFacts.class_bases);
         - one read of a module's index (`#path\0what`, view.py `Record`): its summary digest,
           or less — a name it does not define is "absent", compile sites it has none of "none";
           a def or class whose code was read (`code:functions:<qualname>`): its index entry and
@@ -1273,6 +1276,17 @@ class _Run:
                 by_path[str(source.path)] = facts
         every = _digest(sorted((path, name) for name, items in names.items() for path, _ in items))
 
+        subclassing: dict[str, list[tuple[str, str]]] | None = None  # base key -> (path, class qualname)
+
+        def subclasses_of(name: str) -> tuple[tuple[str, str], ...]:
+            nonlocal subclassing
+            if subclassing is None:
+                subclassing = {}
+                for path, facts in by_path.items():
+                    for key, qualname in facts.class_bases:
+                        subclassing.setdefault(key, []).append((path, qualname))
+            return tuple(sorted(subclassing.get(name, ())))
+
         known: dict[str, Any] = {}  # a warm run asks for the same few thousand, tens of thousands of times
         parts_of: dict[str, dict[str, str]] = {}  # path -> its part digests (scan.part_digests)
 
@@ -1285,6 +1299,8 @@ class _Run:
         def compute(dependency: str) -> Any:
             if dependency == EVERY_MODULE:
                 return every
+            if dependency.startswith(SUBCLASSES_OF):  # which classes name a base by that name, where
+                return subclasses_of(dependency[len(SUBCLASSES_OF):])
             if dependency.startswith(_DEEP):
                 facts = by_path.get(dependency[len(_DEEP):])
                 return facts.digest if facts is not None else None

@@ -70,10 +70,11 @@ class _Function:
 
     def __init__(self, qualname: str, name: str, class_index: int, parent: int, self_name: str | None,
                  params: tuple[str, ...], line: int, decorators: tuple[Expr, ...],
-                 signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = (), end_line: int = 0) -> None:
+                 signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = (), end_line: int = 0,
+                 stub: bool = False) -> None:
         self.qualname, self.name, self.class_index, self.parent = qualname, name, class_index, parent
         self.self_name, self.params, self.line, self.decorators = self_name, params, line, decorators
-        self.signature, self.end_line = signature, end_line
+        self.signature, self.end_line, self.stub = signature, end_line, stub
         self.calls: list[Expr] = []
         self.call_args: list[CallArgs] = []
         self.call_guards: list[tuple[int, Guards]] = []
@@ -90,6 +91,7 @@ class _Function:
             tuple(self.calls), tuple(self.refs), _freeze(self.assigns), tuple(self.nested),
             tuple(sorted(self.global_names)), self.line, self.decorators, tuple(self.call_args),
             tuple(self.call_guards), self.signature, self.end_line, tuple(dict.fromkeys(self.implicit)),
+            self.stub,
         )
 
 
@@ -434,7 +436,8 @@ class _Walker:
         info = _Function(self._prefix() + node.name, node.name, self.class_stack[-1] if in_class else -1,
                          parent, self_name, params,
                          self._at_sign_line(node.decorator_list[0]) if node.decorator_list else node.lineno,
-                         tuple(self.text(d) for d in node.decorator_list), signature, node.end_lineno or node.lineno)
+                         tuple(self.text(d) for d in node.decorator_list), signature, node.end_lineno or node.lineno,
+                         in_class and _only_raises(node.body))
         self.functions.append(info)
         if in_class:
             pass  # methods are read back from class_index, in this same order
@@ -1142,3 +1145,12 @@ def _unstarred(node: ast.expr) -> ast.expr:
 
 
 _dotted = dotted
+
+
+def _only_raises(body: list[ast.stmt]) -> bool:
+    """A method's stub: its body, a docstring aside, is one `raise` (a base's `raise
+    NotImplementedError`, a subclass's `raise AttributeError("not supported")`)."""
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return len(body) == 1 and isinstance(body[0], ast.Raise) and body[0].exc is not None

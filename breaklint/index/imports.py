@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Mapping
 
 import libcst as cst
 
@@ -103,3 +104,17 @@ class ImportTable:
         else:
             base = head
         return f"{base}.{rest}" if rest else base
+
+
+def base_key(written: str, aliases: Mapping[str, str]) -> str | None:
+    """The name a base class is known by, from its text as the class statement writes it:
+    the last part of the dotted name it resolves to (`AB` imported as `from .base import
+    AugmentationBase as AB`, `base.AugmentationBase`, `Generic[T]`: `AugmentationBase`,
+    `AugmentationBase`, `Generic`). A class's subclasses are those whose bases have its name as
+    a key (ProjectIndex.subclasses checks each by resolving it); None for other expressions."""
+    name = written.partition("[")[0].strip()
+    if not name or not all(part.isidentifier() for part in name.split(".")):
+        return None
+    head, _, rest = name.partition(".")
+    resolved = f"{aliases[head]}.{rest}" if head in aliases and rest else aliases.get(head, name)
+    return resolved.rpartition(".")[2]

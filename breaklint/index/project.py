@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar, Union
 import libcst as cst
 
 from breaklint.infra.lazy import calls_inside, parse_fragment, written_test
-from breaklint.index.imports import ImportTable, dotted
+from breaklint.index.imports import ImportTable, base_key, dotted
 from breaklint.index.source import ParsedFile
 from breaklint.index.conditions import cst_guards_of, text_guards_of
 from breaklint.index.summary import CompiledCall, CompiledName, Guards, StateWrite
@@ -129,6 +129,7 @@ class FunctionInfo:
     header: FunctionHeader = field(default=None, repr=False)  # type: ignore[assignment]
     # Dunder methods the body calls implicitly (`obj.__setattr__` for `obj.x = v`; summary.py).
     implicit: list[cst.BaseExpression] = field(default_factory=list)
+    stub: bool = False  # a method whose body is one `raise` (summary.FunctionSummary.stub)
     # Facts an analysis derives from this function's code alone (see derived): made on first use,
     # as most functions of a large tree are never asked.
     _derived: dict[str, Any] | None = field(default=None, init=False, repr=False)
@@ -329,18 +330,32 @@ class PendingModule:
     build: Callable[[], ModuleIndex]
     display: str = ""  # the path as findings print it (compile-site locations start with it)
     has_sites: bool = True  # whether it holds a compile site (known from the pre-pass)
+    class_bases: tuple[tuple[str, str], ...] = ()  # scan.FileFacts.class_bases
 
 
 EVERY_MODULE = "*"  # in ProjectIndex.asked: all modules were read
+# In ProjectIndex.asked, followed by a class's name: which classes of the project name a base by
+# it was read (ProjectIndex.subclasses). NUL is in no module name.
+SUBCLASSES_OF = "\0subclasses:"
 
 
 class _Slot:
-    __slots__ = ("name", "path", "build", "module", "display", "has_sites")
+    __slots__ = ("name", "path", "build", "module", "display", "has_sites", "class_bases")
 
     def __init__(self, name: str, path: Path, build: Callable[[], ModuleIndex] | None,
-                 module: ModuleIndex | None, display: str | None = None, has_sites: bool = True) -> None:
+                 module: ModuleIndex | None, display: str | None = None, has_sites: bool = True,
+                 class_bases: tuple[tuple[str, str], ...] | None = None) -> None:
         self.name, self.path, self.build, self.module = name, path, build, module
         self.display, self.has_sites = display, has_sites
+        self.class_bases = class_bases  # None: read from the module (one given built)
+
+    def bases(self) -> tuple[tuple[str, str], ...]:
+        if self.class_bases is None:
+            module = self.get()
+            self.class_bases = tuple(sorted({
+                (key, cls.qualname) for cls in dict.values(module.classes) for base in cls.bases
+                if (key := base_key(dotted(base) or "", module.imports.aliases)) is not None}))
+        return self.class_bases
 
     def get(self) -> ModuleIndex:
         if self.module is None:
@@ -388,7 +403,8 @@ class ProjectIndex:
 
     def __init__(self, modules: Iterable[ModuleIndex | PendingModule]) -> None:
         self._slots: list[_Slot] = [
-            _Slot(m.name, m.path, m.build, None, m.display or None, m.has_sites) if isinstance(m, PendingModule)
+            _Slot(m.name, m.path, m.build, None, m.display or None, m.has_sites, m.class_bases)
+            if isinstance(m, PendingModule)
             else _Slot(m.name, m.file.path, None, m)
             for m in modules
         ]
@@ -400,6 +416,7 @@ class ProjectIndex:
         self._mro: dict[ClassInfo, list[ClassInfo]] = {}
         self._memo: _Memo | None = None  # while memoized()
         self._derived: dict[str, Any] = {}  # see derived
+        self._by_base: dict[str, list[tuple[int, str]]] | None = None  # see subclasses
 
     def derived(self, key: str, compute: Callable[[], T]) -> T:
         """What `compute` derives from this project view, computed once while it lives (a
@@ -420,7 +437,9 @@ class ProjectIndex:
         view._mro = {}
         view._memo = None
         by_path = {module.file.path: module for module in modules}
-        view._slots = [_Slot(s.name, s.path, None, by_path[s.path]) if s.path in by_path else s for s in self._slots]
+        view._slots = [_Slot(s.name, s.path, None, by_path[s.path], class_bases=s.class_bases) if s.path in by_path
+                       else s for s in self._slots]
+        view._by_base = self._base_index()  # the same files in the same places
         for slot in view._slots:
             view._slots_by_name.setdefault(slot.name, []).append(slot)
         return view
@@ -584,6 +603,43 @@ class ProjectIndex:
             if name in klass.methods:
                 return klass.methods[name]
         return None
+
+    def subclasses(self, cls: ClassInfo) -> list[ClassInfo]:
+        """The project's classes that derive from `cls`, directly or not, each once, the nearest
+        first. Only the files whose classes name a base by `cls`'s name are built (the pre-pass's
+        FileFacts.class_bases), and each such class is kept only when that base resolves to `cls`."""
+        memo = self._memo
+        if memo is not None and cls in memo.subclasses:
+            for name in memo.subclasses[cls][1]:
+                self.asked.add(SUBCLASSES_OF + name)  # this recording depends on them too
+            return memo.subclasses[cls][0]
+        found: list[ClassInfo] = []
+        names: list[str] = []
+        frontier = [cls]
+        while frontier:
+            current = frontier.pop(0)
+            name = current.qualname.rpartition(".")[2]
+            names.append(name)
+            self.asked.add(SUBCLASSES_OF + name)
+            for position, qualname in self._base_index().get(name, ()):
+                sub = self._slots[position].get().classes.get(qualname)
+                if sub is not None and sub is not cls and sub not in found and current in self.bases(sub):
+                    found.append(sub)
+                    frontier.append(sub)
+        if memo is not None:
+            memo.subclasses[cls] = (found, tuple(names))
+            memo.stored()
+        return found
+
+    def _base_index(self) -> dict[str, list[tuple[int, str]]]:
+        """base key -> the (slot position, class qualname) that name a base by it
+        (imports.base_key); made once, and shared with the views made by `replacing`."""
+        if self._by_base is None:
+            self._by_base = {}
+            for position, slot in enumerate(self._slots):
+                for key, qualname in slot.bases():
+                    self._by_base.setdefault(key, []).append((position, qualname))
+        return self._by_base
 
     def attr_values(self, cls: ClassInfo, name: str) -> list[tuple[ClassInfo, Assigned]]:
         return [(klass, value) for klass in self.mro(cls) for value in klass.attrs.get(name, ())]
@@ -789,7 +845,7 @@ class _Memo:
     depth (cuts); those are kept for the same depth, and until the walk learns more (`transient`):
     a name bound to itself (`x = x[0]`) is asked again at every level below, from each value."""
 
-    __slots__ = ("lookups", "methods", "resolved", "builds", "transient", "state_reads", "cuts", "epoch", "size",
+    __slots__ = ("lookups", "methods", "subclasses", "resolved", "builds", "transient", "state_reads", "cuts", "epoch", "size",
                  "one_walk")
 
     def __init__(self, one_walk: bool = True) -> None:
@@ -797,6 +853,7 @@ class _Memo:
         self.size = 0  # answers kept: at _MEMO_SIZE all are dropped (see stored)
         self.lookups: dict[tuple[str, ModuleIndex], Definition | None] = {}
         self.methods: dict[tuple[ClassInfo, str, bool], FunctionInfo | None] = {}
+        self.subclasses: dict[ClassInfo, tuple[list[ClassInfo], tuple[str, ...]]] = {}  # with the names asked
         self.resolved: dict[tuple[int, ModuleIndex], tuple[cst.BaseExpression, str | None]] = {}
         self.builds: dict[tuple[object, ...], tuple[cst.BaseExpression | None, int, list[Build]]] = {}
         # An answer cut short by depth, kept for that depth; one that read what the walk learns,
@@ -813,7 +870,7 @@ class _Memo:
         own modules), and timm's whole walk keeps 44,000."""
         self.size += 1
         if self.size > _MEMO_SIZE:
-            for kept in (self.lookups, self.methods, self.resolved, self.builds, self.transient):
+            for kept in (self.lookups, self.methods, self.subclasses, self.resolved, self.builds, self.transient):
                 kept.clear()
             self.size = 0
 

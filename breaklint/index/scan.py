@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple, TypeVar
 from breaklint.infra.files import NUL_BYTES, ReadProblem, decode_source, read_capped
 from breaklint.infra.recursion import with_room
 from breaklint.index.def_lines import split_lines
+from breaklint.index.imports import base_key
 from breaklint.index.region_text import Block, outline
 from breaklint.index.summary import FunctionSummary, ModuleSummary
 from breaklint.index.suppress import may_hold_suppressions
@@ -73,6 +74,10 @@ class FileFacts:
     # `imported_callees`, what the engine joins them by (engine.py, `_seed_imported_helpers`).
     helpers: tuple[tuple[str, str, int, str], ...] = ()
     imported_decorators: frozenset[str] = frozenset()
+    # (the name a base is known by, the class's qualname) for every base of every class
+    # (imports.base_key): which files may define a subclass of a class, without building them
+    # (ProjectIndex.subclasses); a result that asked depends on the pairs of that name.
+    class_bases: tuple[tuple[str, str], ...] = ()
 
     def summary(self) -> ModuleSummary:
         return pickle.loads(zlib.decompress(self.summary_blob))
@@ -120,7 +125,14 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool, defer_
                      frozenset(n.name for n in summary.compiled_names if n.place.scope < 0 and "." not in n.name),
                      frozenset(aliases[c.callee] for c in summary.imported_calls if c.callee in aliases),
                      pickle.dumps(blocks, protocol=pickle.HIGHEST_PROTOCOL), unjudged, summary.helpers,
-                     frozenset(aliases[head] for head in _decorator_heads(summary) if head in aliases))
+                     frozenset(aliases[head] for head in _decorator_heads(summary) if head in aliases),
+                     class_bases(summary, aliases))
+
+
+def class_bases(summary: ModuleSummary, aliases: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """FileFacts.class_bases: (base key, class qualname), sorted, each once."""
+    return tuple(sorted({(key, cls.qualname) for cls in summary.classes for base in cls.bases
+                         if (key := base_key(base, aliases)) is not None}))
 
 
 def _decorator_heads(summary: ModuleSummary) -> Iterator[str]:

@@ -21,7 +21,7 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 15  # bump when the fields below or their pickled form change (14: slots; 15: attr_methods): cached summaries are then ignored
+SUMMARY_FORMAT = 16  # bump when the fields below or their pickled form change (14: slots; 15: stub; 16: attr_methods): cached summaries are then ignored
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +66,9 @@ class FunctionSummary:
     # Methods Python calls without a call in the source, on a plain name: `obj.attr = v` runs
     # `obj.__setattr__`, `a == b` `a.__eq__`, `for x in obj` `obj.__iter__` (`NAME.__dunder__`).
     implicit: tuple[Expr, ...] = ()
+    # A method whose body (a docstring aside) is one `raise`: a base's stub that its subclasses
+    # override, or a subclass's refusal (regions.py, CallResolver.dispatch).
+    stub: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -232,6 +232,7 @@ class ShallowFunctionInfo(FunctionInfo):
         self.parent = parent
         self.nested = []
         self.ordinal = ordinal
+        self.stub = summary.stub
         # header, global_names and call_guards are made when first read: most functions of a
         # module the call graph reaches are never asked (memory, on a large tree).
         self._header: FunctionHeader | None = None

@@ -375,6 +375,8 @@ def sampled_width(x):
         w = int(x.shape[1] * torch.rand(1).item())  # expect: BL101
         return x[:, : max(w, 1)]
     return x
+
+
 _SCALE_KEYS = ("brightness", "contrast")
 
 
@@ -387,3 +389,39 @@ def _scale_by_first(x, params: Dict[str, torch.Tensor]):
 @torch.compile
 def scaled_by_first(x):
     return _scale_by_first(x, {"brightness": x[0, 0], "contrast": x[0, 1]})
+
+
+# Virtual dispatch (kornia's augmentations): the base's `forward` calls `self.apply_transform`
+# and `self.generate_parameters`; on a compiled subclass instance those are its overrides.
+class _Augmentation(torch.nn.Module):
+    def forward(self, x):
+        return self.apply_transform(x, self.generate_parameters(x))
+
+    def generate_parameters(self, x):
+        return {"factor": x.mean()}
+
+    def apply_transform(self, x, params):
+        raise NotImplementedError  # every subclass overrides it: never runs
+
+
+class ColorShift(_Augmentation):
+    def apply_transform(self, x, params):
+        return x + params["factor"].item()  # expect: BL101
+
+
+class _Clipped(_Augmentation):
+    def forward(self, x):
+        return super().forward(x).clamp(-1, 1)
+
+    def apply_transform(self, x, params):
+        return x * params["factor"]
+
+
+class Solarize(_Clipped):
+    def generate_parameters(self, x):
+        # reached from `_Augmentation.forward` through `super().forward` of `_Clipped`
+        return {"factor": x.amax().item()}  # expect: BL101
+
+
+color_shift = torch.compile(ColorShift())
+solarize = torch.compile(Solarize())

@@ -334,3 +334,31 @@ def helper_after_early_return(x):
     if torch.compiler.is_compiling():
         return x * 2
     return x * _log(x)  # `_log` is not reached: never called while compiling
+
+
+# Virtual dispatch: `_Policy.run` calls `self.step`, which is the override of the instance's
+# class. Only a `Doubling` is compiled; `Normalising.step` never runs in a region.
+class _Policy:
+    def run(self, x):
+        return self.step(x) + 1
+
+    def step(self, x):
+        return x
+
+
+class Doubling(_Policy):
+    def step(self, x):
+        return x * 2
+
+
+class Normalising(_Policy):
+    def step(self, x):
+        return x / x.sum().item()  # no compiled code holds a Normalising
+
+
+doubling = Doubling()
+
+
+@torch.compile
+def doubled(x):
+    return doubling.run(x)
