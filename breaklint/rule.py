@@ -375,8 +375,8 @@ class FileContext:
                     if owner is chain[depth]:
                         resolver.arguments[(caller, name)] = classes  # type: ignore[index]
             for call in _loop_calls(caller.node):
-                if self._caller_skips(caller, call) and any(t.qualname == callee.qualname and t.module.name == callee.module.name
-                       for t in resolver.call_targets(call.func, caller)):
+                if any(t.qualname == callee.qualname and t.module.name == callee.module.name
+                       for t in resolver.call_targets(call.func, caller)) and self._caller_skips(caller, call):
                     return caller.qualname
         return None
 

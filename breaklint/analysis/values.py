@@ -863,7 +863,7 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
 
 
 def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[no-untyped-def]
-    """What a class attribute holds, judged from what `__init__` assigned to it (and what a
+    """What a class attribute holds, judged from an expression a method stored in it (and what a
     module-level generator is, `rng = random.Random(0)`)."""
     if _is_literal(expr):
         return PYTHON
@@ -883,9 +883,9 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
         if name == RNG_CLASS:
             return RNG  # `self.rng = random.Random(seed)`
         func = expr.func
-        if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_EVIDENCE_ATTRS \
-                and func.attr.value in RETURNS_TENSOR and _static_value(func.value, resolve).is_tensor:
-            return TENSOR  # `torch.ones(n).to(device)`: a tensor-only method of a tensor
+        if isinstance(func, cst.Attribute) and _keeps_tensor(func.attr.value) \
+                and _static_value(func.value, resolve).is_tensor:
+            return TENSOR  # `torch.ones(n).to(device)`
     return UNKNOWN
 
 
@@ -918,7 +918,13 @@ def _updated_in_place(expr: cst.BaseExpression, name: str) -> bool:
     tensor a tensor (a Python value has no such method)."""
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
         and isinstance(expr.func.value, cst.Name) and expr.func.value.value == name \
-        and expr.func.attr.value in TENSOR_EVIDENCE_ATTRS and expr.func.attr.value in RETURNS_TENSOR
+        and _keeps_tensor(expr.func.attr.value)
+
+
+def _keeps_tensor(method: str) -> bool:
+    """A method only tensors have that gives a tensor (`to`, `float`, `clone`): called on a
+    tensor, a tensor; no Python value has it."""
+    return method in TENSOR_EVIDENCE_ATTRS and method in RETURNS_TENSOR
 
 
 def annotated_return(node: cst.FunctionDef) -> tuple[Value, tuple[Value, ...] | None] | None:
