@@ -100,7 +100,7 @@ def leaves(statement: cst.CSTNode, resolve: Callable[[cst.BaseExpression], str |
     `continue` or `break`, or an `if` whose arms that Dynamo takes all do (`if not self.training
     or is_compiling(): return x`; builder._leaves is its twin on ast)."""
     if isinstance(statement, cst.SimpleStatementLine):
-        return any(isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break)) for small in statement.body)
+        return _line_leaves(statement)
     if not isinstance(statement, cst.If):
         return False
     known = value_while_compiling(statement.test, resolve, local)
@@ -116,10 +116,14 @@ def _arm_leaves(arm: cst.CSTNode | None, resolve: Callable[[cst.BaseExpression],
     if isinstance(arm, cst.If):  # elif
         return leaves(arm, resolve, local)
     if isinstance(arm, cst.SimpleStatementSuite):  # `if c: return x` on one line
-        return any(isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break)) for small in arm.body)
+        return _line_leaves(arm)
     if isinstance(arm, cst.IndentedBlock):
         return any(leaves(statement, resolve, local) for statement in arm.body)
     return False
+
+
+def _line_leaves(line: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> bool:
+    return any(isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break)) for small in line.body)
 
 
 # torch.compile modes that record CUDA graphs.
