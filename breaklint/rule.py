@@ -15,6 +15,7 @@ from breaklint.analysis.backedge import function_code, module_code, skips_frame
 from breaklint.analysis.model_config import fails
 from breaklint.finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
 from breaklint.analysis.numpy_flow import NumpyFlow, uses_numpy
+from breaklint.analysis.type_tests import TypeTest, tensor_answer, type_tests
 # The syntax helpers a rule may use, re-exported: rules read code through this module, never the
 # index's or the analysis's internals (tests/test_layers.py counts the rules that still do).
 from breaklint.index.imports import dotted  # noqa: F401
@@ -102,6 +103,8 @@ class FileContext:
     _while_tests: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=dict)
     _looping_callers: dict[FunctionInfo, str | None] = field(default_factory=dict)
     _arms: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int], list[Guard]]]] = field(default_factory=dict)
+    _type_tests: dict[FunctionInfo, list[tuple[tuple[int, int], tuple[int, int], list[TypeTest]]]] = \
+        field(default_factory=dict)
     # Lines where one rule already reported a break that several rules see (a nonstrict_trace
     # call whose body breaks): Dynamo breaks there once, so it is reported once.
     claimed: set[int] = field(default_factory=set)
@@ -158,6 +161,28 @@ class FileContext:
         """This file's compiled names, their calls, and the writes to what they guard on (the
         index's facts, summary.CompiledCall & co.)."""
         return self.module.guard_facts
+
+    def compiled_for_eval(self) -> bool:
+        """Whether the region's compile site, in this file, compiles a module put in eval mode:
+        `torch.compile(Net().eval())`, or `.eval()` (`.train(False)`) called in this file on the
+        compiled name or on what it compiles. Its training-only code never runs compiled."""
+        region = self.region
+        if region is None or region.assumed:
+            return False
+        path, _, line = region.site.rpartition(":")
+        if path != self.file.display or not line.isdigit():
+            return False
+        facts = self.guard_facts
+        for name in facts.names:
+            if name.place.line != int(line):
+                continue
+            target = name.target.replace(" ", "")
+            if target.endswith((".eval()", ".train(False)", ".train(mode=False)")):
+                return True
+            return any(write.action == "method" and write.subject in (name.name, name.target)
+                       and (write.name == "eval" or write.value.strip() in ("False", "mode=False"))
+                       for write in facts.writes)
+        return False
 
     def compiled_line(self, callee: str) -> int:
         """The first line of the function a compiled name of this file compiles (its forward, for a
@@ -339,6 +364,40 @@ class FileContext:
                         return why
         return ""
 
+    def type_gate(self, node: cst.CSTNode) -> tuple[bool, str] | None:
+        """Whether `node` runs only when an `isinstance` test gives what it cannot give for the
+        tensor its subject holds (type_tests.py): Dynamo answers the test while tracing and
+        never traces `node` for that tensor. (True, the test) where the subject is known to be
+        a tensor, (False, the test) where it is likely one; None otherwise."""
+        fn = self.function
+        if fn is None:
+            return None
+        if fn not in self._type_tests:
+            found = self._type_tests[fn] = []
+            fn_shape = self.shape(fn)
+            for block, tests in [*fn_shape.arms, *fn_shape.conditions]:
+                typed = [test for condition, holds in tests for test in type_tests(condition, holds)]
+                if typed:
+                    found.append((*self._bounds(block), typed))
+        if not self._type_tests[fn]:
+            return None
+        span = self.file.span(node)
+        where = (span.start_line, span.start_col)
+        likely: tuple[bool, str] | None = None
+        for start, end, typed in self._type_tests[fn]:
+            if not start <= where < end:
+                continue
+            for test in typed:
+                value = self.value(test.subject)
+                if not value.tensorish or value.numpy or tensor_answer(test.classinfo, self.resolve) in (None, test.holds):
+                    continue
+                code = cst.Module([]).code_for_node
+                text = f"{'' if test.holds else 'not '}isinstance({code(test.subject)}, {code(test.classinfo)})"
+                if value.is_tensor and not value.or_container:
+                    return True, text
+                likely = likely or (False, text)
+        return likely
+
     def shape(self, fn: FunctionInfo) -> Shape:
         """fn's if/elif/else blocks, loop bodies and while tests (walk.shape), walked once."""
         found = self._shapes.get(fn)
@@ -428,7 +487,17 @@ class FileContext:
 
     def while_compiling(self, test: cst.BaseExpression) -> bool | None:
         """patterns.value_while_compiling in this function: what Dynamo knows a test to be."""
-        return value_while_compiling(test, self.resolve, self.local_test)
+        return value_while_compiling(test, self.resolve, self.local_test, self.type_answer)
+
+    def type_answer(self, test: cst.Call) -> bool | None:
+        """What `isinstance(x, T)` gives while Dynamo traces, where x is known to be a tensor and
+        T decides it (type_tests.tensor_answer); None otherwise."""
+        typed = type_tests(test, True)
+        if len(typed) != 1:
+            return None
+        value = self.value(typed[0].subject)
+        known = value.is_tensor and not value.numpy and not value.or_container
+        return tensor_answer(typed[0].classinfo, self.resolve) if known else None
 
 
 class Rule:
@@ -563,9 +632,11 @@ class Rule:
         confidence: Confidence,
         says: str | tuple[str, ...] | None = None,
         help: str | None = None,
+        also: str = "",
         **fields: str,
     ) -> None:
-        """Report `node`; `help` replaces the rule's for this finding (advice that fits its form)."""
+        """Report `node`; `help` replaces the rule's for this finding (advice that fits its form),
+        `also` follows the message (when it breaks)."""
         region = self.ctx.region
         if region is not None and region.nonstrict and not self.applies_nonstrict:
             return  # not traced by Dynamo: this pattern runs as plain Python under nonstrict_trace
@@ -573,12 +644,18 @@ class Rule:
         if region is not None and region.nonstrict:
             cite = ", GB0251" if _has_gb_id("GB0251", self.ctx.target_torch) else ""
             where += f" (under nonstrict_trace, whose non-strict trace then fails at the call: {NONSTRICT_FAILS}{cite})"
-        text = self.message.format(region=where, **fields)
+        typed = self.ctx.type_gate(node) if region is not None else None
+        if typed is not None and typed[0]:
+            return  # never traced: it runs only for a type the tensor there is not
+        text = self.message.format(region=where, **fields) + also
         severity = None
         gate = self.ctx.arm_gate(node) if region is not None and not region.gate else ""
         if gate:
             region = replace(region, gate=gate)  # type: ignore[arg-type]
-        if self.stage in (Stage.DYNAMO, Stage.DISTRIBUTED) and says:  # BL6xx: a collective breaks too
+        if typed is not None:
+            text += f"; but only when `{typed[1]}`{TYPE_TEST_NOTE}"
+            confidence, severity = Confidence.POSSIBLE, Severity.INFO
+        elif self.stage in (Stage.DYNAMO, Stage.DISTRIBUTED) and says:  # BL6xx: a collective breaks too
             # Escalate: Dynamo does not resume after a break in a loop, it runs the frame eagerly;
             # also when the loop is in a caller that inlined this function.
             gb_id, gb_type = GB_IN_LOOP
@@ -602,6 +679,11 @@ class Rule:
                 target=self.ctx.target_torch, severity=severity, help=help,
             )
         )
+
+
+# Why a finding behind an `isinstance` test on a likely tensor is only possible (FileContext.type_gate).
+TYPE_TEST_NOTE = (": Dynamo answers the test while tracing, and the value tested is likely a tensor here,"
+                  " for which this code is not traced")
 
 
 def _is_gb_id(key: str) -> bool:

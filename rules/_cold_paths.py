@@ -52,6 +52,8 @@ def report_possible(rule: Rule, node: cst.CSTNode, test: str, says: str, **field
     """Report `node` as a possible break: severity info, confidence `possible`, with the test."""
     ctx = rule.ctx
     region = ctx.region
+    if region is not None and (ctx.type_gate(node) or (False,))[0]:
+        return  # never traced: it runs only for a type the tensor there is not
     where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
     text = rule.message.format(region=where, **fields)
     text += f"; but only in a branch that just warns or raises (`{test}`): Dynamo breaks in the calls that take it"
@@ -66,6 +68,8 @@ def report_conditional(rule: Rule, node: cst.CSTNode, condition: str, says: str,
     decides while tracing: a dtype, `self.training`) holds: severity info, confidence `possible`."""
     ctx = rule.ctx
     region = ctx.region
+    if region is not None and (ctx.type_gate(node) or (False,))[0]:
+        return  # never traced: it runs only for a type the tensor there is not
     where = f"compiled region {region.describe()}" if region else "a function (not compiled)"
     text = rule.message.format(region=where, **fields)
     text += f"; but only when `{condition}`: Dynamo decides that while tracing, and calls where it is false do not break"

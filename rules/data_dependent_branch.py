@@ -92,8 +92,10 @@ class DataDependentBranch(NonstrictCallSites):
     specialises on it, and `if flag:` is not reported.
     A tensor test that only runs under a test Dynamo decides while tracing is reported
     `possible` (severity info), naming that test: `if x.dtype == torch.float16 and not
-    torch.isfinite(x).all():` breaks only for float16 inputs, a LayerDrop test under `if
-    self.training:` only in training calls.
+    torch.isfinite(x).all():` breaks only for float16 inputs. A LayerDrop test under `if
+    self.training:` breaks in every training call: it is `likely`, and `possible` only where the
+    module is compiled in eval mode in the same file (`torch.compile(model.eval())`, or
+    `model.eval()` on the compiled name or its module).
 
     ## Dynamo says
     `Data-dependent branching` (GB0170); `list_richcompare_nonconst` (GB6622, torch 2.13) for a
@@ -203,12 +205,18 @@ class DataDependentBranch(NonstrictCallSites):
             if value.tensorish:
                 confidence = Confidence.CERTAIN if value.is_tensor else Confidence.LIKELY
                 subject = "a NumPy value, which Dynamo traces as a tensor," if value.numpy else "a tensor"
-                condition = self._python_condition(test, operand) or training_arm(self.ctx, anchor)
-                if condition:
-                    report_conditional(self, anchor, condition, "GB0170", statement=statement, subject=subject)
+                condition = self._python_condition(test, operand)
+                training = training_arm(self.ctx, anchor) if not condition else None
+                if condition or (training and self.ctx.compiled_for_eval()):
+                    report_conditional(self, anchor, condition or training, "GB0170", statement=statement,
+                                       subject=subject)
                     return
+                also = ""
+                if training:  # LayerDrop: a module compiled for training breaks in every training call
+                    confidence = Confidence.LIKELY
+                    also = f" in training calls (`{training}`; a module compiled in eval mode does not)"
                 self.report(anchor, confidence=confidence, says="GB0170", statement=statement, subject=subject,
-                            help=NUMPY_HELP if value.numpy else None)
+                            help=NUMPY_HELP if value.numpy else None, also=also)
                 return  # Dynamo breaks at the first one; one finding per test
 
     def _python_condition(self, test: cst.BaseExpression, operand: cst.BaseExpression) -> str | None:

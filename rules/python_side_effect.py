@@ -13,7 +13,9 @@ LOGGING_FUNCTIONS = frozenset(
     f"logging.{name}" for name in ("debug", "info", "warning", "warn", "error", "exception", "critical", "log")
 )
 LOGGER_METHODS = frozenset(
-    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "isEnabledFor"}
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "isEnabledFor",
+     # transformers (and diffusers) add these to `logging.Logger` (transformers.utils.logging).
+     "warning_once", "info_once", "warning_advice"}
 )
 # Functions that hand out a `logging.Logger` (diffusers/transformers' `logging.get_logger` too).
 LOGGER_FACTORIES = ("getLogger", "get_logger")
@@ -24,8 +26,9 @@ STREAMS = frozenset({"sys.stdout.write", "sys.stderr.write", "sys.stdout.flush",
 class PythonSideEffect(Rule):
     """## What it does
     Finds output written from a compiled region: `print(...)`, `logging.info(...)`, calls on a
-    `logging.Logger` (`logger.warning(...)`, `logger.isEnabledFor(...)`), `warnings.warn(...)`
-    and `sys.stdout.write(...)`.
+    `logging.Logger` (`logger.warning(...)`, `logger.isEnabledFor(...)`, and the
+    `warning_once`/`info_once`/`warning_advice` that transformers adds to every logger),
+    `warnings.warn(...)` and `sys.stdout.write(...)`.
 
     ## Why is this bad?
     A graph holds tensor operations only; Dynamo cannot put a side effect on the Python world in

@@ -52,6 +52,9 @@ class Value:
     # A list, tuple or dict annotated to hold these (`List[Dict[str, Tensor]]`, `Dict[str,
     # Tensor]`): what an item, an element or an iteration of it gives. None: nothing known.
     element: "Value | None" = None
+    # Annotated as a tensor or a container (`Tensor | tuple[Tensor]`): what `isinstance` gives is
+    # not known (type_tests.py), though the value is read as a tensor elsewhere.
+    or_container: bool = False
 
     @property
     def is_tensor(self) -> bool:
@@ -1013,12 +1016,23 @@ def _union_value(members: list[cst.BaseExpression]) -> Value:
     """`Tensor | None`, `Union[Tensor, SparseTensor]`: a tensor. A union with a Python value type
     (`Union[float, Tensor]`, `int | Tensor`, `str | Tensor`) says nothing: such code tests
     `isinstance` to tell them apart, which the values do not follow, so the number's branch
-    would read as a tensor's."""
+    would read as a tensor's. A union with a container (`Tensor | tuple[Tensor] | None`, an MoE
+    router's logits) is a tensor that may be the container instead (Value.or_container)."""
     values = [_annotation_value(m) for m in members]
     numbers = [m for m, v in zip(members, values) if v.kind is Kind.PYTHON and dotted(m) != "None"]
     if numbers:
         return UNKNOWN
-    return next((v for v in values if v.is_tensor), UNKNOWN)
+    tensor = next((v for v in values if v.is_tensor), UNKNOWN)
+    if tensor.is_tensor and any(_names_container(m) for m in members):
+        return replace(tensor, or_container=True)
+    return tensor
+
+
+def _names_container(annotation: cst.BaseExpression) -> bool:
+    """`tuple[Tensor]`, `List[Tensor]`, `dict`: a container type, held or not."""
+    named = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+    text = dotted(named)
+    return text is not None and text.rpartition(".")[2] in CONTAINERS
 
 
 def _annotation_value(annotation: cst.BaseExpression) -> Value:

@@ -187,7 +187,8 @@ class _Dispatcher(Visitor):
             if file.scope is None and node in file.starts:
                 file.scope = node  # positions for this function alone (source.py)
         elif kind is cst.If or kind is cst.IndentedBlock:
-            self.untraced.update(untraced_blocks(node, self.ctx.resolve, self.ctx.local_test))  # type: ignore[arg-type]
+            self.untraced.update(untraced_blocks(node, self.ctx.resolve, self.ctx.local_test,
+                                                 self.ctx.type_answer))  # type: ignore[arg-type]
         if self.untraced and node in self.untraced:
             self.ctx.untraced_depth += 1
         if self.file_visitors:

@@ -47,19 +47,22 @@ def called_while_compiling(name: str | None) -> bool | None:
 
 # A local name bound once to a known test: `is_tracing = torch.jit.is_tracing() or is_compiling()`.
 LocalTest = Callable[[str], "cst.BaseExpression | None"]
+# What the function's values make of a call test Dynamo answers while tracing (`isinstance` of a
+# known tensor: FileContext.type_answer), None when they do not decide it.
+TypeAnswer = Callable[["cst.Call"], "bool | None"]
 
 
 def value_while_compiling(test: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None],
-                          local: LocalTest | None = None) -> bool | None:
+                          local: LocalTest | None = None, typed: TypeAnswer | None = None) -> bool | None:
     """True/False when Dynamo knows the test's value while tracing (`torch.compiler.is_compiling()`,
-    `not ...`, `and`/`or` of such tests), else None. Code under the branch Dynamo does not take
-    is never traced."""
+    `not ...`, `and`/`or` of such tests; with `typed`, `isinstance` of a known tensor), else None.
+    Code under the branch Dynamo does not take is never traced."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = value_while_compiling(test.expression, resolve, local)
+        inner = value_while_compiling(test.expression, resolve, local, typed)
         return None if inner is None else not inner
     if isinstance(test, cst.BooleanOperation):
-        left = value_while_compiling(test.left, resolve, local)
-        right = value_while_compiling(test.right, resolve, local)
+        left = value_while_compiling(test.left, resolve, local, typed)
+        right = value_while_compiling(test.right, resolve, local, typed)
         decisive = isinstance(test.operator, cst.Or)  # True decides an `or`, False an `and`
         if decisive in (left, right):
             return decisive
@@ -68,6 +71,8 @@ def value_while_compiling(test: cst.BaseExpression, resolve: Callable[[cst.BaseE
         known = called_while_compiling(resolve(test.func))
         if known is not None:
             return known
+    if isinstance(test, cst.Call) and typed is not None:
+        return typed(test)
     if isinstance(test, cst.Name) and local is not None:
         bound = local(test.value)
         if bound is not None:
@@ -76,17 +81,17 @@ def value_while_compiling(test: cst.BaseExpression, resolve: Callable[[cst.BaseE
 
 
 def untraced_blocks(node: cst.If | cst.IndentedBlock, resolve: Callable[[cst.BaseExpression], str | None],
-                    local: LocalTest | None = None) -> list[cst.CSTNode]:
+                    local: LocalTest | None = None, typed: TypeAnswer | None = None) -> list[cst.CSTNode]:
     """The parts of an `if` that Dynamo never traces: the body of `if not is_compiling():`, the
     `else` of `if is_compiling():`; and of a block, the statements after an `if` that always
     leaves it while Dynamo traces (`if not self.training or is_compiling(): return x`, then the
     eager-only code)."""
     if isinstance(node, cst.IndentedBlock):
         for at, statement in enumerate(node.body):
-            if isinstance(statement, cst.If) and leaves(statement, resolve, local):
+            if isinstance(statement, cst.If) and leaves(statement, resolve, local, typed):
                 return list(node.body[at + 1:])
         return []
-    known = value_while_compiling(node.test, resolve, local)
+    known = value_while_compiling(node.test, resolve, local, typed)
     if known is False:
         return [node.body]
     if known is True and node.orelse is not None:
@@ -95,7 +100,7 @@ def untraced_blocks(node: cst.If | cst.IndentedBlock, resolve: Callable[[cst.Bas
 
 
 def leaves(statement: cst.CSTNode, resolve: Callable[[cst.BaseExpression], str | None],
-           local: LocalTest | None = None) -> bool:
+           local: LocalTest | None = None, typed: TypeAnswer | None = None) -> bool:
     """Whether a statement always leaves its block while Dynamo traces: a `return`, `raise`,
     `continue` or `break`, or an `if` whose arms that Dynamo takes all do (`if not self.training
     or is_compiling(): return x`; builder._leaves is its twin on ast)."""
@@ -103,22 +108,22 @@ def leaves(statement: cst.CSTNode, resolve: Callable[[cst.BaseExpression], str |
         return _line_leaves(statement)
     if not isinstance(statement, cst.If):
         return False
-    known = value_while_compiling(statement.test, resolve, local)
+    known = value_while_compiling(statement.test, resolve, local, typed)
     arms = [statement.body] if known is True else [statement.orelse] if known is False \
         else [statement.body, statement.orelse]
-    return all(_arm_leaves(arm, resolve, local) for arm in arms)
+    return all(_arm_leaves(arm, resolve, local, typed) for arm in arms)
 
 
 def _arm_leaves(arm: cst.CSTNode | None, resolve: Callable[[cst.BaseExpression], str | None],
-                local: LocalTest | None) -> bool:
+                local: LocalTest | None, typed: TypeAnswer | None) -> bool:
     if isinstance(arm, cst.Else):
         arm = arm.body
     if isinstance(arm, cst.If):  # elif
-        return leaves(arm, resolve, local)
+        return leaves(arm, resolve, local, typed)
     if isinstance(arm, cst.SimpleStatementSuite):  # `if c: return x` on one line
         return _line_leaves(arm)
     if isinstance(arm, cst.IndentedBlock):
-        return any(leaves(statement, resolve, local) for statement in arm.body)
+        return any(leaves(statement, resolve, local, typed) for statement in arm.body)
     return False
 
 

@@ -82,6 +82,9 @@ class Shape(typing.NamedTuple):
     arms: list[Arm]  # if_arms
     loop_bodies: list[cst.CSTNode]  # the bodies of its for/while loops, in visit order
     while_tests: list[cst.BaseExpression]  # the tests of its while loops, in visit order
+    # The operands that run only when a test gives one answer: the right side of `a and b` (`a`
+    # held) and of `a or b` (`a` failed), the arms of `x if c else y`; in the form of `arms`.
+    conditions: list[tuple[cst.CSTNode, list[tuple[cst.BaseExpression, bool]]]]
 
 
 def shape(function: cst.FunctionDef) -> Shape:
@@ -91,8 +94,10 @@ def shape(function: cst.FunctionDef) -> Shape:
     found: list[Arm] = []
     loops: list[cst.CSTNode] = []
     tests: list[cst.BaseExpression] = []
+    conditions: list[tuple[cst.CSTNode, list[tuple[cst.BaseExpression, bool]]]] = []
     elifs: set[int] = set()  # `elif` Ifs, already recorded with the tests of their chain
     if_, for_, while_ = cst.If, cst.For, cst.While
+    boolean, if_exp, and_ = cst.BooleanOperation, cst.IfExp, cst.And
     function_def, lambda_, class_def = cst.FunctionDef, cst.Lambda, cst.ClassDef
 
     def enter(node: cst.CSTNode) -> bool:  # OwnCode's visit_FunctionDef, visit_Lambda, visit_ClassDef
@@ -119,7 +124,12 @@ def shape(function: cst.FunctionDef) -> Shape:
         elif kind is while_:
             loops.append(node.body)  # type: ignore[attr-defined]
             tests.append(node.test)  # type: ignore[attr-defined]
-    return Shape(found, loops, tests)
+        elif kind is boolean:
+            conditions.append((node.right, [(node.left, type(node.operator) is and_)]))  # type: ignore[attr-defined]
+        elif kind is if_exp:
+            conditions.append((node.body, [(node.test, True)]))  # type: ignore[attr-defined]
+            conditions.append((node.orelse, [(node.test, False)]))  # type: ignore[attr-defined]
+    return Shape(found, loops, tests, conditions)
 
 
 def if_arms(function: cst.FunctionDef) -> list[Arm]:

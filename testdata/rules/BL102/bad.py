@@ -203,7 +203,7 @@ class DroppedLayer(torch.nn.Module):
     def forward(self, x):
         if self.training:
             dropout_probability = torch.rand([])
-            if dropout_probability < self.layerdrop:  # possible: BL102 (a training call)
+            if dropout_probability < self.layerdrop:  # expect: BL102 (a training call)
                 return x
         return self.proj(x)
 

@@ -129,3 +129,23 @@ def without_self_loops(x: torch.Tensor, edge_index: torch.Tensor):
 
 
 CALLS["without_self_loops"] = [(torch.randn(10, 4), torch.randint(0, 10, (2, 30))) for _ in range(3)]
+
+
+def load_balancing_loss(gate_logits: torch.Tensor | tuple[torch.Tensor] | None, num_experts: int = 4):
+    # transformers' MoE auxiliary loss: the annotation allows a tuple, and `isinstance` tells
+    # them apart (Dynamo answers it while tracing). Called with a tuple, the loop runs.
+    if gate_logits is None or not isinstance(gate_logits, tuple):
+        return 0
+    total = 0.0
+    for layer_gate in gate_logits:
+        _, selected = torch.topk(layer_gate, 2, dim=-1)
+        total = total + torch.bincount(selected.reshape(-1), minlength=num_experts).float().sum()  # expect: BL104
+    return total
+
+
+@torch.compile
+def router_loss(x):
+    return load_balancing_loss((x.softmax(-1), (x * 2).softmax(-1)))
+
+
+CALLS["router_loss"] = [(torch.randn(8, 4),) for _ in range(3)]

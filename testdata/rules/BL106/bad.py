@@ -1,4 +1,5 @@
 """BL106 positives: each marked line must graph-break under real Dynamo."""
+import functools
 import logging
 import sys
 import warnings
@@ -163,3 +164,19 @@ class Logged(torch.nn.Module):
 LOGGED = Logged()
 # A lambda compiled around a module: its forward is inlined (analysis/regions.py).
 logged_twice = torch.compile(lambda x: LOGGED(x) * 2)
+
+
+@functools.lru_cache(None)
+def _warning_once(self, *args, **kwargs):
+    self.warning(*args, **kwargs)
+
+
+# transformers adds `warning_once` (and `info_once`, `warning_advice`) to every logger.
+logging.Logger.warning_once = _warning_once
+transformers_logger = logging.getLogger("breaklint.testdata.transformers")
+
+
+@torch.compile
+def warns_once(x):
+    transformers_logger.warning_once("`use_cache=True` is incompatible with gradient checkpointing")  # expect: BL106
+    return x * 2

@@ -60,3 +60,19 @@ def buffers(x):
 def lists_checkpoints(x):
     names = os.listdir(CACHE)  # expect: BL108
     return x * 2
+
+
+def _is_valid_arg(arg):
+    # kornia's `_is_valid_arg`: Dynamo answers `isinstance` while tracing, so the I/O runs only
+    # for a path. The argument is likely a tensor (a `possible` break); these calls pass a path.
+    if isinstance(arg, str) and os.path.exists(arg):  # possible: BL108
+        return True
+    return isinstance(arg, torch.Tensor)
+
+
+@torch.compile
+def tensor_or_path(x, source):
+    return x * 2 if _is_valid_arg(source) else x
+
+
+CALLS = {"tensor_or_path": [(torch.randn(8, 8), CACHE) for _ in range(3)]}

@@ -17,3 +17,18 @@ def train_step(x):
     os.makedirs(CACHE, exist_ok=True)
     torch.save(y, os.path.join(CACHE, "act.pt"))
     return y
+
+
+def _load_if_path(arg):
+    # Dynamo answers `isinstance` while tracing: for a tensor the I/O is never traced.
+    if isinstance(arg, str) and os.path.exists(arg):
+        return torch.load(arg)
+    if not isinstance(arg, torch.Tensor):
+        with open(arg) as handle:
+            return torch.tensor(float(handle.read()))
+    return arg if isinstance(arg, torch.Tensor) else torch.load(arg)
+
+
+@torch.compile
+def loads_only_paths(x):
+    return _load_if_path(torch.relu(x)) + 1
