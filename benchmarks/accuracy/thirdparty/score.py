@@ -42,6 +42,18 @@ LIBRARIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
     "monai": (("monai",), tuple(f"monai/{d}/" for d in ("data", "inferers", "losses", "networks", "transforms", "utils")),
               "MONAI 1.6.1 on torch 2.13.0 (CPU), 62 cases (40 networks, 5 blocks and layers, 12 losses, "
               "3 inferers, 2 transforms)"),
+    # The models the runs build and every shared module their calls execute (transformers-lines.json's files).
+    "transformers": (("transformers",), tuple(f"transformers/models/{m}/" for m in (
+        "bart", "bert", "clip", "detr", "distilbert", "gemma", "gemma2", "gemma3", "gpt2", "gpt_neox", "llama",
+        "mistral", "mixtral", "phi3", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "resnet", "roberta", "swin", "t5",
+        "vit", "whisper")) + tuple(f"transformers/{f}" for f in (
+            "activations.py", "backbone_utils.py", "cache_utils.py", "configuration_utils.py",
+            "integrations/heterogeneity/configuration_utils.py", "integrations/moe.py",
+            "integrations/sdpa_attention.py", "loss/loss_utils.py", "masking_utils.py", "modeling_layers.py",
+            "modeling_rope_utils.py", "modeling_utils.py", "pytorch_utils.py", "utils/deprecation.py",
+            "utils/generic.py", "utils/import_utils.py", "utils/logging.py", "utils/output_capturing.py")),
+                     "transformers 5.17.0 on torch 2.13.0 (CPU), 26 cases (15 decoder LMs, 4 encoders, "
+                     "3 encoder-decoders, 4 vision models)"),
 }
 
 
@@ -52,7 +64,8 @@ def measure(library: str, site: Path, labels: Path) -> dict:
         for event in run["graph_breaks"]:
             if event["filename"] and not os.path.isabs(event["filename"]):
                 event["filename"] = str(site / event["filename"])
-    scored = tuple(str(site / folder) for folder in folders)
+    # os.path.join keeps a folder's trailing slash (Path drops it): models/gemma/ must not take in models/gemma2/.
+    scored = tuple(os.path.join(site, folder) for folder in folders)
     inside = lambda f: os.path.realpath(f).startswith(scored)  # noqa: E731
     findings = [f for f in breaklint([site / p for p in packages], site, None)
                 if f.get("region") and str(site / f["path"]).startswith(scored)]
