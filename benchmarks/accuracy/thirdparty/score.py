@@ -54,6 +54,10 @@ LIBRARIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
             "utils/generic.py", "utils/import_utils.py", "utils/logging.py", "utils/output_capturing.py")),
                      "transformers 5.17.0 on torch 2.13.0 (CPU), 26 cases (15 decoder LMs, 4 encoders, "
                      "3 encoder-decoders, 4 vision models)"),
+    "diffusers": (("diffusers",), ("diffusers/models/", "diffusers/schedulers/", "diffusers/utils/"),
+                  "diffusers 0.42.1 on torch 2.13.0 (CPU), 25 cases (19 models: 5 UNets and a ControlNet, 5 VAE "
+                  "calls, 9 DiT/MMDiT/video transformers; 5 scheduler steps compiled as functions and a denoising "
+                  "loop)"),
 }
 
 
