@@ -6,6 +6,8 @@ site in the region passes it (positional, keyword, or the default when the call 
 
 - the same kind everywhere: that kind (a tensor is a boolean mask only if it is one everywhere);
 - tensors or maybe-tensors everywhere: maybe-tensor;
+- containers of tensors everywhere (a tuple display of tensors, an entry's `*args`): a container
+  of the join of their elements;
 - anything else (a tensor here, a Python int there; an unpacked `*args` that may bind it; a
   call site the analysis cannot place): nothing is learnt, the parameter is judged from the
   function's own body as before (values.py).
@@ -83,7 +85,7 @@ def passed_values(fn: FunctionInfo, callers: list[FunctionInfo], resolver: CallR
         if not sites:
             return {}  # it reaches fn in a way this pass cannot see (through a parameter)
     joined = {name: join(found) for name, found in seen.items() if found}
-    return {name: value for name, value in joined.items() if value.kind is not Kind.UNKNOWN}
+    return {name: value for name, value in joined.items() if value.kind is not Kind.UNKNOWN or value.element is not None}
 
 
 def _unpacked(call: cst.Call, positional: Sequence[str], params: Mapping[str, cst.Param],

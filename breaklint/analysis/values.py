@@ -148,6 +148,9 @@ def join(values: list[Value]) -> Value:
              "from_scalars": all(v.from_scalars for v in values)}
     if len(kinds) == 1:
         kind = kinds.pop()
+        if kind is Kind.UNKNOWN and all(v.element is not None for v in values):
+            element = join([v.element for v in values if v.element is not None])  # containers of tensors
+            return Value(kind, element=element) if element.tensorish or element.element is not None else UNKNOWN
         return Value(kind, **flags) if kind in (Kind.TENSOR, Kind.MAYBE_TENSOR) else Value(kind)
     if kinds <= {Kind.TENSOR, Kind.MAYBE_TENSOR}:
         return Value(Kind.MAYBE_TENSOR, **flags)
@@ -241,6 +244,10 @@ class FunctionValues:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 env[star.name.value] = UNKNOWN
+        if isinstance(params.star_arg, cst.Param) and info is self.fn and self.entry and params.star_arg.annotation is None:
+            # `forward(self, *args)` of an entry point: the inputs, each a probable tensor as a
+            # named one is (kornia's augmentation containers hand them on).
+            env[params.star_arg.name.value] = Value(Kind.UNKNOWN, element=MAYBE)
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             if param.default is not None:
                 self._eval(param.default, dict(outer))
