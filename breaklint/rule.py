@@ -378,7 +378,8 @@ class FileContext:
             for block, tests in [*fn_shape.arms, *fn_shape.conditions]:
                 typed = [test for condition, holds in tests for test in type_tests(condition, holds)]
                 if typed:
-                    found.append((*self._bounds(block), typed))
+                    first, last = block if isinstance(block, tuple) else (block, block)
+                    found.append((self._bounds(first)[0], self._bounds(last)[1], typed))
         if not self._type_tests[fn]:
             return None
         span = self.file.span(node)
@@ -389,11 +390,12 @@ class FileContext:
                 continue
             for test in typed:
                 value = self.value(test.subject)
-                if not value.tensorish or value.numpy or tensor_answer(test.classinfo, self.resolve) in (None, test.holds):
-                    continue
+                if not value.tensorish or value.numpy or value.or_container \
+                        or tensor_answer(test.classinfo, self.resolve) in (None, test.holds):
+                    continue  # not a tensor, or one whose annotation allows the container tested
                 code = cst.Module([]).code_for_node
                 text = f"{'' if test.holds else 'not '}isinstance({code(test.subject)}, {code(test.classinfo)})"
-                if value.is_tensor and not value.or_container:
+                if value.is_tensor:
                     return True, text
                 likely = likely or (False, text)
         return likely

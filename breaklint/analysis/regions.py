@@ -461,7 +461,7 @@ def find_entry_points(
             for cls in module.classes.values():
                 if "forward" in cls.methods and project.is_nn_module(cls):
                     entries.append(EntryPoint(cls.methods["forward"], ASSUMED))
-                elif "__init__" in cls.methods and project.is_nn_module(cls):
+                elif "__init__" in cls.methods and cls.methods["__init__"].passes_up and project.is_nn_module(cls):
                     # A subclass that builds what its base's `forward` calls and passes it up
                     # (`super().__init__(backbone, rpn, ...)`): that forward runs on its instances.
                     inherited = project.method(cls, "forward")

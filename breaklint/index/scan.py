@@ -27,7 +27,7 @@ from breaklint.infra.recursion import with_room
 from breaklint.index.def_lines import split_lines
 from breaklint.index.imports import base_key
 from breaklint.index.region_text import Block, outline
-from breaklint.index.summary import FunctionSummary, ModuleSummary
+from breaklint.index.summary import ModuleSummary
 from breaklint.index.suppress import may_hold_suppressions
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool, defer_
     blob = pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
     aliases = dict(summary.aliases)
     entry = bool(summary.compile_sites) or any(
-        fn.class_index >= 0 and (fn.name == "forward" or (fn.name == "__init__" and _passes_up(fn)))
+        fn.class_index >= 0 and (fn.name == "forward" or fn.passes_parts_up)
         for fn in summary.functions
     )
     return FileFacts(digest, None, zlib.compress(blob, 1), hashlib.blake2b(blob, digest_size=16).hexdigest(),
@@ -435,8 +435,3 @@ def scan_bytes(data: bytes | ReadProblem, module_name: str, is_package: bool, de
         return FileFacts(digest, text, b"", "", False, False, False)
     return scan_text(text, digest, module_name, is_package, defer_compile)
 
-
-def _passes_up(fn: FunctionSummary) -> bool:
-    """An `__init__` that passes its base's `__init__` something (`super().__init__(backbone,
-    rpn)`): a class that inherits a `forward` and builds what it runs (regions.find_entry_points)."""
-    return any(call.endswith(".__init__") and args for call, args in zip(fn.calls, fn.call_args))

@@ -9,6 +9,8 @@ into the cache, so they hold no libcst nodes and no paths.
 
 from __future__ import annotations
 
+import ast
+
 from dataclasses import dataclass
 
 # The source text of an expression, exactly as written (parentheses around it not included).
@@ -69,6 +71,18 @@ class FunctionSummary:
     # A method whose body (a docstring aside) is one `raise`: a base's stub that its subclasses
     # override, or a subclass's refusal (regions.py, CallResolver.dispatch).
     stub: bool = False
+
+    @property
+    def passes_parts_up(self) -> bool:
+        """An `__init__` that passes its base's `__init__` parts it builds: a constructor call or
+        a local bound to one (`super().__init__(Backbone(), rpn)`, torchvision's detectors), not
+        only its own parameters and constants (`super().__init__(config)`, every transformers
+        model): the base's `forward` then runs on what it was given (regions.find_entry_points)."""
+        if self.name != "__init__":
+            return False
+        return any(text is not None and _built_part(text, self.params)
+                   for call, args in zip(self.calls, self.call_args) if call.endswith(".__init__")
+                   for _, text in args)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,3 +211,14 @@ class ModuleSummary:
     @property
     def has_functions(self) -> bool:
         return bool(self.functions)
+
+
+def _built_part(text: Expr, params: tuple[str, ...]) -> bool:
+    """An argument that is a call (`Backbone()`) or a local name (`rpn`), not a parameter of the
+    function passing it, a constant or an attribute of one (`config.hidden_size`)."""
+    if text.isidentifier():
+        return text not in params and text not in ("self", "True", "False", "None")
+    try:
+        return isinstance(ast.parse(text, mode="eval").body, ast.Call)
+    except (SyntaxError, ValueError, RecursionError):
+        return False

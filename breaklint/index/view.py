@@ -233,6 +233,7 @@ class ShallowFunctionInfo(FunctionInfo):
         self.nested = []
         self.ordinal = ordinal
         self.stub = summary.stub
+        self.passes_up = summary.passes_parts_up
         # header, global_names and call_guards are made when first read: most functions of a
         # module the call graph reaches are never asked (memory, on a large tree).
         self._header: FunctionHeader | None = None

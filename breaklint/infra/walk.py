@@ -74,6 +74,7 @@ def own_code_nodes(function: cst.FunctionDef) -> typing.Iterator[cst.CSTNode]:
 # One if/elif/else block and the tests that decide whether it runs (annotations only: libcst
 # loads on first use, deferred.py).
 Arm = "tuple[cst.BaseSuite, list[tuple[cst.BaseExpression, bool]]]"
+Condition = "tuple[cst.CSTNode | tuple[cst.CSTNode, cst.CSTNode], list[tuple[cst.BaseExpression, bool]]]"
 
 
 class Shape(typing.NamedTuple):
@@ -82,9 +83,11 @@ class Shape(typing.NamedTuple):
     arms: list[Arm]  # if_arms
     loop_bodies: list[cst.CSTNode]  # the bodies of its for/while loops, in visit order
     while_tests: list[cst.BaseExpression]  # the tests of its while loops, in visit order
-    # The operands that run only when a test gives one answer: the right side of `a and b` (`a`
-    # held) and of `a or b` (`a` failed), the arms of `x if c else y`; in the form of `arms`.
-    conditions: list[tuple[cst.CSTNode, list[tuple[cst.BaseExpression, bool]]]]
+    # The code that runs only when a test gives one answer, with that test as in `arms`: the
+    # right side of `a and b` (`a` held) and of `a or b` (`a` failed), the arms of `x if c else
+    # y`, and the statements after `if c: return ...` (`c` failed; a run of statements is given
+    # by its first and last).
+    conditions: list[Condition]
 
 
 def shape(function: cst.FunctionDef) -> Shape:
@@ -94,10 +97,10 @@ def shape(function: cst.FunctionDef) -> Shape:
     found: list[Arm] = []
     loops: list[cst.CSTNode] = []
     tests: list[cst.BaseExpression] = []
-    conditions: list[tuple[cst.CSTNode, list[tuple[cst.BaseExpression, bool]]]] = []
+    conditions: list[Condition] = []
     elifs: set[int] = set()  # `elif` Ifs, already recorded with the tests of their chain
     if_, for_, while_ = cst.If, cst.For, cst.While
-    boolean, if_exp, and_ = cst.BooleanOperation, cst.IfExp, cst.And
+    boolean, if_exp, and_, block = cst.BooleanOperation, cst.IfExp, cst.And, cst.IndentedBlock
     function_def, lambda_, class_def = cst.FunctionDef, cst.Lambda, cst.ClassDef
 
     def enter(node: cst.CSTNode) -> bool:  # OwnCode's visit_FunctionDef, visit_Lambda, visit_ClassDef
@@ -129,7 +132,20 @@ def shape(function: cst.FunctionDef) -> Shape:
         elif kind is if_exp:
             conditions.append((node.body, [(node.test, True)]))  # type: ignore[attr-defined]
             conditions.append((node.orelse, [(node.test, False)]))  # type: ignore[attr-defined]
+        elif kind is block:
+            statements = node.body  # type: ignore[attr-defined]
+            for at, statement in enumerate(statements[:-1]):
+                if type(statement) is if_ and statement.orelse is None and _ends_leaving(statement.body):
+                    conditions.append(((statements[at + 1], statements[-1]), [(statement.test, False)]))
     return Shape(found, loops, tests, conditions)
+
+
+def _ends_leaving(body: cst.BaseSuite) -> bool:
+    """Whether a block's last statement leaves it: `return`, `raise`, `continue`, `break`."""
+    last = body.body[-1] if body.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
 
 def if_arms(function: cst.FunctionDef) -> list[Arm]:
