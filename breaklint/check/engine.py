@@ -1057,6 +1057,8 @@ class _Run:
                 found.setdefault(path, []).append((fn.ordinal, region))
                 if fn.module.functions.get(fn.qualname) is fn:
                     winners.add(path)
+            self.work.region_entries += len(entries)
+            self.work.region_modules += project.by_name.built()
         except Exception as error:  # no regions at all: say so where the entry points may be, and go on
             found.clear()
             why = _internal("while finding the compiled regions", error) + "; no file was checked as compiled code"
@@ -1378,6 +1380,10 @@ class Work:
     cross_file_reads: int = 0
     content_texts: int = 0  # other files whose defs were parsed on their own for a reader
     whole_trees: int = 0  # checked files whose whole tree a rule read (libcst parsed their regions only)
+    # The regions' entry points, and the modules built from summaries once the regions are known
+    # (what the regions' process holds: its memory on a large tree grows with them).
+    region_entries: int = 0
+    region_modules: int = 0
 
     def counted(self, fragments: Fragments) -> dict[str, int]:
         return {**vars(self), "fragments_parsed": fragments.parsed(), "libcst_chars_alone": fragments.alone_chars}
