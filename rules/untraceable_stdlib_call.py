@@ -6,6 +6,7 @@ from breaklint.finding import Confidence, Stage
 from breaklint.rule import (DRAWS_THAT_BREAK, dynamo_tables, is_scalar_draw, Kind, numpy_name, RNG_BREAKING_METHODS,
                             RNG_CLASS, Rule)
 
+from ._support import bindings, called_name
 from .c_extension_call import C_PACKAGES
 from .file_io import CALLS as FILE_CALLS
 from .unsupported_builtin import FRAME_CALLS
@@ -42,6 +43,11 @@ LOCKS = frozenset({"threading.Lock", "threading.RLock", "_thread.allocate_lock",
 UNSUPPORTED_CONTEXT = "GB0142"
 # unittest's files are skipped unless torch._dynamo.config.enable_trace_unittest (check_file).
 UNITTEST_CASE = "unittest.TestCase"
+# A `contextvars.ContextVar`'s methods (transformers' output capturing reads one in `forward`).
+CONTEXT_VAR = "contextvars.ContextVar"
+CONTEXT_VAR_METHODS = frozenset({"get", "set", "reset"})
+CONTEXT_VAR_HELP = ("read the context variable before the compiled call and pass the value in as an argument "
+                    "(or set a plain attribute the region reads)")
 SKIPPED_INLINE = "GB0008"
 # NumPy draws of one Python scalar (no `size`) break; arrays are traced as torch random ops
 # (breaklint/analysis/numpy_api.py). The `np.random` functions torch._numpy lacks are BL103's.
@@ -61,7 +67,8 @@ class UntraceableStdlibCall(Rule):
     `gc.collect()`, `importlib.import_module()`; every other standard-library C function on
     Dynamo's skip list (the table `breaklint/analysis/dynamo_tables.py`, generated from torch's
     trace rules); a write to `os.environ[...]`; a `with` on a module-level thread lock
-    (`threading.Lock()`, `RLock()`); and `unittest` assertions (`self.assertEqual` in a
+    (`threading.Lock()`, `RLock()`); a `contextvars.ContextVar`'s `get()`, `set()` and `reset()`
+    (a name or `self.attr` bound to one: transformers' output capturing); and `unittest` assertions (`self.assertEqual` in a
     `unittest.TestCase` subclass, `_CHECKS.assertEqual` on a module-level `TestCase()`), whose
     files Dynamo skips unless `enable_trace_unittest`.
 
@@ -143,6 +150,11 @@ class UntraceableStdlibCall(Rule):
             return None
         return self.ctx.resolve(bound[0].expr.func)
 
+    def _context_var(self, receiver: cst.BaseExpression) -> bool:
+        """A name or `self.attr` bound only to `contextvars.ContextVar(...)`."""
+        bound = list(bindings(self.ctx, receiver))
+        return bool(bound) and all(called_name(expr, module) == CONTEXT_VAR for expr, module in bound)
+
     def _test_case(self, receiver: cst.BaseExpression) -> bool:
         """`self` in a method of a unittest.TestCase subclass, or a module-level
         `unittest.TestCase()`: Dynamo skips unittest's files, so the assertion is not inlined."""
@@ -163,6 +175,10 @@ class UntraceableStdlibCall(Rule):
                 and self.ctx.value(func.value).kind is Kind.RNG:  # the name first: values cost a pass
             self.report(node, confidence=Confidence.CERTAIN, says=UNSUPPORTED_METHOD,
                         function=f"{RNG_CLASS}.{func.attr.value}")
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value in CONTEXT_VAR_METHODS and self._context_var(func.value):
+            self.report(node, confidence=Confidence.CERTAIN, says=UNSUPPORTED_METHOD,
+                        function=f"{CONTEXT_VAR}.{func.attr.value}", help=CONTEXT_VAR_HELP)
             return
         resolved = self.ctx.resolve(node.func) or ""
         if resolved in CALLS:

@@ -1,4 +1,5 @@
 """BL107 positives: each marked line must graph-break under real Dynamo."""
+import contextvars
 import random
 import time
 import uuid
@@ -170,3 +171,32 @@ class JitteredScale(nn.Module):
 
 
 jittered_scale = torch.compile(JitteredScale())
+
+
+_collector = contextvars.ContextVar("collector", default=None)
+
+
+@torch.compile
+def collects(x):
+    collected = _collector.get()  # expect: BL107
+    return x * 2 if collected is None else x
+
+
+class Collector:
+    # transformers' output capturing: the variable is an attribute of a module-level helper.
+    def __init__(self, name):
+        self.context_var = contextvars.ContextVar(name, default=None)
+
+    def get(self):
+        return self.context_var.get()  # expect: BL107
+
+
+_active = Collector("outputs")
+
+
+class Captured(nn.Module):
+    def forward(self, x):
+        return x + 1 if _active.get() is None else x
+
+
+captured = torch.compile(Captured())

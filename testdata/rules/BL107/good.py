@@ -1,4 +1,5 @@
 """BL107 negatives: RNG and clocks that Dynamo traces, or that run outside the region."""
+import contextvars
 import os
 import random
 import time
@@ -153,3 +154,16 @@ class ReseededNoise(nn.Module):
 
 
 reseeded_noise = torch.compile(ReseededNoise())
+
+
+_request = contextvars.ContextVar("request", default=0)
+
+
+@torch.compile
+def scaled_by(x, scale=1):
+    return x * scale
+
+
+def serve(x):
+    # The context variable is read outside the compiled function and passed in.
+    return scaled_by(x, _request.get())
