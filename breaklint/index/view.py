@@ -440,6 +440,12 @@ class _RecordedImports(ImportTable):
         return super().resolve_dotted(name)
 
 
+def _accessor_of(summary: FunctionSummary) -> bool:
+    """`@name.setter` / `@name.deleter` on a def of the property's name: reading the attribute
+    still runs the getter (transformers' `PreTrainedModel.loss_function`)."""
+    return any(decorator in (f"{summary.name}.setter", f"{summary.name}.deleter") for decorator in summary.decorators)
+
+
 def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Promote,
                    fragments: Fragments | None = None, on_deep_read: Callable[[Path], None] | None = None,
                    on_read: Callable[[Path, str], None] | None = None,
@@ -494,6 +500,8 @@ def shallow_module(summary: ModuleSummary, path: Path, display: str, promote: Pr
         parent = defined[fn_summary.parent] if fn_summary.parent >= 0 else None
         fn = ShallowFunctionInfo(module, fn_summary, ordinal, owner, parent, fragments, promote, deep_read)
         defined.append(fn)
+        if _accessor_of(fn_summary) and dict.__contains__(module._functions, fn.qualname):  # not a recorded read
+            continue  # the property's getter stays what `Class.name` names and a read of it runs
         dict.__setitem__(module._functions, fn.qualname, fn)
         if owner is not None:
             owner.methods[fn.name] = fn

@@ -180,3 +180,23 @@ transformers_logger = logging.getLogger("breaklint.testdata.transformers")
 def warns_once(x):
     transformers_logger.warning_once("`use_cache=True` is incompatible with gradient checkpointing")  # expect: BL106
     return x * 2
+
+
+
+class WarnsInProperty(nn.Module):
+    # A property with a setter (transformers' `PreTrainedModel.loss_function`): what `forward`
+    # reads is the getter's result.
+    @property
+    def loss_function(self):
+        logger.warning("no loss type set: using MSE")  # expect: BL106
+        return nn.functional.mse_loss
+
+    @loss_function.setter
+    def loss_function(self, value):
+        self._loss_function = value
+
+    def forward(self, x):
+        return self.loss_function(x, x.flip(0))
+
+
+warns_in_property = torch.compile(WarnsInProperty())

@@ -118,3 +118,22 @@ def logged_after_early_return(x):
         return x * 2
     print("eager step")  # never traced: the `if` above returns while compiling
     return x
+
+
+
+class WarnsInSetter(torch.nn.Module):
+    # What `forward` reads is the getter's result, never the setter beside it.
+    @property
+    def loss_function(self):
+        return torch.nn.functional.mse_loss
+
+    @loss_function.setter
+    def loss_function(self, value):
+        logger.warning("loss function replaced")
+        self._loss_function = value
+
+    def forward(self, x):
+        return self.loss_function(x, x.flip(0))
+
+
+warns_in_setter = torch.compile(WarnsInSetter())
