@@ -82,6 +82,17 @@ def test_a_skip_after_a_resumed_break_outside_a_loop_is_not_a_site(tmp_path: Pat
     assert sorted(line for _, line in run.runtime_sites(cases, lambda f: True)) == [2]
 
 
+
+def test_an_rnn_skip_is_a_site_even_after_a_resumed_break(tmp_path: Path) -> None:
+    # torch_geometric's ChebConv+Set2Set: breaks resumed in the convolutions, then Set2Set's LSTM
+    # skipped its frame (GB0014): the LSTM is what broke there, not a consequence.
+    source = tmp_path / "a.py"
+    source.write_text("def f(x):\n    y = lstm(x)\n    z = y + 1\n    return z\n", encoding="utf-8")
+    cases = {"c": {"graph_breaks": [_event(tmp_path / "b.py", 9, "GB0036", False), _event(source, 2, "GB0014", True)]}}
+    sites = run.runtime_sites(cases, lambda f: True)
+    assert (os.path.realpath(source), 2) in sites
+    assert run.untraced_after_breaks(cases, lambda f: True) == {os.path.realpath(source): [(3, 4)]}
+
 def test_a_break_dynamo_cannot_resume_from_hides_the_rest_of_its_function(tmp_path: Path) -> None:
     # timm's LSTM2d: Dynamo compiles up to the first LSTM (GB0014, "cannot resume from") and runs
     # the rest of forward eagerly, so the second LSTM (line 3) is never traced; h (line 6) is.

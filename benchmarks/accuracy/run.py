@@ -174,6 +174,9 @@ def breaklint(paths: list[Path], cwd: Path, config: Path | None) -> list[dict]:
 
 
 LOOP_BREAK = "GB7000"  # "graph break in loop": Dynamo skips the whole frame from that break on
+# Breaks that skip their frame whatever else broke in the run: an RNN module (GB0014, "Attempted to
+# wrap RNN, GRU, or LSTM"). A skip with one of these ids is its own cause, never a consequence.
+OWN_SKIPS = frozenset({"GB0014"})
 
 
 def runtime_sites(cases: dict, inside: callable) -> dict[tuple[str, int], set[str]]:  # type: ignore[valid-type]
@@ -183,11 +186,12 @@ def runtime_sites(cases: dict, inside: callable) -> dict[tuple[str, int], set[st
         # A frame skip after a break Dynamo resumed from (a sparse tensor returned after the
         # break that made it) is a consequence, not a site; a skip on its own (a break in a
         # loop, an RNN in forward) is the site, and so is a break in a loop anywhere (GB7000 at
-        # that line), which is what made the frame skip.
+        # that line), which is what made the frame skip, and an RNN module anywhere (OWN_SKIPS).
         resumed = any(not e["frame_skipped"] for e in case["graph_breaks"])
         in_loop = {(e["filename"], e["lineno"]) for e in case["graph_breaks"] if e["gb_id"] == LOOP_BREAK}
         for event in case["graph_breaks"]:
-            if resumed and event["frame_skipped"] and (event["filename"], event["lineno"]) not in in_loop:
+            if resumed and event["frame_skipped"] and (event["filename"], event["lineno"]) not in in_loop \
+                    and event["gb_id"] not in OWN_SKIPS:
                 continue
             if event["lineno"] and inside(event["filename"]) and event["gb_id"] != "GB0039":
                 sites[(os.path.realpath(event["filename"]), event["lineno"])].add(f"{event['gb_type']} ({event['gb_id']})")
@@ -207,7 +211,8 @@ def untraced_after_breaks(cases: dict, inside: callable) -> dict[str, list[tuple
         in_loop = {(e["filename"], e["lineno"]) for e in case["graph_breaks"] if e["gb_id"] == LOOP_BREAK}
         for event in case["graph_breaks"]:
             where = (event["filename"], event["lineno"])
-            frame_skip = event["frame_skipped"] and event["gb_id"] != "GB0039" and (not resumed or where in in_loop)
+            frame_skip = event["frame_skipped"] and event["gb_id"] != "GB0039" and \
+                (not resumed or where in in_loop or event["gb_id"] in OWN_SKIPS)
             if not (frame_skip or event.get("rest_skipped")):
                 continue
             if event["lineno"] and inside(event["filename"]):
