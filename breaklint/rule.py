@@ -10,7 +10,7 @@ from typing import Callable, ClassVar
 
 import libcst as cst
 
-from breaklint.analysis.arguments import caller_functions, entry_callers, passed_values, reads_arguments
+from breaklint.analysis.arguments import caller_functions, entry_callers, passed_values, reads_arguments, submodule_callers
 from breaklint.analysis.backedge import function_code, module_code, skips_frame
 from breaklint.analysis.model_config import fails
 from breaklint.finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
@@ -51,6 +51,8 @@ from breaklint.infra.walk import content_nodes, visit  # noqa: F401 (content_nod
 from breaklint.infra.walk import Arm, Shape, shape
 from breaklint.infra.lazy import real_node  # noqa: F401 (for the rules)
 
+# What calls may pass an assumed entry's parameter for it to be no tensor (_make_values).
+NOT_TENSORS = frozenset({Kind.SHAPE_INT, Kind.SHAPE, Kind.PYTHON})
 # Dynamo's graph-break registry (GBxxxx ids) first shipped in torch 2.8; GB0170 carried a
 # placeholder Gb_type there and got its real name in 2.9 (shared/reference/graph-break-registry.md).
 GB_IDS_SINCE = TorchVersion(2, 8)
@@ -252,6 +254,16 @@ class FileContext:
             outside = entry_callers(fn, resolver)
             if outside:
                 passed = passed_values(fn, outside, resolver, lambda caller: self.function_values(caller))
+        elif region is not None and entry and region.assumed and fn.name == "forward" and len(fn.header.positional) > 1:
+            # A module forward assumed compiled that its own file calls as a submodule
+            # (`self.rel_pos(i, j)` with shape ints): a parameter every such call passes a
+            # known non-tensor is that, not the tensor an assumed entry's inputs are taken for.
+            resolver = CallResolver(self.project)
+            users = submodule_callers(fn, resolver)
+            if users:
+                passed = {name: value for name, value in passed_values(
+                    fn, users, resolver, lambda caller: self.function_values(caller)).items()
+                    if value.kind in NOT_TENSORS}
         return FunctionValues(fn, self.project, entry=entry, arguments=passed, flow=self._numpy_flow(),
                               returns=self._return_flow())
 

@@ -214,3 +214,54 @@ def test_editing_only_the_caller_changes_the_callees_finding_in_a_warm_run(tmp_p
     assert warm == found(run(root)) == set()
     write(root, model("return pick(x)"))
     assert found(run(root, cache)) == found(run(root)) == {("helpers.py", 5, "likely")}
+
+
+# x_transformers' AlibiPositionalBias: a module forward no compile call reaches, so assumed
+# compiled as an entry, whose own file calls it as a submodule with shape ints. Dynamo does not
+# break there (testdata/rules/BL102/good.py `AttentionWithBias`, compiled whole).
+SUBMODULE = """
+    import torch
+    from torch import nn
+
+
+    class RelativeBias(nn.Module):
+        def __init__(self, heads):
+            super().__init__()
+            self.slopes = nn.Parameter(torch.ones(heads, 1, 1))
+
+        def forward(self, i, j):
+            if i > j:
+                i = j
+            return self.slopes * torch.arange(j)[None, None, :i].float()
+
+
+    class Attention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rel_pos = RelativeBias(2)
+
+        def forward(self, x):
+            i, j = x.shape[-2], {passed}
+            return x + self.rel_pos(i, j)
+    """
+
+
+def assumed(root: Path) -> set[tuple[str, int, str]]:
+    """The findings with every module's forward assumed compiled (the default)."""
+    from breaklint.check.engine import Engine
+    from breaklint.check.registry import RuleSet
+    from breaklint.config import Config
+
+    config = Config(root=root)
+    result = Engine(config, RuleSet(config)).check([root])
+    return {(f.code, f.span.start_line, f.confidence.value) for f in result.findings}
+
+
+def test_an_assumed_forward_takes_what_its_own_file_passes_the_submodule(tmp_path: Path) -> None:
+    root = write(tmp_path, {"layers.py": SUBMODULE.replace("{passed}", "x.shape[-1]")})
+    assert assumed(root) == set()
+
+
+def test_an_assumed_forward_passed_a_tensor_somewhere_stays_a_maybe(tmp_path: Path) -> None:
+    root = write(tmp_path, {"layers.py": SUBMODULE.replace("{passed}", "x.sum()")})
+    assert assumed(root) == {("BL102", 12, "likely"), ("BL101", 14, "likely")}

@@ -157,6 +157,34 @@ def entry_callers(fn: FunctionInfo, resolver: CallResolver) -> list[FunctionInfo
         target is fn for call in caller.calls if names_fn(call) for target, _ in resolver.bound_targets(call, caller))]
 
 
+def submodule_callers(fn: FunctionInfo, resolver: CallResolver) -> list[FunctionInfo]:
+    """The methods of fn's own file that call the module whose `forward` fn is through an
+    attribute their class builds it in (`self.rel_pos = AlibiPositionalBias(h)`, then
+    `self.rel_pos(i, j)`): an assumed entry that its file uses as a submodule."""
+    cls = fn.class_info
+    if cls is None:
+        return []
+    name = cls.qualname.rpartition(".")[2]
+
+    def built_here(call: cst.Call, caller: FunctionInfo) -> bool:  # a cheap test before resolving
+        func = call.func
+        owner = caller.class_info
+        if owner is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                 and func.value.value == caller.self_name):
+            return False
+        return any(isinstance(bound.expr, cst.Call) and _names(bound.expr.func, name)
+                   for bound in owner.attrs.get(func.attr.value, ()))
+
+    return [caller for caller in fn.module.content_module.defined if caller is not fn and any(
+        target is fn for call in caller.calls if built_here(call, caller)
+        for target, _ in resolver.bound_targets(call, caller))]
+
+
+def _names(func: cst.BaseExpression, name: str) -> bool:
+    return (isinstance(func, cst.Name) and func.value == name) or (
+        isinstance(func, cst.Attribute) and func.attr.value == name)
+
+
 def _passed(arg: cst.BaseExpression, values: FunctionValues, caller: FunctionInfo) -> Value:
     """What the caller passes: its value of `arg`, except a parameter that is a maybe-tensor only
     by the caller's own guess (values.FunctionValues.guessed), passed on as it is: unknown."""

@@ -353,3 +353,29 @@ def _area_flag(h, w):
 @torch.compile
 def area_flag(x):
     return x * _area_flag(*_shapes(x))
+
+
+class RelativeBias(torch.nn.Module):
+    # x_transformers' AlibiPositionalBias: its parent passes shape ints, which Dynamo specialises
+    # (tests/test_arguments.py holds breaklint to the same file with no compile call seen).
+    def __init__(self, heads):
+        super().__init__()
+        self.slopes = torch.nn.Parameter(torch.ones(heads, 1, 1))
+
+    def forward(self, i, j):
+        if i > j:
+            i = j
+        return self.slopes * torch.arange(j)[None, None, :i].float()
+
+
+class AttentionWithBias(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rel_pos = RelativeBias(2)
+
+    def forward(self, x):
+        i, j = x.shape[-2], x.shape[-1]
+        return x + self.rel_pos(i, j)
+
+
+attention_with_bias = torch.compile(AttentionWithBias())
