@@ -10,7 +10,8 @@ from typing import Callable, ClassVar
 
 import libcst as cst
 
-from breaklint.analysis.arguments import caller_functions, entry_callers, passed_values, reads_arguments, submodule_callers
+from breaklint.analysis.arguments import (caller_functions, entry_callers, passed_values, reads_arguments,
+                                          submodule_callers)
 from breaklint.analysis.backedge import function_code, module_code, skips_frame
 from breaklint.analysis.model_config import fails
 from breaklint.finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage

@@ -68,9 +68,9 @@ class UntraceableStdlibCall(Rule):
     Dynamo's skip list (the table `breaklint/analysis/dynamo_tables.py`, generated from torch's
     trace rules); a write to `os.environ[...]`; a `with` on a module-level thread lock
     (`threading.Lock()`, `RLock()`); a `contextvars.ContextVar`'s `get()`, `set()` and `reset()`
-    (a name or `self.attr` bound to one: transformers' output capturing); and `unittest` assertions (`self.assertEqual` in a
-    `unittest.TestCase` subclass, `_CHECKS.assertEqual` on a module-level `TestCase()`), whose
-    files Dynamo skips unless `enable_trace_unittest`.
+    (a name or `self.attr` bound to one: transformers' output capturing); and `unittest`
+    assertions (`self.assertEqual` in a `unittest.TestCase` subclass, `_CHECKS.assertEqual` on a
+    module-level `TestCase()`), whose files Dynamo skips unless `enable_trace_unittest`.
 
     ## Why is this bad?
     These functions are written in C or sit on Dynamo's skip list, and their results are not

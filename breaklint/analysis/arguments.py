@@ -147,14 +147,10 @@ def entry_callers(fn: FunctionInfo, resolver: CallResolver) -> list[FunctionInfo
     what they pass is only ever joined with, never relied on alone (see passed_values)."""
     module = fn.module.content_module
     name = fn.header.name
-
-    def names_fn(call: cst.Call) -> bool:  # a cheap test first: resolving a call may read other files
-        func = call.func
-        return (isinstance(func, cst.Name) and func.value == name) or (
-            isinstance(func, cst.Attribute) and func.attr.value == name)
-
+    # `_names` first, a cheap test: resolving a call may read other files.
     return [caller for caller in module.defined if caller is not fn and any(
-        target is fn for call in caller.calls if names_fn(call) for target, _ in resolver.bound_targets(call, caller))]
+        target is fn for call in caller.calls if _names(call.func, name)
+        for target, _ in resolver.bound_targets(call, caller))]
 
 
 def submodule_callers(fn: FunctionInfo, resolver: CallResolver) -> list[FunctionInfo]:
@@ -181,6 +177,7 @@ def submodule_callers(fn: FunctionInfo, resolver: CallResolver) -> list[Function
 
 
 def _names(func: cst.BaseExpression, name: str) -> bool:
+    """`name(...)` or `x.name(...)`."""
     return (isinstance(func, cst.Name) and func.value == name) or (
         isinstance(func, cst.Attribute) and func.attr.value == name)
 
