@@ -248,13 +248,7 @@ SUBMODULE = """
 
 def assumed(root: Path) -> set[tuple[str, int, str]]:
     """The findings with every module's forward assumed compiled (the default)."""
-    from breaklint.check.engine import Engine
-    from breaklint.check.registry import RuleSet
-    from breaklint.config import Config
-
-    config = Config(root=root)
-    result = Engine(config, RuleSet(config)).check([root])
-    return {(f.code, f.span.start_line, f.confidence.value) for f in result.findings}
+    return {(f.code, f.span.start_line, f.confidence.value) for f in run(root, assume_forward=True).findings}
 
 
 def test_an_assumed_forward_takes_what_its_own_file_passes_the_submodule(tmp_path: Path) -> None:

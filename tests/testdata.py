@@ -121,12 +121,14 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def check_tree(root: Path, cache: Path | None = None, jobs: int = 1):  # type: ignore[no-untyped-def]
-    """`breaklint check root` with only explicit compile sites as entries (a CheckResult)."""
+def check_tree(root: Path, cache: Path | None = None, jobs: int = 1,  # type: ignore[no-untyped-def]
+               assume_forward: bool = False):
+    """`breaklint check root` with only explicit compile sites as entries (a CheckResult);
+    `assume_forward`: every module's forward assumed compiled too (the default configuration)."""
     from breaklint.check.salt import project_cache
     from breaklint.config import Config
     from breaklint.check.engine import Engine
     from breaklint.check.registry import RuleSet
 
-    config = Config(root=root, assume_forward_compiled=False)
+    config = Config(root=root, assume_forward_compiled=assume_forward)
     return Engine(config, RuleSet(config), cache=project_cache(cache) if cache else None, jobs=jobs).check([root])
