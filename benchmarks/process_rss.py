@@ -94,16 +94,18 @@ def main() -> None:
         for python in pythons:
             command = [python, "-m", "breaklint", "check", str(args.tree.resolve()), "-q", "--exit-zero",
                        "--jobs", str(args.jobs)]
-            cwd = Path(tempfile.mkdtemp(prefix="process-rss-")) if args.fill_cache else None
-            if cwd is None:
+            # Always from an empty folder: `python -m` puts the working directory first on the
+            # path, so run from a checkout it would import that checkout's breaklint whatever
+            # `--env PYTHONPATH=` names (an A/B run would compare a tree with itself).
+            cwd = Path(tempfile.mkdtemp(prefix="process-rss-"))
+            if not args.fill_cache:
                 command.append("--no-cache")
             if args.json is not None:
                 args.json.mkdir(parents=True, exist_ok=True)
                 command += ["--output-format", "json", "--output-file",
                             str((args.json / f"{pythons.index(python)}-jobs{args.jobs}-{round_ + 1}.json").resolve())]
             wall, code, peaks, kernel = measure(command, env, cwd=cwd)
-            if cwd is not None:
-                shutil.rmtree(cwd, ignore_errors=True)
+            shutil.rmtree(cwd, ignore_errors=True)
             parent, *workers = peaks.values()
             shown = ", ".join(f"{kib / 1024:.0f}" for kib in sorted(workers, reverse=True)[:8])
             print(f"[{round_ + 1}] {python} --jobs {args.jobs}: exit {code}, {wall:.1f} s, load "

@@ -206,6 +206,19 @@ def test_a_summary_holds_no_set_or_dict() -> None:
     assert {FunctionSummary, ClassSummary, Guard} <= kinds
 
 
+def test_a_files_equal_texts_and_layouts_are_one_object_once_read() -> None:
+    """builder._one: each repeated text and argument layout of a file is pickled once, so every
+    process that reads the summary holds it once (transformers' largest process: 600 -> 565 MB)."""
+    source = ("def f(config):\n    a = nn.Linear(config.hidden_size, config.hidden_size)\n    return g(a)\n\n"
+              "def h(config):\n    a = nn.Linear(config.hidden_size, config.hidden_size)\n    return g(a)\n")
+    f, h = scan_text(source, "d", "m", False).summary().functions
+    assert f.call_args[0] == ((None, "config.hidden_size"),) * 2 and f.call_args[0] is h.call_args[0]
+    texts = [text for fn in (f, h) for layout in fn.call_args for _, text in layout if text == "config.hidden_size"]
+    assert len(texts) == 4 and all(text is texts[0] for text in texts)
+    assert dict(f.assigns)["a"] is dict(h.assigns)["a"]
+    assert f.calls[1] is h.calls[1] == "g"
+
+
 def test_a_definitions_digest_is_of_its_value_not_of_what_it_shares() -> None:
     indexed = summarize(DIGESTED, "m", False)
     same = "x.y"

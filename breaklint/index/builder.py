@@ -15,7 +15,7 @@ import bisect
 import sys
 import warnings
 from itertools import accumulate
-from typing import Callable, Iterable, Iterator, Mapping, Optional
+from typing import Callable, Iterable, Iterator, Mapping, Optional, TypeVar
 
 from breaklint.index.compilers import Compiler, alias_of, compiled_argument, returned_names
 from breaklint.index.conditions import dotted, guards_of, is_concatenation
@@ -31,6 +31,7 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _NOT_CHILDREN = frozenset({"ctx", "op", "ops", "conversion", "kind", "type_comment"})
 _EXPR_FIELDS: dict[type, tuple[str, ...]] = {}  # a memo of ast's static field lists
 _SELF_REGISTRATIONS = ("register_buffer", "register_parameter", "add_module", "register_module")
+_T = TypeVar("_T")
 
 
 def line_starts(source: bytes) -> list[int]:
@@ -85,13 +86,13 @@ class _Function:
         self.nonlocal_names: set[str] = set()  # only for the writes to closure cells (not stored)
         self.implicit: list[Expr] = []
 
-    def freeze(self) -> FunctionSummary:
+    def freeze(self, shared: dict[object, object]) -> FunctionSummary:
         return FunctionSummary(
             self.qualname, self.name, self.class_index, self.parent, self.self_name, tuple(sorted(self.params)),
-            tuple(self.calls), tuple(self.refs), _freeze(self.assigns), tuple(self.nested),
-            tuple(sorted(self.global_names)), self.line, self.decorators, tuple(self.call_args),
-            tuple(self.call_guards), self.signature, self.end_line, tuple(dict.fromkeys(self.implicit)),
-            self.stub,
+            _one(tuple(self.calls), shared), _one(tuple(self.refs), shared), _freeze(self.assigns, shared),
+            tuple(self.nested), tuple(sorted(self.global_names)), self.line, self.decorators,
+            _one(tuple(self.call_args), shared), tuple(self.call_guards), _one(self.signature, shared), self.end_line,
+            tuple(dict.fromkeys(self.implicit)), self.stub,
         )
 
 
@@ -113,10 +114,11 @@ class _Class:
             self.attr_methods.append((name, len(values), method))
         values.append((value, iterated))
 
-    def freeze(self) -> ClassSummary:
-        return ClassSummary(self.qualname, self.name, self.bases, _freeze(self.attrs), tuple(sorted(self.tensor_attrs)),
+    def freeze(self, shared: dict[object, object]) -> ClassSummary:
+        return ClassSummary(self.qualname, self.name, self.bases, _freeze(self.attrs, shared),
+                            tuple(sorted(self.tensor_attrs)),
                             tuple(sorted(self.attr_guards, key=lambda item: item[:2])), self.line, self.end_line,
-                            tuple(self.body), tuple(self.attr_methods))
+                            _one(tuple(self.body), shared), tuple(self.attr_methods))
 
 
 class _Arm:
@@ -129,8 +131,21 @@ class _Arm:
         self.guards: list[Guard] | None = None
 
 
-def _freeze(bindings: dict[str, list[tuple[Expr, bool]]]) -> Bindings:
-    return tuple((name, tuple(values)) for name, values in bindings.items())
+def _freeze(bindings: dict[str, list[tuple[Expr, bool]]], shared: dict[object, object]) -> Bindings:
+    return tuple((name, _one(tuple(values), shared)) for name, values in bindings.items())
+
+
+def _one(value: _T, shared: dict[object, object]) -> _T:
+    """`value` with each string and tuple in it replaced by the first equal one of the file
+    (`shared`): pickle writes an object it has seen once and refers to it after, so every
+    process that reads the summary holds one of each (a fifth of transformers' summaries are
+    repeated texts and argument layouts: `(None, None)`, `config.hidden_size`)."""
+    kind = type(value)
+    if kind is tuple:
+        value = tuple([_one(item, shared) for item in value])  # type: ignore[arg-type,assignment]
+    elif kind is not str:
+        return value
+    return shared.setdefault(value, value)  # type: ignore[return-value]
 
 
 class _Walker:
@@ -192,10 +207,11 @@ class _Walker:
         for statement in tree.body:
             self.top_statement = statement
             self._block((statement,))
+        shared: dict[object, object] = {}  # _one's
         return ModuleSummary(
             self.module_name, self.is_package, tuple(self.imports.aliases.items()),
-            tuple(sorted(self.imports.local_defs)), tuple(f.freeze() for f in self.functions),
-            tuple(c.freeze() for c in self.classes), _freeze(self.assigns), tuple(self.sites),
+            tuple(sorted(self.imports.local_defs)), tuple(f.freeze(shared) for f in self.functions),
+            tuple(c.freeze(shared) for c in self.classes), _freeze(self.assigns, shared), tuple(self.sites),
             tuple(self.disabled), *self._compiled_facts(), tuple(self.imported_calls),
             tuple((name, helper.kind, helper.position, helper.options) for name, helper in self.compilers.items()
                   if self.imported_helpers.get(name) is not helper),  # its own helpers, not those it imported
