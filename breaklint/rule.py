@@ -217,11 +217,12 @@ class FileContext:
         values = self.function_values(self.function_stack[0])
         return values.of(node) if values is not None else UNKNOWN
 
-    def function_values(self, fn: FunctionInfo, entry: bool = False) -> FunctionValues | None:
+    def function_values(self, fn: FunctionInfo, entry: bool = False, assumed: bool = False) -> FunctionValues | None:
         """The value pass of fn's outermost function (nested functions share it), made once;
         None while it is being made (a cycle of callers, see arguments.py). A function of this
         file is judged with what its callers pass; one of another file (a caller) from its own
-        body, `entry` saying whether it is an entry point."""
+        body, `entry` saying whether it is an entry point, `assumed` whether only by the
+        assumption that every module forward is compiled."""
         while fn.parent is not None:
             fn = fn.parent
         if fn in self._computing:
@@ -229,14 +230,15 @@ class FileContext:
         if fn not in self._values:
             self._computing.add(fn)
             try:
-                self._values[fn] = self._make_values(fn, entry)
+                self._values[fn] = self._make_values(fn, entry, assumed)
             finally:
                 self._computing.discard(fn)
         return self._values[fn]
 
-    def _make_values(self, fn: FunctionInfo, entry: bool) -> FunctionValues:
+    def _make_values(self, fn: FunctionInfo, entry: bool, assumed: bool) -> FunctionValues:
         if fn.module is not self.module:
-            return FunctionValues(fn, self.project, entry=entry, returns=self._return_flow())
+            passed = self._submodule_arguments(fn) if entry and assumed else {}
+            return FunctionValues(fn, self.project, entry=entry, arguments=passed, returns=self._return_flow())
         region = self.regions.get(fn)
         entry = region.path == (fn.qualname,) if region else self.scope_all
         passed: dict[str, Value] = {}
@@ -246,8 +248,10 @@ class FileContext:
             callers = caller_functions(self.project, region.callers)
             if callers is not None:
                 flags = {c: is_entry for c, is_entry in callers}
+                # Were the region reached from a compile call, its callers' entries would be too
+                # (explicit entries are walked first): an assumed region's entries are assumed.
                 passed = passed_values(fn, [c for c, _ in callers], CallResolver(self.project),
-                                       lambda caller: self.function_values(caller, flags[caller]))
+                                       lambda caller: self.function_values(caller, flags[caller], region.assumed))
         elif region is not None and entry and fn.class_info is None and len(fn.header.positional) > 1:
             # An entry point's own file calls it with what it is compiled for: `scaled(x, True)`
             # and `scaled(x, False)` make `flag` a Python bool, not a maybe-tensor (#17).
@@ -255,18 +259,27 @@ class FileContext:
             outside = entry_callers(fn, resolver)
             if outside:
                 passed = passed_values(fn, outside, resolver, lambda caller: self.function_values(caller))
-        elif region is not None and entry and region.assumed and fn.name == "forward" and len(fn.header.positional) > 1:
-            # A module forward assumed compiled that its own file calls as a submodule
-            # (`self.rel_pos(i, j)` with shape ints): a parameter every such call passes a
-            # known non-tensor is that, not the tensor an assumed entry's inputs are taken for.
-            resolver = CallResolver(self.project)
-            users = submodule_callers(fn, resolver)
-            if users:
-                passed = {name: value for name, value in passed_values(
-                    fn, users, resolver, lambda caller: self.function_values(caller)).items()
-                    if value.kind in NOT_TENSORS}
+        elif region is not None and entry and region.assumed:
+            passed = self._submodule_arguments(fn)
         return FunctionValues(fn, self.project, entry=entry, arguments=passed, flow=self._numpy_flow(),
                               returns=self._return_flow())
+
+    def _submodule_arguments(self, fn: FunctionInfo) -> dict[str, Value]:
+        """For a module forward assumed compiled that its own file calls as a submodule
+        (`self.rel_pos(i, j)` with shape ints): a parameter every such call passes a known
+        non-tensor is that, not the tensor an assumed entry's inputs are taken for."""
+        if fn.name != "forward" or len(fn.header.positional) < 2 or not reads_arguments(fn):
+            return {}
+        resolver = CallResolver(self.project)
+        users = submodule_callers(fn, resolver)
+        if not users:
+            return {}
+        # A user in another file (when fn is one, read for a caller) is taken as its file's
+        # regions take it: a module forward is an assumed entry too.
+        return {name: value for name, value in passed_values(
+            fn, users, resolver, lambda user: self.function_values(
+                user, user.name == "forward" and user.class_info is not None, True)).items()
+                if value.kind in NOT_TENSORS}
 
     def release(self) -> None:
         """The file's rules are done: break what points back at this file's passes (the NumPy

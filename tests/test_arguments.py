@@ -259,3 +259,170 @@ def test_an_assumed_forward_takes_what_its_own_file_passes_the_submodule(tmp_pat
 def test_an_assumed_forward_passed_a_tensor_somewhere_stays_a_maybe(tmp_path: Path) -> None:
     root = write(tmp_path, {"layers.py": SUBMODULE.replace("{passed}", "x.sum()")})
     assert assumed(root) == {("BL102", 12, "likely"), ("BL101", 14, "likely")}
+
+
+# transformers' Beit: the submodule's forward hands a size it computed from a window of shape
+# ints to a helper in another file (`torch_int`, utils/generic.py), which `int()`s it. Dynamo
+# does not break there (testdata/rules/BL101/good.py `WindowedAttention`, compiled whole).
+HELPER = """
+    def to_int(x):
+        return int(x)
+    """
+WINDOWED = """
+    import torch
+    from torch import nn
+
+    from helpers import to_int
+
+
+    class WindowBias(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.table = nn.Parameter(torch.zeros(4, 4))
+
+        def forward(self, window, dim=None):
+            size = 2 * window[0] - 1
+            return self.table[: to_int(size)]
+
+
+    class WindowedAttention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bias = WindowBias()
+
+        def forward(self, x):
+            window = {window}
+            return x + self.bias(window, dim=x.shape[1]).sum()
+    """
+
+
+@pytest.mark.parametrize("window", ["(x.shape[1], x.shape[2] // 2)", "[x.shape[1] // 2 for _ in range(2)]"])
+def test_a_helper_in_another_file_takes_what_the_submodule_is_passed(tmp_path: Path, window: str) -> None:
+    """The helper's caller is an assumed entry read from another file (a content view: its
+    calls are the def's own once read, view.ShallowFunctionInfo.node); what its own file's
+    users pass it (a tuple of shape ints: a shape) reaches the helper; what it cannot tell (a
+    comprehension of shape ints) leaves the helper's guess."""
+    root = write(tmp_path, {"helpers.py": HELPER, "model.py": WINDOWED.replace("{window}", window)})
+    assert assumed(root) == (set() if window.startswith("(") else {("BL101", 3, "likely")})
+
+
+def test_a_union_of_a_tensor_and_a_list_of_ints_is_still_read_as_a_tensor() -> None:
+    """`grid_hw: list[int] | Tensor` (HunYuan-VL): a list of Python ints is a Python value,
+    but beside a tensor the union reads as before, a tensor that may be the container."""
+    import libcst as cst
+
+    from breaklint.analysis.values import PYTHON_ITEMS, _annotation_value
+
+    def value(text: str) -> Value:
+        return _annotation_value(cst.parse_expression(text))
+
+    assert value("list[int] | torch.Tensor") == Value(Kind.TENSOR, or_container=True)
+    assert value("list[int]") == value("tuple[int, ...]") == value("tuple[int, int] | None") == PYTHON_ITEMS
+    assert value("Optional[Tuple[int, int]]") == PYTHON_ITEMS
+    assert value("int | None") == value("Optional[str]") == PYTHON
+    assert value("int | torch.Tensor") == UNKNOWN  # a number beside a tensor: `isinstance` tells them apart
+    assert value("tuple[int, torch.Tensor]") == UNKNOWN
+    assert value("Tuple[torch.Tensor, ...]") == value("List[Tensor]") == Value(Kind.UNKNOWN, element=TENSOR)
+
+
+def test_a_helper_in_another_file_passed_a_tensor_window_still_breaks(tmp_path: Path) -> None:
+    root = write(tmp_path, {"helpers.py": HELPER, "model.py": WINDOWED.replace("{window}", "(x.sum(), 2)")})
+    assert assumed(root) == {("BL101", 3, "likely")}
+
+
+# transformers' Beit as written: the window comes from sizes annotated `tuple[int, int] | None`
+# divided by a patch size the configuration holds, and the helper (`torch_int`) reads like a
+# tensor's (`x.to(...)`) where no value is known. Dynamo: testdata/rules/BL102/good.py `SwinStage`.
+TORCH_INT = """
+    import torch
+
+
+    def torch_int(x):
+        return x.to(torch.int64) if torch.jit.is_tracing() and isinstance(x, torch.Tensor) else int(x)
+    """
+BEIT = """
+    import torch
+    from torch import nn
+
+    from helpers import torch_int
+
+
+    class RelativePositionBias(nn.Module):
+        def __init__(self, config):
+            super().__init__()
+            self.table = nn.Parameter(torch.zeros(64, config.heads))
+
+        def forward(self, window_size, interpolate_pos_encoding: bool = False, dim_size=None):
+            new_height = 2 * window_size[0] - 1
+            size = (torch_int(new_height), torch_int(new_height))
+            return nn.functional.interpolate(self.table[None, None], size=size, mode="bilinear")
+
+
+    class Layer(nn.Module):
+        def __init__(self, config):
+            super().__init__()
+            self.config = config
+            self.patch_size = config.patch_size
+            self.relative_position_bias = RelativePositionBias(config) if config.use_bias else None
+
+        def forward(self, hidden_states, interpolate_pos_encoding: bool = False,
+                    resolution: tuple[int, int] | None = None):
+            height, width = resolution
+            window_size = ({height} // {patch}, width // {patch})
+            bias = self.relative_position_bias(window_size, interpolate_pos_encoding, dim_size=hidden_states.shape[1])
+            return hidden_states + bias.sum()
+    """
+
+
+@pytest.mark.parametrize("patch", ["self.patch_size", "self.config.patch_size"])  # the layer's, the encoder's
+def test_beits_window_from_annotated_sizes_and_the_config_is_no_tensor(tmp_path: Path, patch: str) -> None:
+    root = write(tmp_path, {"helpers.py": TORCH_INT,
+                            "model.py": BEIT.replace("{height}", "height").replace("{patch}", patch)})
+    assert assumed(root) == set()
+
+
+def test_beits_window_from_a_tensor_is_a_maybe(tmp_path: Path) -> None:
+    model = BEIT.replace("{height}", "hidden_states.sum()").replace("{patch}", "self.patch_size")
+    root = write(tmp_path, {"helpers.py": TORCH_INT, "model.py": model})
+    assert assumed(root) == {("BL101", 6, "likely")}
+
+
+def test_an_empty_list_annotated_to_hold_tensors_holds_tensors(tmp_path: Path) -> None:
+    """`maps: list[Tensor] = []`, filled later: an item of it is a tensor, not a Python value
+    indexed by a tensor (BL101's list-indexed-by-a-tensor)."""
+    root = write(tmp_path, {"model.py": """
+        import torch
+        from torch import Tensor
+
+
+        @torch.compile
+        def gather(x, protein_mask):
+            maps: list[Tensor] = []
+            for b in range(2):
+                maps.append(torch.full((8,), -1, dtype=torch.long))
+            rows = []
+            for b in range(2):
+                rows.append(maps[b][protein_mask[b]])
+            return rows
+        """})
+    assert "BL101" not in {code for code, _, _ in assumed(root)}
+
+
+def test_the_items_of_a_python_container_of_tensors_are_no_python_values(tmp_path: Path) -> None:
+    """`list(product([n, ca], repeat=2))` is a Python object whose items hold tensors (PyG's
+    ProteinMPNN): indexing one by a tensor is tensor indexing, not a Python list indexed by a
+    tensor (BL101). Only a container known to hold Python values (PYTHON_ITEMS) has Python items."""
+    root = write(tmp_path, {"model.py": """
+        from itertools import product
+
+        import torch
+
+
+        @torch.compile
+        def distances(n, ca, row):
+            found = []
+            for a, b in list(product([n, ca], repeat=2)):
+                found.append(a[row] - b[row])
+            return found
+        """})
+    assert "BL101" not in {code for code, _, _ in assumed(root)}

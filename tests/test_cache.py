@@ -652,6 +652,54 @@ def test_a_callers_code_is_a_dependency_of_its_own_lines_only(tmp_path: Path, mo
     assert found(False) == []
 
 
+SUBMODULE_PROJECT = {
+    "helpers.py": """
+        def to_int(x):
+            return int(x)
+        """,
+    "model.py": """
+        import torch
+        from torch import nn
+        from helpers import to_int
+
+
+        class WindowBias(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.table = nn.Parameter(torch.zeros(4, 4))
+
+            def forward(self, window, dim=None):
+                return self.table[: to_int(2 * window[0] - 1)]
+
+
+        class WindowedAttention(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bias = WindowBias()
+
+            def forward(self, x):
+                return x + self.bias((x.shape[1], x.shape[2] // 2), dim=x.shape[1]).sum()
+
+
+        def unrelated(y):
+            return y
+        """,
+}
+
+
+def test_a_submodules_users_are_read_by_name(tmp_path: Path, monkeypatch, rechecked: list[str]) -> None:
+    """helpers.py's verdict depends on what WindowedAttention passes WindowBias (arguments.
+    submodule_callers reads the class names, then the classes and methods by name): a function
+    appended to model.py re-checks model.py alone; a tensor passed instead re-checks both."""
+    found, warm_after = _edits_of_model(tmp_path, monkeypatch, SUBMODULE_PROJECT, rechecked)
+    assert found(True) == []
+    assert warm_after(lambda t: t + "\n\ndef added(z):\n    return z\n") == ([], ["model.py"])
+    assert warm_after(lambda t: t.replace("return y", "return -y")) == ([], ["model.py"])
+    tensor = warm_after(lambda t: t.replace("(x.shape[1], x.shape[2] // 2)", "(x.sum(), 2)"))
+    assert tensor == ([("helpers.py", 3, "BL101")], ["helpers.py", "model.py"])
+    assert found(False) == [("helpers.py", 3, "BL101")]
+
+
 COMPILED_ELSEWHERE = {
     "model.py": """
         import torch

@@ -65,7 +65,7 @@ def passed_values(fn: FunctionInfo, callers: list[FunctionInfo], resolver: CallR
         sites = 0
         for call in caller.calls:
             for target, implicit in resolver.bound_targets(call, caller):
-                if target is not fn or implicit is None:
+                if implicit is None or not same_def(target, fn):
                     continue
                 sites += 1
                 bound = bind(call, fn.header, implicit)
@@ -156,24 +156,44 @@ def entry_callers(fn: FunctionInfo, resolver: CallResolver) -> list[FunctionInfo
 def submodule_callers(fn: FunctionInfo, resolver: CallResolver) -> list[FunctionInfo]:
     """The methods of fn's own file that call the module whose `forward` fn is through an
     attribute their class builds it in (`self.rel_pos = AlibiPositionalBias(h)`, then
-    `self.rel_pos(i, j)`): an assumed entry that its file uses as a submodule."""
+    `self.rel_pos(i, j)`): an assumed entry that its file uses as a submodule. Read by name
+    (the class names, then each class and the methods of those that build one), so that a
+    reader in another file depends on those definitions, not on the rest of the file."""
     cls = fn.class_info
     if cls is None:
         return []
     name = cls.qualname.rpartition(".")[2]
+    module = fn.module.content_module
+    users: list[FunctionInfo] = []
+    for qualname in module.class_names():
+        owner = module.classes[qualname]
+        built = {attr for attr, bound in owner.attrs.items()
+                 if any(isinstance(value, cst.Call) and _names(value.func, name)
+                        for assigned in bound for value in _either(assigned.expr))}
+        if not built:
+            continue
+        for method_name in list(owner.methods):
+            caller = module.functions.get(f"{qualname}.{method_name}")
+            if caller is None or same_def(caller, fn) or caller.self_name is None:
+                continue
+            if any(isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+                   and call.func.value.value == caller.self_name and call.func.attr.value in built
+                   and any(same_def(target, fn) for target, _ in resolver.bound_targets(call, caller))
+                   for call in caller.calls):
+                users.append(caller)
+    return users
 
-    def built_here(call: cst.Call, caller: FunctionInfo) -> bool:  # a cheap test before resolving
-        func = call.func
-        owner = caller.class_info
-        if owner is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                                 and func.value.value == caller.self_name):
-            return False
-        return any(isinstance(bound.expr, cst.Call) and _names(bound.expr.func, name)
-                   for bound in owner.attrs.get(func.attr.value, ()))
 
-    return [caller for caller in fn.module.content_module.defined if caller is not fn and any(
-        target is fn for call in caller.calls if built_here(call, caller)
-        for target, _ in resolver.bound_targets(call, caller))]
+def same_def(one: FunctionInfo, other: FunctionInfo) -> bool:
+    """The same def, though perhaps read through two views of its file (the index's, and a
+    content view's for a caller in another file: view.ShallowFile.content_module)."""
+    return one is other or (one.ordinal == other.ordinal and one.qualname == other.qualname
+                            and one.module.file.path == other.module.file.path)
+
+
+def _either(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
+    """What an attribute may be bound to: both arms of `Bias(config) if config.use_bias else None`."""
+    return (expr.body, expr.orelse) if isinstance(expr, cst.IfExp) else (expr,)
 
 
 def _names(func: cst.BaseExpression, name: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from functools import lru_cache
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Collection, Mapping
 
 import libcst as cst
 
@@ -74,6 +74,13 @@ MODULE = Value(Kind.MODULE)
 RNG = Value(Kind.RNG)
 UNKNOWN = Value(Kind.UNKNOWN)
 NUMPY = Value(Kind.TENSOR, numpy=True)
+# The names a model's configuration goes by (transformers' `config`, timm's and mmcv's `cfg`):
+# what it holds are Python values (sizes, flags), read as such where a module stores or tests them.
+CONFIG_NAMES = frozenset({"config", "cfg"})
+# A container known to hold Python values only (`tuple[int, int]`, `(h // p, w // p)` of Python
+# ints): its items are Python values. (PYTHON alone says the object is no tensor; `list(xs)` is
+# one, and its items may be tensors.)
+PYTHON_ITEMS = Value(Kind.PYTHON, element=PYTHON)
 
 TENSOR_PY_ATTRS = frozenset(
     {"dtype", "device", "is_cuda", "requires_grad", "layout", "is_sparse", "is_leaf",
@@ -151,6 +158,8 @@ def join(values: list[Value]) -> Value:
         if kind is Kind.UNKNOWN and all(v.element is not None for v in values):
             element = join([v.element for v in values if v.element is not None])  # containers of tensors
             return Value(kind, element=element) if element.tensorish or element.element is not None else UNKNOWN
+        if kind is Kind.PYTHON and all(v == PYTHON_ITEMS for v in values):
+            return PYTHON_ITEMS
         return Value(kind, **flags) if kind in (Kind.TENSOR, Kind.MAYBE_TENSOR) else Value(kind)
     if kinds <= {Kind.TENSOR, Kind.MAYBE_TENSOR}:
         return Value(Kind.MAYBE_TENSOR, **flags)
@@ -165,6 +174,8 @@ def literal_value(expr: cst.BaseExpression) -> Value:
 def _holding(element: Value) -> Value:
     """A list, tuple or set of elements of this value: a container of tensors (or of containers
     of them) is known as an annotated one is (`Value.element`); of anything else, unknown."""
+    if element.kind is Kind.PYTHON:
+        return PYTHON_ITEMS  # of Python values (`list[int]`, `[int(v) for v in sizes]`)
     return Value(Kind.UNKNOWN, element=element) if element.is_tensor or element.element is not None else UNKNOWN
 
 
@@ -377,7 +388,12 @@ class FunctionValues:
                 self._bind(target.target, value, env, source=small.value)
         elif isinstance(small, cst.AnnAssign):
             if small.value is not None:
-                self._bind(small.target, self._eval(small.value, env), env, source=small.value)
+                value = self._eval(small.value, env)
+                if isinstance(small.value, (cst.List, cst.Dict, cst.Tuple)) and not small.value.elements:
+                    # `maps: list[Tensor] = []`: what it will hold is the annotation's to say
+                    annotated = _annotation_value(small.annotation.annotation)
+                    value = annotated if annotated.kind is not Kind.UNKNOWN or annotated.element is not None else value
+                self._bind(small.target, value, env, source=small.value)
         elif isinstance(small, cst.AugAssign):
             value = self._eval(small.value, env)
             current = self._eval(small.target, env)
@@ -521,7 +537,14 @@ class FunctionValues:
 
     def _collection(self, node: cst.Tuple | cst.List | cst.Set, env: dict[str, Value]) -> Value:
         elements = [self._eval(e.value, env) for e in node.elements]
-        return PYTHON if all(e.kind is Kind.PYTHON for e in elements) else UNKNOWN
+        kinds = {e.kind for e in elements}
+        if kinds <= {Kind.PYTHON}:
+            return PYTHON_ITEMS if elements else PYTHON  # (`[]`, filled later, may come to hold anything)
+        # `(h // p, w // p)` of shape ints: what a shape is (its items are sizes, it is no tensor)
+        if kinds <= {Kind.SHAPE_INT, Kind.PYTHON} and not isinstance(node, cst.Set) \
+                and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return SHAPE
+        return UNKNOWN
 
     def _eval_children(self, node: cst.CSTNode, env: dict[str, Value]) -> None:
         for child in content_children(node):
@@ -589,6 +612,8 @@ class FunctionValues:
             return UNKNOWN
         qualified = dotted(node)
         if qualified is not None:
+            if _of_config(qualified, self._self_names):
+                return PYTHON
             resolved = self.fn.module.imports.resolve_dotted(qualified)
             if resolved.startswith("torch.") and resolved.rpartition(".")[2] in _TORCH_DTYPE_NAMES:
                 return PYTHON
@@ -877,6 +902,8 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
     module-level generator is, `rng = random.Random(0)`)."""
     if _is_literal(expr):
         return PYTHON
+    if isinstance(expr, cst.Attribute) and _of_config(dotted(expr) or "", ("self",)):
+        return PYTHON  # `self.patch_size = config.patch_size`
     if isinstance(expr, cst.IfExp):  # `torch.as_tensor(w) if w is not None else torch.ones(n)`
         body = _static_value(expr.body, resolve)
         return body if body == _static_value(expr.orelse, resolve) else UNKNOWN
@@ -897,6 +924,14 @@ def _static_value(expr: cst.BaseExpression, resolve) -> Value:  # type: ignore[n
                 and _static_value(func.value, resolve).is_tensor:
             return TENSOR  # `torch.ones(n).to(device)`
     return UNKNOWN
+
+
+def _of_config(qualified: str, self_names: Collection[str]) -> bool:
+    """`config.patch_size`, `self.config.patch_size`: a value of the model's configuration."""
+    head, _, rest = qualified.partition(".")
+    if head in self_names:
+        head, _, rest = rest.partition(".")
+    return head in CONFIG_NAMES and bool(rest)
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:
@@ -1014,7 +1049,7 @@ def _commented_types(node: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
 
 
 # Annotations of what holds values of one kind: its last argument is that kind (`Dict[str,
-# Tensor]`, `List[Tensor]`, `Tuple[Tensor, ...]`).
+# Tensor]`, `List[Tensor]`), its first for a tuple of any length (`Tuple[Tensor, ...]`).
 CONTAINERS = frozenset({"List", "list", "Sequence", "MutableSequence", "Iterable", "Dict", "dict", "Mapping",
                         "MutableMapping", "Tuple", "tuple"})
 
@@ -1026,7 +1061,13 @@ def _union_value(members: list[cst.BaseExpression]) -> Value:
     would read as a tensor's. A union with a container (`Tensor | tuple[Tensor] | None`, an MoE
     router's logits) is a tensor that may be the container instead (Value.or_container)."""
     values = [_annotation_value(m) for m in members]
-    numbers = [m for m, v in zip(members, values) if v.kind is Kind.PYTHON and dotted(m) != "None"]
+    if all(v.kind is Kind.PYTHON for v in values):  # `int | None`, `tuple[int, int] | None`: no tensor among them
+        held = [v for m, v in zip(members, values) if dotted(m) != "None"]
+        return PYTHON_ITEMS if held and all(v == PYTHON_ITEMS for v in held) else PYTHON
+    # (a container of Python values beside a tensor, `list[int] | Tensor`, is read as before it
+    # was known as one: a tensor that may be the container)
+    numbers = [m for m, v in zip(members, values)
+               if v.kind is Kind.PYTHON and dotted(m) != "None" and not _names_container(m)]
     if numbers:
         return UNKNOWN
     tensor = next((v for v in values if v.is_tensor), UNKNOWN)
@@ -1055,8 +1096,11 @@ def _annotation_value(annotation: cst.BaseExpression) -> Value:
             return _union_value(inner)
         if text is not None and text.rpartition(".")[2] in CONTAINERS and inner:
             if text.rpartition(".")[2] in ("Tuple", "tuple") and not (len(inner) == 2 and isinstance(inner[1], cst.Ellipsis)):
-                return UNKNOWN  # a fixed tuple: its elements differ (returns read `Tuple[Tensor, Tensor]` apart)
-            return _holding(_annotation_value(inner[-1]))
+                # a fixed tuple: its elements differ (returns read `Tuple[Tensor, Tensor]` apart),
+                # unless each is a Python value (`tuple[int, int]`: a Python value)
+                return PYTHON_ITEMS if all(_annotation_value(e).kind is Kind.PYTHON for e in inner) else UNKNOWN
+            variadic = len(inner) == 2 and isinstance(inner[1], cst.Ellipsis)  # `Tuple[Tensor, ...]`
+            return _holding(_annotation_value(inner[0] if variadic else inner[-1]))
         return UNKNOWN
     if isinstance(annotation, cst.BinaryOperation):  # Tensor | None
         return _union_value([annotation.left, annotation.right])

@@ -1331,6 +1331,8 @@ class _Run:
                     return "none"
                 elif kind == "local":
                     return key in facts.local_defs
+                elif kind == "class_names":
+                    return tuple(sorted(facts.class_names))
                 elif kind == "content":  # its text or tree were read (ShallowFile.content)
                     return facts.digest
                 parts = parts_of.get(path)

@@ -316,6 +316,11 @@ class ModuleIndex:
         (view.ShallowModuleIndex)."""
         return self
 
+    def class_names(self) -> tuple[str, ...]:
+        """The qualified names of its classes; a reader depends on the names alone (a shallow
+        module records the read as such, not as a read of every class)."""
+        return tuple(self.classes)
+
 
 Definition = Union[FunctionInfo, ClassInfo]
 # What a parameter was passed, for instance_classes: (function, parameter name) -> classes.

@@ -215,6 +215,10 @@ class ShallowModuleIndex(ModuleIndex):
         self._record("defined")
         return self._data["defined_classes"]  # type: ignore[return-value]
 
+    def class_names(self) -> tuple[str, ...]:
+        self._record("class_names")  # scan.FileFacts.class_names: not a read of the classes
+        return tuple(dict.keys(self._classes))
+
     def __repr__(self) -> str:
         return f"<ShallowModuleIndex {self.name}>"
 
@@ -279,8 +283,8 @@ class ShallowFunctionInfo(FunctionInfo):
         content view: the def's own lines)."""
         if self._node is None and self._alone is not None:
             alone = self._alone()
-            if isinstance(alone, cst.FunctionDef):
-                self._node, self._bound = alone, True
+            if isinstance(alone, cst.FunctionDef):  # calls read before are the summary's, now the node's
+                self._node, self._bound, self._calls = alone, True, None
         if self._node is None:
             self._node = LazyNode(cst.FunctionDef, self._known(), lambda: self._promote().defined[self.ordinal].node,
                                   self._deep_read)
@@ -540,8 +544,8 @@ def _content_view(summary: ModuleSummary, path: Path, display: str, promote: Pro
     What is read of it is recorded (`on_read`) as what it depends on: a def or class by name
     (`code:functions:<qualname>`, `code:classes:<qualname>`) depends on its index entry and on
     the lines of its outermost definition (everything reachable from it without another
-    recorded read lies within them: scan.text_digests); the import table, bindings and names
-    on the summary alone; anything else — every definition (`defined`, `functions:*`), compile
+    recorded read lies within them: scan.text_digests); the import table, bindings, names and
+    the class names on the summary alone; anything else — every definition (`defined`, `functions:*`), compile
     sites and disabled functions (they lead to defs with no read by name), the whole tree —
     on the file's bytes (`content`). So an edit elsewhere in the file (a function appended)
     leaves a reader of one caller's code standing."""
@@ -553,7 +557,7 @@ def _content_view(summary: ModuleSummary, path: Path, display: str, promote: Pro
         kind, _, key = what.partition(":")
         if kind in ("functions", "classes") and key != "*":
             record(f"code:{what}")
-        elif kind in ("imports", "assigns", "guard_facts", "local"):
+        elif kind in ("imports", "assigns", "guard_facts", "local", "class_names"):
             record(what)
         else:
             record("content")

@@ -362,3 +362,33 @@ doubling = Doubling()
 @torch.compile
 def doubled(x):
     return doubling.run(x)
+
+
+# transformers' BeitRelativePositionBias: a window of shape ints from the parent module, cast by
+# a helper (`torch_int`) to size a slice. Dynamo specialises the ints: no break. (Static side:
+# tests/test_arguments.py, with the helper in another file and no compile call seen.)
+def _to_int(value):
+    return int(value)
+
+
+class WindowBias(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = torch.nn.Parameter(torch.zeros(32, 8))
+
+    def forward(self, window, dim=None):
+        size = 2 * window[0] - 1
+        return self.table[: _to_int(size)]
+
+
+class WindowedAttention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bias = WindowBias()
+
+    def forward(self, x):
+        window = (x.shape[1], x.shape[0] // 2)
+        return x + self.bias(window, dim=x.shape[1]).sum()
+
+
+windowed_attention = torch.compile(WindowedAttention())

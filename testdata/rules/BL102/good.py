@@ -379,3 +379,44 @@ class AttentionWithBias(torch.nn.Module):
 
 
 attention_with_bias = torch.compile(AttentionWithBias())
+
+
+# transformers' Swin and Beit: sizes annotated `tuple[int, int]` (computed by the parent from
+# shapes), unpacked and tested against a window size the configuration holds. Python ints to
+# Dynamo: guards, no break. (Static side: tests/test_arguments.py, with every module's forward
+# assumed compiled and the size helper in another file.)
+class _WindowConfig:
+    window_size = 4
+    patch_size = 2
+
+
+class ShiftedWindow(torch.nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.window_size = config.window_size
+        self.patch_size = config.patch_size
+
+    def shift_for(self, input_resolution):
+        if min(input_resolution) <= self.window_size:
+            return 0
+        # (what Swin's TorchScript branch does: evidence of a tensor where nothing else is known)
+        return torch.min(torch.tensor(input_resolution)) if torch.jit.is_tracing() else self.window_size // 2
+
+    def forward(self, x, input_dimensions: tuple[int, int], resolution: tuple[int, int] | None = None):
+        height, width = resolution
+        window = (height // self.patch_size, width // self.patch_size)
+        if window[0] > 1:
+            x = x + 1
+        return torch.roll(x, self.shift_for(input_dimensions), dims=0)
+
+
+class SwinStage(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = ShiftedWindow(_WindowConfig())
+
+    def forward(self, x):
+        return self.block(x, (x.shape[0], x.shape[1]), resolution=(x.shape[0], x.shape[1]))
+
+
+swin_stage = torch.compile(SwinStage())
