@@ -11,7 +11,7 @@ from typing import Callable, ClassVar
 import libcst as cst
 
 from breaklint.analysis.arguments import (caller_functions, entry_callers, passed_values, reads_arguments,
-                                          submodule_callers)
+                                          same_def, submodule_callers)
 from breaklint.analysis.backedge import function_code, module_code, skips_frame
 from breaklint.analysis.model_config import fails
 from breaklint.finding import DYNAMO_SAYS, Confidence, Finding, Region, Severity, Span, Stage
@@ -462,8 +462,8 @@ class FileContext:
                     if owner is chain[depth]:
                         resolver.arguments[(caller, name)] = classes  # type: ignore[index]
             for call in _loop_calls(caller.node):
-                if any(t.qualname == callee.qualname and t.module.name == callee.module.name
-                       for t in resolver.call_targets(call.func, caller)) and self._caller_skips(caller, call):
+                if any(same_def(t, callee) for t in resolver.call_targets(call.func, caller)) \
+                        and self._caller_skips(caller, call):
                     return caller.qualname
         return None
 
