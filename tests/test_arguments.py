@@ -426,3 +426,13 @@ def test_the_items_of_a_python_container_of_tensors_are_no_python_values(tmp_pat
             return found
         """})
     assert "BL101" not in {code for code, _, _ in assumed(root)}
+
+
+def test_which_classes_may_build_a_submodule_is_read_from_the_texts() -> None:
+    """summary.may_build, the engine's fingerprint of a `builds:<class>` read: every value the
+    parsed match takes (a call of the name, through a module, in either arm of a conditional)."""
+    from breaklint.index.summary import may_build
+
+    assert may_build("Bias(h)", "Bias") and may_build("layers.Bias (h)", "Bias")
+    assert may_build("Bias(config) if config.use_bias else None", "Bias")
+    assert not may_build("MyBias(h)", "Bias") and not may_build("Bias", "Bias") and not may_build("Biased(h)", "Bias")

@@ -681,6 +681,11 @@ SUBMODULE_PROJECT = {
                 return x + self.bias((x.shape[1], x.shape[2] // 2), dim=x.shape[1]).sum()
 
 
+        class Unrelated(nn.Module):
+            def forward(self, y):
+                return y + 1
+
+
         def unrelated(y):
             return y
         """,
@@ -689,12 +694,14 @@ SUBMODULE_PROJECT = {
 
 def test_a_submodules_users_are_read_by_name(tmp_path: Path, monkeypatch, rechecked: list[str]) -> None:
     """helpers.py's verdict depends on what WindowedAttention passes WindowBias (arguments.
-    submodule_callers reads the class names, then the classes and methods by name): a function
-    appended to model.py re-checks model.py alone; a tensor passed instead re-checks both."""
+    submodule_callers reads which classes may build a WindowBias, then those classes and their
+    methods by name): a function appended to model.py, or another class edited, re-checks
+    model.py alone; a tensor passed instead re-checks both."""
     found, warm_after = _edits_of_model(tmp_path, monkeypatch, SUBMODULE_PROJECT, rechecked)
     assert found(True) == []
     assert warm_after(lambda t: t + "\n\ndef added(z):\n    return z\n") == ([], ["model.py"])
-    assert warm_after(lambda t: t.replace("return y", "return -y")) == ([], ["model.py"])
+    assert warm_after(lambda t: t.replace("return y\n", "return -y\n")) == ([], ["model.py"])
+    assert warm_after(lambda t: t.replace("return y + 1", "return y + 2")) == ([], ["model.py"])
     tensor = warm_after(lambda t: t.replace("(x.shape[1], x.shape[2] // 2)", "(x.sum(), 2)"))
     assert tensor == ([("helpers.py", 3, "BL101")], ["helpers.py", "model.py"])
     assert found(False) == [("helpers.py", 3, "BL101")]

@@ -157,15 +157,15 @@ def submodule_callers(fn: FunctionInfo, resolver: CallResolver) -> list[Function
     """The methods of fn's own file that call the module whose `forward` fn is through an
     attribute their class builds it in (`self.rel_pos = AlibiPositionalBias(h)`, then
     `self.rel_pos(i, j)`): an assumed entry that its file uses as a submodule. Read by name
-    (the class names, then each class and the methods of those that build one), so that a
-    reader in another file depends on those definitions, not on the rest of the file."""
+    (which classes may build one, then those classes and their methods), so that a reader in
+    another file depends on those definitions, not on the rest of the file."""
     cls = fn.class_info
     if cls is None:
         return []
     name = cls.qualname.rpartition(".")[2]
     module = fn.module.content_module
     users: list[FunctionInfo] = []
-    for qualname in module.class_names():
+    for qualname in module.classes_building(name):
         owner = module.classes[qualname]
         built = {attr for attr, bound in owner.attrs.items()
                  if any(isinstance(value, cst.Call) and _names(value.func, name)

@@ -54,7 +54,7 @@ from breaklint.index.view import Fragments, bind_tree, release_bound, shallow_mo
 from breaklint.index.libcst_gaps import parse_around_gaps
 from breaklint.index.region_text import Block, region_text
 from breaklint.index.source import ParsedFile, WholeFile
-from breaklint.index.summary import ModuleSummary
+from breaklint.index.summary import ModuleSummary, classes_building
 from breaklint.index.suppress import Suppression, apply_suppressions, may_hold_suppressions, parse_suppressions
 from breaklint.infra.walk import Visitor, trivia_names, visit
 from breaklint.project_urls import project_urls
@@ -1331,8 +1331,8 @@ class _Run:
                     return "none"
                 elif kind == "local":
                     return key in facts.local_defs
-                elif kind == "class_names":
-                    return tuple(sorted(facts.class_names))
+                elif kind == "builds":
+                    return classes_building(facts.summary(), key)
                 elif kind == "content":  # its text or tree were read (ShallowFile.content)
                     return facts.digest
                 parts = parts_of.get(path)

@@ -316,9 +316,10 @@ class ModuleIndex:
         (view.ShallowModuleIndex)."""
         return self
 
-    def class_names(self) -> tuple[str, ...]:
-        """The qualified names of its classes; a reader depends on the names alone (a shallow
-        module records the read as such, not as a read of every class)."""
+    def classes_building(self, class_name: str) -> tuple[str, ...]:
+        """The qualnames of the classes whose attributes may be built as `class_name(...)`
+        (summary.may_build; here, in a module built from its own tree, every class): a shallow
+        module records the read as that set alone, not as a read of every class."""
         return tuple(self.classes)
 
 

@@ -10,6 +10,7 @@ into the cache, so they hold no libcst nodes and no paths.
 from __future__ import annotations
 
 import ast
+import re
 
 from dataclasses import dataclass
 
@@ -222,3 +223,16 @@ def _built_part(text: Expr, params: tuple[str, ...]) -> bool:
         return isinstance(ast.parse(text, mode="eval").body, ast.Call)
     except (SyntaxError, ValueError, RecursionError):
         return False
+
+
+def may_build(text: Expr, class_name: str) -> bool:
+    """Whether a bound value's text may construct `class_name` (`Bias(h)`, `m.Bias(h)`, either arm
+    of `Bias(h) if flag else None`): a superset of what arguments.submodule_callers matches on
+    the parsed value, so the set of classes it selects changes whenever that match could."""
+    return re.search(rf"(?<![\w]){re.escape(class_name)}\s*\(", text) is not None
+
+
+def classes_building(summary: ModuleSummary, class_name: str) -> tuple[str, ...]:
+    """The classes whose attributes may be built as `class_name(...)` (may_build), by qualname."""
+    return tuple(sorted({cls.qualname for cls in summary.classes
+                         if any(may_build(text, class_name) for _, values in cls.attrs for text, _ in values)}))

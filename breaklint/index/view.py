@@ -30,7 +30,7 @@ from breaklint.index.project import (UNREADABLE, Assigned, ClassInfo, CompileSit
 from breaklint.index.patterns import untraced_blocks
 from breaklint.index.source import ParsedFile
 from breaklint.infra.walk import Visitor, content_children, content_fields, supported, visit
-from breaklint.index.summary import Bindings, CallArgs, ClassSummary, FunctionSummary, Guards, ModuleSummary
+from breaklint.index.summary import Bindings, CallArgs, ClassSummary, FunctionSummary, Guards, ModuleSummary, may_build
 
 Promote = Callable[[], ModuleIndex]
 
@@ -215,9 +215,11 @@ class ShallowModuleIndex(ModuleIndex):
         self._record("defined")
         return self._data["defined_classes"]  # type: ignore[return-value]
 
-    def class_names(self) -> tuple[str, ...]:
-        self._record("class_names")  # scan.FileFacts.class_names: not a read of the classes
-        return tuple(dict.keys(self._classes))
+    def classes_building(self, class_name: str) -> tuple[str, ...]:
+        self._record(f"builds:{class_name}")  # the set alone (engine: summary.classes_building)
+        return tuple(sorted({qualname for qualname, cls in dict.items(self._classes) for values in cls.attrs.values()
+                             for assigned in values if isinstance(assigned.origin, Fragment)
+                             and may_build(assigned.origin.text, class_name)}))
 
     def __repr__(self) -> str:
         return f"<ShallowModuleIndex {self.name}>"
@@ -545,7 +547,7 @@ def _content_view(summary: ModuleSummary, path: Path, display: str, promote: Pro
     (`code:functions:<qualname>`, `code:classes:<qualname>`) depends on its index entry and on
     the lines of its outermost definition (everything reachable from it without another
     recorded read lies within them: scan.text_digests); the import table, bindings, names and
-    the class names on the summary alone; anything else — every definition (`defined`, `functions:*`), compile
+    which classes may build a given class (`builds:<name>`) on the summary alone; anything else — every definition (`defined`, `functions:*`), compile
     sites and disabled functions (they lead to defs with no read by name), the whole tree —
     on the file's bytes (`content`). So an edit elsewhere in the file (a function appended)
     leaves a reader of one caller's code standing."""
@@ -557,7 +559,7 @@ def _content_view(summary: ModuleSummary, path: Path, display: str, promote: Pro
         kind, _, key = what.partition(":")
         if kind in ("functions", "classes") and key != "*":
             record(f"code:{what}")
-        elif kind in ("imports", "assigns", "guard_facts", "local", "class_names"):
+        elif kind in ("imports", "assigns", "guard_facts", "local", "builds"):
             record(what)
         else:
             record("content")
