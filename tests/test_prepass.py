@@ -276,7 +276,7 @@ def text_digests_plainly(indexed: ModuleSummary, text: str) -> dict[str, str]:
     "", "x = 1\n", "@torch.compile\ndef f(x):\n    return x\r\n\r\nf(1)",
 ])
 def test_definitions_lines_are_digested_as_before(text: str) -> None:
-    indexed, source, starts = summarize_lines(text, "m", False, ast.parse(text))
+    indexed, source, starts, _ = summarize_lines(text, "m", False, ast.parse(text))
     assert source == text.encode("utf-8", "surrogatepass")
     assert dict(text_digests(indexed, source, starts)) == text_digests_plainly(indexed, text)
     facts = scan_text(text, "d", "m", False)

@@ -52,7 +52,7 @@ ScanTask = tuple[bytes | ReadProblem | str, str, bool, str]
 
 
 def scan_task(item: tuple[ScanTask, bool]) -> FileFacts:
-    """The pre-pass of one file; the flag: python_verdict's `defer_compile` (the engine asks the
+    """The pre-pass of one file; the flag: compiled_verdict's `defer_compile` (the engine asks the
     compiler beside the regions: engine.py, `_judged_later`)."""
     (data, module_name, is_package, digest), defer_compile = item
     if isinstance(data, str):  # an overlay's text

@@ -22,6 +22,8 @@ from breaklint.index.conditions import dotted, guards_of, is_concatenation
 from breaklint.index.imports import ImportTable
 from breaklint.index.patterns import NO_GRAD as _NO_GRAD, SET_GRAD as _SET_GRAD, called_while_compiling
 from breaklint.index.project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
+from breaklint.index.refusals import BLOCK_MARGIN, TRY_WEIGHT, bound_names, future_heads, leading_declarations
+from breaklint.index.refusals import may_be_named_in, parameter_names, repeats_a_keyword
 from breaklint.index.summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
 from breaklint.index.summary import CompiledCall, CompiledName, Loop, Place, StateWrite
 
@@ -57,13 +59,14 @@ def summarize(text: str, module_name: str, is_package: bool, tree: ast.Module | 
 
 
 def summarize_lines(text: str, module_name: str, is_package: bool, tree: ast.Module,
-                    helpers: Mapping[str, Compiler] | None = None) -> tuple[ModuleSummary, bytes, list[int]]:
+                    helpers: Mapping[str, Compiler] | None = None) -> tuple[ModuleSummary, bytes, list[int], bool]:
     """The summary, with the text's UTF-8 bytes and line starts (`line_starts`) it was read
-    from: the pre-pass digests definitions' lines from them (scan.text_digests). `helpers`: the
-    compile helpers other modules define, by the names this one imports them as (engine.py,
+    from: the pre-pass digests definitions' lines from them (scan.text_digests); and whether
+    Python's compiler may refuse the tree (`_Walker.refusable`). `helpers`: the compile helpers
+    other modules define, by the names this one imports them as (engine.py,
     `_seed_imported_helpers`)."""
     walker = _Walker(text, module_name, is_package, helpers)
-    return walker.run(tree), walker.source, walker.line_starts
+    return walker.run(tree), walker.source, walker.line_starts, walker.refusable
 
 
 class _Function:
@@ -197,6 +200,20 @@ class _Walker:
         # call a helper defined below it); None for a class that cannot hold one.
         self.method_helpers: list[tuple[dict[str, Compiler], list[tuple[str, ast.Call, int]]] | None] = []
         self.top_statement: ast.stmt | None = None  # the module-level statement being walked
+        # Whether Python's compiler may refuse what its parser took (scan.compiled_verdict judges
+        # the tree only then: compiling was a sixth of a check). Set by every construct the
+        # compiler judges beyond the grammar (a `return` outside a def, a repeated keyword, ...);
+        # benchmarks/compiler_gate.py tries it on CPython's own tests. `__debug__` may be refused anywhere.
+        self.refusable = b"__debug__" in self.source
+        self.loop_depth = 0  # loops around the statement in its own def or class body (`break`)
+        self.block_weight = 0  # the compiler's nested blocks around it in its own def (CO_MAXBLOCKS)
+        self.header_depth = 0  # lambdas, comprehensions, annotations and def headers around it
+        self.future_heads: set[int] = set()  # ids of the `from __future__` imports in their place
+        self.leading: set[int] = set()  # ids of the `global`/`nonlocal` statements opening a def
+        self.function_nodes: list[ast.FunctionDef | ast.AsyncFunctionDef] = []  # by index, as self.functions
+        # `nonlocal` names to find bound in an enclosing def once the file is walked: the names
+        # and the indexes of the defs around, innermost last.
+        self.pending_nonlocals: list[tuple[list[str], list[int]]] = []
 
     def run(self, tree: ast.Module) -> ModuleSummary:
         # Imports first: a decorator may use a name imported below.
@@ -204,9 +221,12 @@ class _Walker:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.imports.add_ast_import(statement)
         self.from_names = _project_imports(tree)
+        self.future_heads = future_heads(tree)
         for statement in tree.body:
             self.top_statement = statement
             self._block((statement,))
+        if self.pending_nonlocals and not self.refusable:
+            self.refusable = not self._nonlocals_bound()
         shared: dict[object, object] = {}  # _one's
         return ModuleSummary(
             self.module_name, self.is_package, tuple(self.imports.aliases.items()),
@@ -337,13 +357,19 @@ class _Walker:
 
     def _while(self, node: ast.While) -> None:
         self.loops.append(Loop("", ""))
-        self._generic(node)
+        self.expr(node.test)
+        self._loop_body(node.body)
+        self._block(node.orelse)
         self.loops.pop()
 
     def _with(self, node: ast.With | ast.AsyncWith) -> None:
+        if type(node) is ast.AsyncWith:
+            self.refusable = True  # outside an async def
         off = any(self._switches_grad_off(item.context_expr) for item in node.items)
         self.grad_off += off
-        self._generic(node)
+        for item in node.items:
+            self._generic(item)
+        self._weighed_block(node.body, len(node.items))  # a block per item
         self.grad_off -= off
 
     def _switches_grad_off(self, expr: ast.expr) -> bool:
@@ -421,6 +447,11 @@ class _Walker:
         if node.value is not None and type(node.value) not in _LEAVES:
             self.expr(node.value)
 
+    def _return(self, node: ast.Return) -> None:
+        if self.fn is None:  # at module level or in a class body
+            self.refusable = True
+        self._value_statement(node)
+
     def _raise(self, node: ast.Raise) -> None:
         if node.exc is not None:
             self._two(node.exc, node.cause)
@@ -442,6 +473,8 @@ class _Walker:
             self_name = first[0].arg if first else None
         params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
         params += tuple(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+        if type(node) is ast.AsyncFunctionDef or len(set(params)) != len(params) or getattr(node, "type_params", None):
+            self.refusable = True  # `await` and async generators; `def f(a, a)`; `def f[T]()` (3.12)
         index = len(self.functions)
         positional = [*args.posonlyargs, *args.args]
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
@@ -455,6 +488,8 @@ class _Walker:
                          tuple(self.text(d) for d in node.decorator_list), signature, node.end_lineno or node.lineno,
                          in_class and _only_raises(node.body))
         self.functions.append(info)
+        self.function_nodes.append(node)
+        self.leading.update(leading_declarations(node.body))
         if in_class:
             pass  # methods are read back from class_index, in this same order
         elif not kinds:
@@ -470,16 +505,20 @@ class _Walker:
         self.fn, self.scope = info, index
         self.guard_frames.append([])
         self.guards_now = ()
+        self.header_depth += 1  # its header runs in the enclosing scope: no `yield` of its own there
         for decorator in node.decorator_list:
             self.expr(decorator)
         self._arguments(args)
         if node.returns is not None:
             self.expr(node.returns)
+        self.header_depth -= 1
         # A def's body runs when it is called: the loops and grad switches around the def are not
         # around its statements (its own grad decorators are).
         outer = self.loops, self.grad_off
         self.loops, self.grad_off = [], int(any(self._switches_grad_off(d) for d in node.decorator_list))
+        own = self._enter_code()
         self._block(node.body)
+        self._leave_code(own)
         self.loops, self.grad_off = outer
         self.guard_frames.pop()
         self.fn, self.scope, self.guards_now = outer_fn, outer_scope, outer_guards
@@ -610,13 +649,17 @@ class _Walker:
         self.method_helpers.append(({}, []) if self.tracks and self._mentions(node, b"compile") else None)
         outer_fn, outer_scope = self.fn, self.scope
         self.fn, self.scope = None, -1
+        if getattr(node, "type_params", None) or repeats_a_keyword(node.keywords):
+            self.refusable = True
         for decorator in node.decorator_list:
             self.expr(decorator)
         for base in node.bases:
             self.expr(base)
         for keyword in node.keywords:
             self.expr(keyword.value)
+        own = self._enter_code()
         self._block(node.body)
+        self._leave_code(own)
         self.fn, self.scope = outer_fn, outer_scope
         self._method_helper_calls()
         self.scope_kinds.pop()
@@ -644,16 +687,60 @@ class _Walker:
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         self.imports.add_ast_import(node)
+        if type(node) is ast.ImportFrom and (
+                (node.module == "__future__" and id(node) not in self.future_heads)  # late, unknown or `braces`
+                or (self.scope_kinds and node.names[0].name == "*")):  # `import *` in a def or class
+            self.refusable = True
+
+    def _declared(self, node: ast.Global | ast.Nonlocal, other: Iterable[str]) -> _Function | None:
+        """The def a `global`/`nonlocal` is in, when the compiler takes it whatever follows: no use
+        of its names precedes it (it opens the def, or they are not written before it in the
+        def), they are not its parameters nor declared the other way (`other`); None
+        (refusable) for any other."""
+        fn = self.fn
+        if fn is None or any(name in fn.params or name in other for name in node.names) or (
+                id(node) not in self.leading and may_be_named_in(self._before(node), node.names)):
+            self.refusable = True
+            return None
+        return fn
+
+    def _before(self, node: ast.stmt) -> bytes:
+        """The text of the def being walked, from its `def` line to `node`."""
+        start = self.line_starts[self.function_nodes[self.scope].lineno - 1]
+        return self.source[start:self.line_starts[node.lineno - 1] + node.col_offset]
 
     def _global(self, node: ast.Global) -> None:
+        self._declared(node, self.fn.nonlocal_names if self.fn is not None else ())
         fn = self._current()
         if fn is not None:
             fn.global_names.update(dict.fromkeys(node.names))
 
     def _nonlocal(self, node: ast.Nonlocal) -> None:
+        if self._declared(node, self.fn.global_names if self.fn is not None else ()) is not None:
+            self.pending_nonlocals.append((node.names, self.function_stack[:-1]))  # bound around it?
         fn = self._current()
         if fn is not None:
             fn.nonlocal_names.update(node.names)
+
+    def _nonlocals_bound(self) -> bool:
+        """Whether every `nonlocal` name is bound in a def around its own, nearest first: a
+        `global` there hides outer bindings; a `nonlocal` there looks further out."""
+        bound: dict[int, set[str]] = {}
+        for names, around in self.pending_nonlocals:
+            for name in names:
+                for index in reversed(around):
+                    fn = self.functions[index]
+                    if name in fn.global_names:
+                        return False
+                    if name in fn.nonlocal_names:
+                        continue
+                    if index not in bound:
+                        bound[index] = bound_names(self.function_nodes[index])
+                    if name in bound[index]:
+                        break
+                else:
+                    return False
+        return True
 
     def _implicit(self, receiver: ast.expr, method: str) -> None:
         """`receiver.method`, a dunder Python calls for a statement on a plain name (not `self`:
@@ -683,7 +770,13 @@ class _Walker:
         if node.value is not None:
             self._bind(node.target, self.text(node.value), False)
         self.expr(node.target)
+        fn = self.fn
+        if fn is not None and type(node.target) is ast.Name and (
+                node.target.id in fn.global_names or node.target.id in fn.nonlocal_names):
+            self.refusable = True  # "annotated name 'x' can't be global"
+        self.header_depth += 1  # an annotation: no `yield`, `await` or `:=` (some Pythons' rule)
         self.expr(node.annotation)
+        self.header_depth -= 1
         if node.value is not None:
             self.expr(node.value)
 
@@ -695,14 +788,59 @@ class _Walker:
         self.expr(node.value)
 
     def _for(self, node: ast.For | ast.AsyncFor) -> None:
+        if type(node) is ast.AsyncFor:
+            self.refusable = True  # outside an async def
         self._implicit(node.iter, "__iter__")
         self._bind(node.target, self.text(node.iter), True)
         self.expr(node.target)
         self.expr(node.iter)
         self.loops.append(Loop(self.text(node.target), self.text(node.iter)))
-        self._block(node.body)
+        self._loop_body(node.body)
         self.loops.pop()
         self._block(node.orelse)
+
+    def _loop_body(self, body: list[ast.stmt]) -> None:
+        """A loop's body (not its `else:`, where `break` leaves no loop of its own)."""
+        self.loop_depth += 1
+        self._weighed_block(body, 1)
+        self.loop_depth -= 1
+
+    def _weighed_block(self, body: list[ast.stmt], weight: int) -> None:
+        """A block the compiler counts against its limit of nested blocks (20 in a code object)."""
+        self.block_weight += weight
+        if self.block_weight >= BLOCK_MARGIN:
+            self.refusable = True
+        self._block(body)
+        self.block_weight -= weight
+
+    def _enter_code(self) -> tuple[int, int, int]:
+        """A def's or class's body: a code object of its own (no loop, no block, no header
+        around its statements); what to restore after it."""
+        own = self.loop_depth, self.block_weight, self.header_depth
+        self.loop_depth = self.block_weight = self.header_depth = 0
+        return own
+
+    def _leave_code(self, own: tuple[int, int, int]) -> None:
+        self.loop_depth, self.block_weight, self.header_depth = own
+
+    def _try(self, node: ast.Try) -> None:
+        if any(handler.type is None for handler in node.handlers[:-1]):
+            self.refusable = True  # "default 'except:' must be last"
+        self.block_weight += TRY_WEIGHT  # its body, handler and cleanup blocks, conservatively
+        if self.block_weight >= BLOCK_MARGIN:
+            self.refusable = True
+        self._generic(node)
+        self.block_weight -= TRY_WEIGHT
+
+    def _refused_kind(self, node: ast.stmt) -> None:
+        """`match` (its patterns' rules), `except*` (no `break` in it), `type X = ...`: rare, and
+        judged by the compiler whole."""
+        self.refusable = True
+        self._generic(node)
+
+    def _jump(self, node: ast.Break | ast.Continue) -> None:
+        if not self.loop_depth:
+            self.refusable = True
 
     def _if(self, node: ast.If) -> None:
         known = self._while_compiling(node.test)
@@ -839,7 +977,33 @@ class _Walker:
         self._two(node.value, node.format_spec)
 
     def _elts(self, node: ast.Tuple | ast.List | ast.Set) -> None:
-        self._exprs(node.elts)
+        starred = [item for item in node.elts if type(item) is ast.Starred]
+        if not starred:
+            self._exprs(node.elts)
+            return
+        if type(getattr(node, "ctx", None)) is ast.Store and (len(starred) > 1 or len(node.elts) > 255):
+            self.refusable = True  # `*a, *b = x`; a star after 255 targets
+        self._exprs([item.value if type(item) is ast.Starred else item for item in node.elts])  # type: ignore[attr-defined]
+
+    def _starred(self, node: ast.Starred) -> None:
+        """A star outside a display and a call's arguments (those take theirs off): `*a = x`."""
+        self.refusable = True
+        self.expr(node.value)
+
+    def _yield(self, node: ast.Yield | ast.YieldFrom) -> None:
+        if self.fn is None or self.header_depth:  # a module, a class body, a comprehension, a lambda
+            self.refusable = True
+        if node.value is not None:
+            self.expr(node.value)
+
+    def _await(self, node: ast.Await) -> None:
+        self.refusable = True  # outside an async def (every async def is judged whole)
+        self.expr(node.value)
+
+    def _named(self, node: ast.NamedExpr) -> None:
+        if self.header_depth or self.fn is None:  # in a comprehension (rebinding its variable, ...)
+            self.refusable = True
+        self.expr(node.value)
 
     def _values(self, node: ast.JoinedStr | ast.BoolOp) -> None:
         self._exprs(node.values)
@@ -872,16 +1036,29 @@ class _Walker:
             self.expr(value)
 
     def _lambda(self, node: ast.Lambda) -> None:
-        self._arguments(node.args)
+        args = node.args
+        names = parameter_names(args)
+        if len(set(names)) != len(names):
+            self.refusable = True
+        self.header_depth += 1
+        self._arguments(args)
         self.expr(node.body)
+        self.header_depth -= 1
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        self.header_depth += 1
+        self._comprehension_parts(node)
+        self.header_depth -= 1
+
+    def _comprehension_parts(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
         if isinstance(node, ast.DictComp):
             self.expr(node.key)
             self.expr(node.value)
         else:
             self.expr(node.elt)
         for generator in node.generators:
+            if generator.is_async:
+                self.refusable = True
             self._bind(generator.target, self.text(generator.iter), True)
             self.expr(generator.target)
             self.expr(generator.iter)
@@ -900,6 +1077,8 @@ class _Walker:
         ]
         if node.keywords:
             items += [(keyword.arg, keyword.arg or "**", keyword.value) for keyword in node.keywords]
+            if len(node.keywords) > 1 and repeats_a_keyword(node.keywords):
+                self.refusable = True
             if node.args:  # the two lists interleave in the source
                 where = [(arg.lineno, arg.col_offset) for arg in node.args]
                 where += [(keyword.lineno, keyword.col_offset) for keyword in node.keywords]
@@ -1059,6 +1238,8 @@ _EXPRESSIONS: dict[type, Callable[[_Walker, ast.expr], None] | None] = {
     ast.Tuple: _Walker._elts, ast.List: _Walker._elts, ast.Set: _Walker._elts,  # type: ignore[dict-item]
     ast.JoinedStr: _Walker._values, ast.BoolOp: _Walker._values, ast.UnaryOp: _Walker._operand,  # type: ignore[dict-item]
     **{kind: _Walker._comprehension for kind in _COMPREHENSIONS},  # type: ignore[dict-item]
+    ast.Starred: _Walker._starred, ast.Yield: _Walker._yield, ast.YieldFrom: _Walker._yield,  # type: ignore[dict-item]
+    ast.Await: _Walker._await, ast.NamedExpr: _Walker._named,  # type: ignore[dict-item]
 }
 _LEAVES = frozenset(kind for kind, handler in _EXPRESSIONS.items() if handler is None)
 
@@ -1070,10 +1251,14 @@ _STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
     ast.If: _Walker._if, ast.Global: _Walker._global, ast.Nonlocal: _Walker._nonlocal,  # type: ignore[dict-item]
     ast.While: _Walker._while, ast.With: _Walker._with, ast.AsyncWith: _Walker._with,  # type: ignore[dict-item]
     # The commonest of the others, which hold expressions only (the rest: _Walker._generic).
-    ast.Expr: _Walker._value_statement, ast.Return: _Walker._value_statement,  # type: ignore[dict-item]
-    ast.Raise: _Walker._raise, ast.Assert: _Walker._assert,  # type: ignore[dict-item]
-    ast.Pass: _Walker._nothing, ast.Break: _Walker._nothing, ast.Continue: _Walker._nothing,
+    ast.Expr: _Walker._value_statement, ast.Return: _Walker._return,  # type: ignore[dict-item]
+    ast.Raise: _Walker._raise, ast.Assert: _Walker._assert, ast.Try: _Walker._try,  # type: ignore[dict-item]
+    ast.Pass: _Walker._nothing, ast.Break: _Walker._jump, ast.Continue: _Walker._jump,  # type: ignore[dict-item]
+    ast.Match: _Walker._refused_kind,  # type: ignore[dict-item]
+    **{kind: _Walker._refused_kind for kind in (getattr(ast, "TryStar", None), getattr(ast, "TypeAlias", None))  # type: ignore[dict-item]
+       if kind is not None},
 }
+
 
 
 # Roots whose names are never a project's compiled callable: their calls are not recorded.

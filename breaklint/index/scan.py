@@ -97,7 +97,7 @@ def scan_text(text: str, digest: str, module_name: str, is_package: bool, defer_
               helpers: Mapping[str, Compiler] | None = None) -> FileFacts:
     """Facts of decoded text (a file's, or an editor buffer's). `defer_compile`: leave Python's
     compiler out (a quarter of the pre-pass) where compiling the text later costs about what
-    compiling the tree costs now (see python_verdict); the facts say so (`unjudged`). `helpers`:
+    compiling the tree costs now (see compiled_verdict); the facts say so (`unjudged`). `helpers`:
     compile helpers of other modules, by the names this one imports them as (builder.py)."""
     maybe_suppressed = may_hold_suppressions(text)
     if "\0" in text:  # a buffer gets the verdict the same text gets from disk
@@ -240,7 +240,7 @@ class PythonVerdict(NamedTuple):
     problem: ReadProblem | None  # its BL001, at its position, when it refused
     final: bool  # no parser is to try after it: nesting deeper than Python's parser takes
     # (libcst would take seconds or minutes on it, if its native parser did not crash)
-    deferred: bool = False  # parsed, but the compiler was not asked (python_verdict's `defer_compile`)
+    deferred: bool = False  # parsed, but the compiler was not asked (compiled_verdict's `defer_compile`)
 
     def judge(self, found: T) -> T | ReadProblem:
         """libcst's result for text Python refused: libcst reads newer syntax than this
@@ -249,14 +249,9 @@ class PythonVerdict(NamedTuple):
             return self.problem
         return found
 
-def python_verdict(text: str, defer_compile: bool = False) -> PythonVerdict:
-    """Python's parser, then its compiler (from the same tree: nothing is parsed twice, nothing
-    runs): a late `from __future__` import, `return` outside a function, a duplicate argument or a
-    `nonlocal` without a binding parse, but no Python runs such a file. The compiler's refusal is
-    final: libcst, which would read the file, is not asked. `defer_compile`: the compiler is not
-    asked (`deferred`) when compiling the whole text later (compiler_verdict) costs about what
-    compiling the tree costs now: when the module-level data it would leave out is under a tenth
-    of the statements' lines (on torch's tree compiling every text whole cost 37 % more)."""
+def parser_verdict(text: str) -> PythonVerdict:
+    """Python's parser: the tree, or its BL001. Its compiler judges the tree next (compiled_verdict)
+    where the index's walk found something it may refuse."""
     from breaklint.index.builder import parse  # imported here so workers import it once
 
     try:
@@ -269,6 +264,17 @@ def python_verdict(text: str, defer_compile: bool = False) -> PythonVerdict:
         return PythonVerdict(None, problem, True)
     except ValueError:  # e.g. NUL bytes (files.py refuses those before): libcst decides
         return PythonVerdict(None, None, False)
+    return PythonVerdict(tree, None, False)
+
+
+def compiled_verdict(text: str, tree: ast.Module, defer_compile: bool = False) -> PythonVerdict:
+    """Python's compiler on the parser's tree (nothing is parsed twice, nothing runs): a late
+    `from __future__` import, `return` outside a function, a duplicate argument or a `nonlocal`
+    without a binding parse, but no Python runs such a file. The compiler's refusal is final:
+    libcst, which would read the file, is not asked. `defer_compile`: the compiler is not asked
+    (`deferred`) when compiling the whole text later (compiler_verdict) costs about what compiling
+    the tree costs now: when the module-level data it would leave out is under a tenth of the
+    statements' lines (on torch's tree compiling every text whole cost 37 % more)."""
     body = _worth_compiling(tree.body)
     if defer_compile and (body is tree.body or _lines(body) >= _lines(tree.body) * 0.9):
         return PythonVerdict(tree, None, False, deferred=True)
@@ -284,7 +290,7 @@ def _lines(body: list[ast.stmt]) -> int:
 
 
 def compiler_verdict(text: str) -> ReadProblem | None:
-    """The BL001 of Python's compiler for a text its parser took (see python_verdict's
+    """The BL001 of Python's compiler for a text its parser took (see compiled_verdict's
     `defer_compile`), or None."""
     refused = _compiled(text)
     return None if refused is None else syntax_error(text, refused)
@@ -368,20 +374,30 @@ def _summary(text: str, module_name: str, is_package: bool, defer_compile: bool 
     one parser), so syntax newer than the running Python's is its BL001."""
     from breaklint.index.builder import summarize_lines
 
-    verdict = python_verdict(text, defer_compile)
+    verdict = parser_verdict(text)
     tree = verdict.tree
     if tree is None:
-        problem = verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file")
-        return problem, (), b"", [], False
+        return _refused(verdict)
 
     def made() -> tuple[ModuleSummary, Block, bytes, list[int], bool]:
-        summary, source, starts = summarize_lines(text, module_name, is_package, tree, helpers)
-        return summary, outline(tree, split_lines(text)), source, starts, verdict.deferred
+        summary, source, starts, refusable = summarize_lines(text, module_name, is_package, tree, helpers)
+        return summary, outline(tree, split_lines(text)), source, starts, refusable
 
     try:
-        return made()
+        found = made()
     except RecursionError:  # Python parsed it: it is deep, not wrong
-        return with_room(made)
+        found = with_room(made)
+    if not found[-1]:  # nothing in it that Python's compiler judges beyond its grammar
+        return found
+    verdict = compiled_verdict(text, tree, defer_compile)
+    if verdict.tree is None:
+        return _refused(verdict)
+    return *found[:-1], verdict.deferred
+
+
+def _refused(verdict: PythonVerdict) -> tuple[ReadProblem, Block, bytes, list[int], bool]:
+    problem = verdict.problem or ReadProblem("BL001", "syntax error: Python's parser cannot read this file")
+    return problem, (), b"", [], False
 
 
 def python_error_is_final(error: SyntaxError) -> bool:

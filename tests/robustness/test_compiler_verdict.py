@@ -6,12 +6,14 @@ from the parsed tree, without running anything; the BL001 is where and what Pyth
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
 from breaklint.check.engine import _POOL_FROM
-from breaklint.index.scan import compiler_verdict, python_verdict, scan_text
+from breaklint.index.builder import summarize_lines
+from breaklint.index.scan import compiled_verdict, compiler_verdict, parser_verdict, scan_text
 
 from .support import BAD, GOOD_FINDING, run_cli
 
@@ -33,7 +35,73 @@ REFUSED = {
     "refused_after_data.py": "TABLE = [1, 2]\nf(a=1, a=2)\n",
     "refused_annotation.py": "TABLE = [1, 2]\nx: f(a=1, a=2) = 1\n",
     "debug_assigned.py": "TABLE = [1, 2]\n__debug__ = 1\n",
+    # each construct the index's walk notes for the compiler (builder._Walker.refusable)
+    "default_except_first.py": "try:\n    pass\nexcept:\n    pass\nexcept ValueError:\n    pass\n",
+    "except_star_break.py": "for x in y:\n    try:\n        pass\n    except* ValueError:\n        break\n",
+    "class_keyword_repeated.py": "class A(x=1, x=2):\n    pass\n",
+    "lambda_duplicate.py": "g = lambda a, a: a\n",
+    "starred_alone.py": "*a = [1]\n",
+    "two_starred.py": "*a, *b = [1, 2]\n",
+    "starred_returned.py": "def f():\n    return *a\n",
+    "yield_in_comprehension.py": "def f(y):\n    return [(yield x) for x in y]\n",
+    "yield_in_class.py": "class A:\n    yield 1\n",
+    "yield_in_default.py": "def f(a=(yield)):\n    pass\n",
+    "return_in_class.py": "def f():\n    class A:\n        return 1\n",
+    "break_in_else.py": "for x in y:\n    pass\nelse:\n    break\n",
+    "break_in_nested_def.py": "for x in y:\n    def f():\n        break\n",
+    "continue_in_class.py": "while y:\n    class A:\n        continue\n",
+    "walrus_in_comprehension.py": "def f():\n    return [i := 0 for i in range(3)]\n",
+    "async_for_outside.py": "def f(y):\n    async for x in y:\n        pass\n",
+    "async_with_outside.py": "def f(y):\n    async with y:\n        pass\n",
+    "async_comprehension_outside.py": "def f(y):\n    return [x async for x in y]\n",
+    "import_star_in_def.py": "def f():\n    from os import *\n",
+    "future_in_def.py": "def f():\n    from __future__ import annotations\n",
+    "future_star.py": "from __future__ import *\n",
+    "global_after_assign.py": "def f():\n    x = 1\n    global x\n",
+    "global_after_use_in_if.py": "def f():\n    print(x)\n    if x:\n        global x\n",
+    "global_parameter.py": "def f(x):\n    global x\n",
+    "global_annotated.py": "def f():\n    global x\n    x: int = 1\n",
+    "global_and_nonlocal.py": "def g():\n    x = 1\n    def f():\n        global x\n        nonlocal x\n",
+    "nonlocal_hidden_by_global.py": "def g():\n    global x\n    x = 1\n    def f():\n        nonlocal x\n",
+    "nonlocal_of_a_class_name.py": "def g():\n    class A:\n        x = 1\n        def f(self):\n            nonlocal x\n",
+    "nonlocal_comprehension_variable.py": "def g(y):\n    z = [x for x in y]\n    def f():\n        nonlocal x\n",
+    "nested_blocks.py": "".join("    " * i + f"for x{i} in y:\n" for i in range(21)) + "    " * 21 + "pass\n",
+    "match_irrefutable_first.py": "match x:\n    case a:\n        pass\n    case b:\n        pass\n",
+    "debug_keyword.py": "f(__debug__=1)\n",
 }
+
+# What the compiler takes, with the same constructs where they belong: the walk asks it nothing.
+TAKEN = {
+    "leading declarations": 'def f():\n    """doc"""\n    global x, y\n    x = 1\n',
+    "a later global of a name not written before": "def f(a):\n    if a:\n        global x\n        x = a\n",
+    "nonlocal of an assigned name": "def g():\n    x = 1\n    def f():\n        nonlocal x\n        x = 2\n",
+    "nonlocal of a name bound after": "def g():\n    def f():\n        nonlocal x\n    x = 1\n",
+    "nonlocal through a nonlocal": "def g():\n    x = 1\n    def f():\n        nonlocal x\n        def h():\n"
+                                   "            nonlocal x\n            x = 2\n",
+    "nonlocal of other bindings": "def g(p):\n    for t, (u, *v) in p:\n        pass\n    with p as w:\n        import os.path\n"
+                                  "    try:\n        pass\n    except E as e:\n        pass\n    def f():\n"
+                                  "        nonlocal p, t, u, v, w, os, e\n",
+    "nonlocal across a class": "def g():\n    x = 1\n    class A:\n        def f(self):\n            nonlocal x\n",
+    "break in a loop's else, in a loop": "while y:\n    for x in y:\n        pass\n    else:\n        break\n",
+    "yield and return in defs": "def f(y):\n    yield from y\n    return 1\n\ng = lambda: 1\n",
+    "starred targets and displays": "a, *b = y\nc = [*a, *b]\nf(*a, **k)\nfor x, *z in y:\n    pass\n",
+    "walrus in a def": "def f(y):\n    if (n := len(y)) > 1:\n        return n\n",
+    "future after the docstring": '"""doc"""\nfrom __future__ import annotations, division\n',
+    "keywords once each": "f(a=1, b=2, **k)\nclass A(B, metaclass=M):\n    pass\n",
+    "a bare except last": "try:\n    pass\nexcept ValueError:\n    pass\nexcept:\n    pass\n",
+    "eleven nested loops": "".join("    " * i + f"for x{i} in y:\n" for i in range(11)) + "    " * 11 + "pass\n",
+}
+
+
+def test_the_walk_asks_the_compiler_where_it_may_refuse() -> None:
+    """builder._Walker.refusable: every text of REFUSED (the compiler refuses each) is noted for
+    it; none of TAKEN (it takes each) is; benchmarks/compiler_gate.py runs this on every text
+    CPython's own tests have the compiler refuse."""
+    for name, text in REFUSED.items():
+        assert summarize_lines(text, "m", False, ast.parse(text))[3], name
+    for name, text in TAKEN.items():
+        compile(text, name, "exec", dont_inherit=True)  # the table's premise
+        assert not summarize_lines(text, "m", False, ast.parse(text))[3], name
 
 
 def where_python_says(text: str) -> tuple[int, int, str]:
@@ -106,6 +174,12 @@ def test_the_verdicts_left_for_later_are_what_the_regions_leave_time_for() -> No
     assert later(compiled, jobs=2) == {0, 2}  # one
 
 
+def compiled(text: str, defer: bool = False):  # type: ignore[no-untyped-def]
+    tree = parser_verdict(text).tree
+    assert tree is not None
+    return compiled_verdict(text, tree, defer_compile=defer)
+
+
 def test_the_deferred_verdict_is_the_same_verdict() -> None:
     """compiler_verdict (the whole text) says what the pre-pass's own compile (the tree, less its
     module-level data) says; a text whose data is more than a tenth of its lines is judged at once."""
@@ -113,7 +187,7 @@ def test_the_deferred_verdict_is_the_same_verdict() -> None:
     for name, text in REFUSED.items():
         problem = compiler_verdict(text)
         assert problem is not None and problem == scan_text(text, "d", "m", False).problem, name
-        verdict = python_verdict(text, defer_compile=True)
+        verdict = compiled(text, defer=True)
         assert (verdict.problem, verdict.deferred) in ((None, True), (problem, False)), name
         assert scan_text(text, "d", "m", False, defer_compile=True).unjudged == verdict.deferred, name
         deferred += verdict.deferred
@@ -121,11 +195,12 @@ def test_the_deferred_verdict_is_the_same_verdict() -> None:
     taken = "import torch\n\ndef f(x):\n    return x\n"
     assert compiler_verdict(taken) is None and not scan_text(taken, "d", "m", False, defer_compile=True).problem
     table = "TABLE = [\n" + "    (1, 2.5, 'name'),\n" * 200 + "]\n"  # 202 lines of data
-    code = "def f(x):\n    return x\n" * 1000  # 2,000 lines of code
-    assert not python_verdict(table, defer_compile=True).deferred
-    assert not python_verdict(code[:4000] + table, defer_compile=True).deferred
-    assert python_verdict(code + table, defer_compile=True).deferred  # a tenth of the lines at most
-    assert python_verdict(code, defer_compile=True).deferred  # nothing to leave out
+    one = "def f(x):\n    return x\n"
+    code = one * 1000  # 2,000 lines of code
+    assert not compiled(table, defer=True).deferred
+    assert not compiled(one * 166 + table, defer=True).deferred
+    assert compiled(code + table, defer=True).deferred  # a tenth of the lines at most
+    assert compiled(code, defer=True).deferred  # nothing to leave out
 
 
 def test_the_language_server_judges_files_and_buffers(tmp_path: Path) -> None:
