@@ -695,10 +695,10 @@ class _Walker:
     def _declared(self, node: ast.Global | ast.Nonlocal, other: Iterable[str]) -> _Function | None:
         """The def a `global`/`nonlocal` is in, when the compiler takes it whatever follows: no use
         of its names precedes it (it opens the def, or they are not written before it in the
-        def), they are not its parameters nor declared the other way (`other`); None
-        (refusable) for any other."""
+        def), they are not its parameters nor declared the other way (`other`), nor dunders
+        (`__class__`, which `super()` reads unwritten); None (refusable) for any other."""
         fn = self.fn
-        if fn is None or any(name in fn.params or name in other for name in node.names) or (
+        if fn is None or any(name in fn.params or name in other or name.startswith("__") for name in node.names) or (
                 id(node) not in self.leading and may_be_named_in(self._before(node), node.names)):
             self.refusable = True
             return None
@@ -1254,9 +1254,8 @@ _STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
     ast.Expr: _Walker._value_statement, ast.Return: _Walker._return,  # type: ignore[dict-item]
     ast.Raise: _Walker._raise, ast.Assert: _Walker._assert, ast.Try: _Walker._try,  # type: ignore[dict-item]
     ast.Pass: _Walker._nothing, ast.Break: _Walker._jump, ast.Continue: _Walker._jump,  # type: ignore[dict-item]
-    ast.Match: _Walker._refused_kind,  # type: ignore[dict-item]
-    **{kind: _Walker._refused_kind for kind in (getattr(ast, "TryStar", None), getattr(ast, "TypeAlias", None))  # type: ignore[dict-item]
-       if kind is not None},
+    **{kind: _Walker._refused_kind for kind in map(vars(ast).get, ("Match", "TryStar", "TypeAlias"))  # type: ignore[dict-item]
+       if kind is not None},  # (3.10, 3.11, 3.12)
 }
 
 

@@ -74,7 +74,7 @@ def _statements(tree: ast.Module) -> list[ast.stmt]:
 
 
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
-             ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
+             ast.With, ast.AsyncWith, ast.Try, *filter(None, map(vars(ast).get, ("TryStar", "Match"))))  # (3.11, 3.10)
 
 
 def _simple_statement_at(statements: list[ast.stmt], line: int) -> tuple[int, int] | None:

@@ -25,8 +25,8 @@ from breaklint.index.def_lines import split_lines
 
 _BLOCKS = ("body", "orelse", "finalbody")
 # What may hold a def (a simple statement never does: a lambda is not one).
-_COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
-                       ast.Match})
+_COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+                       *filter(None, map(vars(ast).get, ("TryStar", "Match")))})  # (3.11, 3.10)
 # Kinds whose blocks are only `body` (never empty), or `body` and `orelse` (_blocks's fast paths).
 _BODY_ONLY = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith})
 _BODY_ELSE = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While})

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import warnings
 from functools import lru_cache
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
@@ -121,7 +121,7 @@ def _dotted_node(text: str) -> cst.BaseExpression | None:
 # ("name", id), ("attr", value, attr), ("call", func, ((star, keyword, value), ...)),
 # ("sub", value), ("bin", left, right), ("ifexp", body, orelse, the test as written), ("seq", libcst
 # class, the calls inside it or None), ("kind", libcst class), or None (read it from the parsed tree).
-Shape = tuple | None  # type: ignore[type-arg]
+Shape = Optional[tuple]  # type: ignore[type-arg]
 
 
 def _shape(node: ast.expr, source: str) -> Shape:

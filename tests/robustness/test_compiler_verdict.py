@@ -102,6 +102,12 @@ def test_the_walk_asks_the_compiler_where_it_may_refuse() -> None:
     for name, text in TAKEN.items():
         compile(text, name, "exec", dont_inherit=True)  # the table's premise
         assert not summarize_lines(text, "m", False, ast.parse(text))[3], name
+    # What the walk cannot judge goes to the compiler, though it takes these: a dunder declared
+    # (`super()` reads `__class__` unwritten), a name written before its `global`, non-ASCII text.
+    for text in ("class A:\n    def f(self):\n        global __x\n",
+                 "def f(a):\n    y = 'x'\n    global x\n", "def f(a):\n    é = 1\n    global x\n"):
+        compile(text, "unjudged", "exec", dont_inherit=True)
+        assert summarize_lines(text, "m", False, ast.parse(text))[3], text
 
 
 def where_python_says(text: str) -> tuple[int, int, str]:
