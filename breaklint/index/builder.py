@@ -806,12 +806,15 @@ class _Walker:
         self.loop_depth -= 1
 
     def _weighed_block(self, body: list[ast.stmt], weight: int) -> None:
-        """A block the compiler counts against its limit of nested blocks (20 in a code object)."""
+        self._nest(weight)
+        self._block(body)
+        self.block_weight -= weight
+
+    def _nest(self, weight: int) -> None:
+        """`weight` more of the blocks the compiler counts against its limit (20 in a code object)."""
         self.block_weight += weight
         if self.block_weight >= BLOCK_MARGIN:
             self.refusable = True
-        self._block(body)
-        self.block_weight -= weight
 
     def _enter_code(self) -> tuple[int, int, int]:
         """A def's or class's body: a code object of its own (no loop, no block, no header
@@ -826,9 +829,7 @@ class _Walker:
     def _try(self, node: ast.Try) -> None:
         if any(handler.type is None for handler in node.handlers[:-1]):
             self.refusable = True  # "default 'except:' must be last"
-        self.block_weight += TRY_WEIGHT  # its body, handler and cleanup blocks, conservatively
-        if self.block_weight >= BLOCK_MARGIN:
-            self.refusable = True
+        self._nest(TRY_WEIGHT)  # its body, handler and cleanup blocks, conservatively
         self._generic(node)
         self.block_weight -= TRY_WEIGHT
 

@@ -369,9 +369,11 @@ def _all_data(expression: ast.expr) -> bool:
 
 def _summary(text: str, module_name: str, is_package: bool, defer_compile: bool = False,
              helpers: Mapping[str, Compiler] | None = None) -> tuple[ModuleSummary | ReadProblem, Block, bytes, list[int], bool]:
-    """The summary from `ast`, the statements' outline, and the text's bytes and line starts
-    (builder.summarize_lines): Python's own parser is the judge of what is valid (one indexer,
-    one parser), so syntax newer than the running Python's is its BL001."""
+    """The summary from `ast`, the statements' outline, the text's bytes and line starts
+    (builder.summarize_lines), and whether Python's compiler is yet to judge it (`unjudged`):
+    Python's own parser and compiler are the judges of what is valid (one indexer, one parser),
+    so syntax newer than the running Python's is its BL001. The compiler is asked after the
+    walk, and only where the walk found something it may refuse."""
     from breaklint.index.builder import summarize_lines
 
     verdict = parser_verdict(text)
@@ -387,12 +389,13 @@ def _summary(text: str, module_name: str, is_package: bool, defer_compile: bool 
         found = made()
     except RecursionError:  # Python parsed it: it is deep, not wrong
         found = with_room(made)
-    if not found[-1]:  # nothing in it that Python's compiler judges beyond its grammar
-        return found
+    summary, blocks, source, starts, refusable = found
+    if not refusable:  # nothing in it that Python's compiler judges beyond its grammar
+        return summary, blocks, source, starts, False
     verdict = compiled_verdict(text, tree, defer_compile)
     if verdict.tree is None:
         return _refused(verdict)
-    return *found[:-1], verdict.deferred
+    return summary, blocks, source, starts, verdict.deferred
 
 
 def _refused(verdict: PythonVerdict) -> tuple[ReadProblem, Block, bytes, list[int], bool]:
