@@ -110,6 +110,27 @@ def test_the_walk_asks_the_compiler_where_it_may_refuse() -> None:
         assert summarize_lines(text, "m", False, ast.parse(text))[3], text
 
 
+def test_the_walks_text_searches_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `global` that does not open its def is judged by a search of the def's text before it
+    (refusals.may_be_named_in); a huge def with one on every line reads at most four times the
+    file's size (plus 64 KiB) before the file goes to the compiler whole: a count, not a clock."""
+    import breaklint.index.builder as builder
+
+    read: list[int] = []
+    original = builder.may_be_named_in
+
+    def counting(source: bytes, names: list[str]) -> bool:
+        read.append(len(source))
+        return original(source, names)
+
+    monkeypatch.setattr(builder, "may_be_named_in", counting)
+    body = "".join(f"    if y:\n        global g{i}\n" for i in range(3000))
+    text = "def f(y):\n" + "    z = 1\n" * 5000 + body
+    compile(text, "huge", "exec", dont_inherit=True)  # the compiler takes it
+    assert summarize_lines(text, "m", False, ast.parse(text))[3]  # handed to it once the budget is spent
+    assert 0 < sum(read) <= 4 * len(text.encode()) + 65536
+
+
 def where_python_says(text: str) -> tuple[int, int, str]:
     with pytest.raises(SyntaxError) as refused:
         compile(text, "refused.py", "exec", dont_inherit=True)
