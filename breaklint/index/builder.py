@@ -23,7 +23,7 @@ from breaklint.index.imports import ImportTable
 from breaklint.index.patterns import NO_GRAD as _NO_GRAD, SET_GRAD as _SET_GRAD, called_while_compiling
 from breaklint.index.project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
 from breaklint.index.refusals import BLOCK_MARGIN, TRY_WEIGHT, bound_names, future_heads, leading_declarations
-from breaklint.index.refusals import may_be_named_in, parameter_names, repeats_a_keyword
+from breaklint.index.refusals import comprehension_targets, may_be_named_in, parameter_names, repeats_a_keyword
 from breaklint.index.summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
 from breaklint.index.summary import CompiledCall, CompiledName, Loop, Place, StateWrite
 
@@ -207,7 +207,9 @@ class _Walker:
         self.refusable = b"__debug__" in self.source
         self.loop_depth = 0  # loops around the statement in its own def or class body (`break`)
         self.block_weight = 0  # the compiler's nested blocks around it in its own def (CO_MAXBLOCKS)
-        self.header_depth = 0  # lambdas, comprehensions, annotations and def headers around it
+        self.header_depth = 0  # lambdas, annotations and def headers around it
+        self.comprehensions: list[ast.expr] = []  # the comprehensions around it, outermost first
+        self.iterable_depth = 0  # comprehensions' `in` expressions around it
         self.future_heads: set[int] = set()  # ids of the `from __future__` imports in their place
         self.leading: set[int] = set()  # ids of the `global`/`nonlocal` statements opening a def
         self.scan_budget = 4 * len(self.source) + 65536  # bytes _before may still hand out
@@ -999,7 +1001,7 @@ class _Walker:
         self.expr(node.value)
 
     def _yield(self, node: ast.Yield | ast.YieldFrom) -> None:
-        if self.fn is None or self.header_depth:  # a module, a class body, a comprehension, a lambda
+        if self.fn is None or self.header_depth or self.comprehensions:  # a module, a class body, a lambda, ...
             self.refusable = True
         if node.value is not None:
             self.expr(node.value)
@@ -1009,8 +1011,10 @@ class _Walker:
         self.expr(node.value)
 
     def _named(self, node: ast.NamedExpr) -> None:
-        if self.header_depth or self.fn is None:  # in a comprehension (rebinding its variable, ...)
-            self.refusable = True
+        if self.header_depth or self.iterable_depth or (self.comprehensions and (
+                self.fn is None or type(node.target) is not ast.Name  # (a class body's; the grammar's Name)
+                or node.target.id in comprehension_targets(self.comprehensions[0]))):
+            self.refusable = True  # in a lambda or annotation; in a comprehension's iterable, rebinding its variable
         self.expr(node.value)
 
     def _values(self, node: ast.JoinedStr | ast.BoolOp) -> None:
@@ -1054,9 +1058,9 @@ class _Walker:
         self.header_depth -= 1
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
-        self.header_depth += 1
+        self.comprehensions.append(node)
         self._comprehension_parts(node)
-        self.header_depth -= 1
+        self.comprehensions.pop()
 
     def _comprehension_parts(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
         if isinstance(node, ast.DictComp):
@@ -1069,7 +1073,9 @@ class _Walker:
                 self.refusable = True
             self._bind(generator.target, self.text(generator.iter), True)
             self.expr(generator.target)
+            self.iterable_depth += 1
             self.expr(generator.iter)
+            self.iterable_depth -= 1
             for condition in generator.ifs:
                 self.expr(condition)
 

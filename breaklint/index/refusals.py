@@ -105,6 +105,16 @@ def bound_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return names
 
 
+def comprehension_targets(outermost: ast.expr) -> set[str]:
+    """Every name a comprehension and those inside it iterate with: a `:=` in it may bind none
+    of them ("cannot rebind comprehension iteration variable"), whichever level it stands at."""
+    names: set[str] = set()
+    for node in ast.walk(outermost):
+        if type(node) is ast.comprehension:
+            _target_names(node.target, names)  # type: ignore[attr-defined]
+    return names
+
+
 def _target_names(target: ast.expr, into: set[str]) -> None:
     kind = type(target)
     if kind is ast.Name:
