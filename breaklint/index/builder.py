@@ -210,6 +210,7 @@ class _Walker:
         self.header_depth = 0  # lambdas, annotations and def headers around it
         self.comprehensions: list[ast.expr] = []  # the comprehensions around it, outermost first
         self.iterable_depth = 0  # comprehensions' `in` expressions around it
+        self.iterated: tuple[ast.expr, set[str]] | None = None  # _iterated_names's last answer
         self.future_heads: set[int] = set()  # ids of the `from __future__` imports in their place
         self.leading: set[int] = set()  # ids of the `global`/`nonlocal` statements opening a def
         self.scan_budget = 4 * len(self.source) + 65536  # bytes _before may still hand out
@@ -1013,9 +1014,17 @@ class _Walker:
     def _named(self, node: ast.NamedExpr) -> None:
         if self.header_depth or self.iterable_depth or (self.comprehensions and (
                 self.fn is None or type(node.target) is not ast.Name  # (a class body's; the grammar's Name)
-                or node.target.id in comprehension_targets(self.comprehensions[0]))):
+                or node.target.id in self._iterated_names())):
             self.refusable = True  # in a lambda or annotation; in a comprehension's iterable, rebinding its variable
         self.expr(node.value)
+
+    def _iterated_names(self) -> set[str]:
+        """comprehension_targets of the outermost comprehension around, once per comprehension
+        (a huge one full of `:=` must not cost its size squared)."""
+        outermost = self.comprehensions[0]
+        if self.iterated is None or self.iterated[0] is not outermost:
+            self.iterated = (outermost, comprehension_targets(outermost))
+        return self.iterated[1]
 
     def _values(self, node: ast.JoinedStr | ast.BoolOp) -> None:
         self._exprs(node.values)

@@ -135,6 +135,13 @@ def test_the_walks_text_searches_are_bounded(monkeypatch: pytest.MonkeyPatch) ->
     compile(text, "huge", "exec", dont_inherit=True)  # the compiler takes it
     assert summarize_lines(text, "m", False, ast.parse(text))[3]  # handed to it once the budget is spent
     assert 0 < sum(read) <= 4 * len(text.encode()) + 65536
+    # A comprehension's iteration variables are gathered once for all the `:=` in it.
+    walks: list[ast.expr] = []
+    gather = builder.comprehension_targets
+    monkeypatch.setattr(builder, "comprehension_targets", lambda node: walks.append(node) or gather(node))
+    text = "def f(xs):\n    return [y for x in xs " + " ".join(f"if (y{i} := x)" for i in range(1000)) + "]\n"
+    assert not summarize_lines(text, "m", False, ast.parse(text))[3]
+    assert len(walks) == 1
 
 
 def where_python_says(text: str) -> tuple[int, int, str]:
