@@ -23,7 +23,8 @@ from breaklint.index.imports import ImportTable
 from breaklint.index.patterns import NO_GRAD as _NO_GRAD, SET_GRAD as _SET_GRAD, called_while_compiling
 from breaklint.index.project import COMPILE_NAMES, DISABLE_NAMES, OPTIMIZE_NAMES
 from breaklint.index.refusals import BLOCK_MARGIN, TRY_WEIGHT, bound_names, future_heads, leading_declarations
-from breaklint.index.refusals import comprehension_targets, may_be_named_in, parameter_names, repeats_a_keyword
+from breaklint.index.refusals import comprehension_targets, match_may_be_refused, may_be_named_in, parameter_names
+from breaklint.index.refusals import repeats_a_keyword
 from breaklint.index.summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
 from breaklint.index.summary import CompiledCall, CompiledName, Loop, Place, StateWrite
 
@@ -844,9 +845,13 @@ class _Walker:
         self.block_weight -= TRY_WEIGHT
 
     def _refused_kind(self, node: ast.stmt) -> None:
-        """`match` (its patterns' rules), `except*` (no `break` in it), `type X = ...`: rare, and
-        judged by the compiler whole."""
+        """`except*` (no `break` in it), `type X = ...`: rare, and judged by the compiler whole."""
         self.refusable = True
+        self._generic(node)
+
+    def _match(self, node: ast.stmt) -> None:
+        if match_may_be_refused(node):
+            self.refusable = True
         self._generic(node)
 
     def _jump(self, node: ast.Break | ast.Continue) -> None:
@@ -1277,8 +1282,9 @@ _STATEMENTS: dict[type, Callable[[_Walker, ast.AST], None]] = {
     ast.Expr: _Walker._value_statement, ast.Return: _Walker._return,  # type: ignore[dict-item]
     ast.Raise: _Walker._raise, ast.Assert: _Walker._assert, ast.Try: _Walker._try,  # type: ignore[dict-item]
     ast.Pass: _Walker._nothing, ast.Break: _Walker._jump, ast.Continue: _Walker._jump,  # type: ignore[dict-item]
-    **{kind: _Walker._refused_kind for kind in map(vars(ast).get, ("Match", "TryStar", "TypeAlias"))  # type: ignore[dict-item]
-       if kind is not None},  # (3.10, 3.11, 3.12)
+    **{kind: _Walker._refused_kind for kind in map(vars(ast).get, ("TryStar", "TypeAlias"))  # type: ignore[dict-item]
+       if kind is not None},  # (3.11, 3.12)
+    **({ast.Match: _Walker._match} if hasattr(ast, "Match") else {}),  # type: ignore[dict-item]  (3.10)
 }
 
 

@@ -128,3 +128,100 @@ def _target_names(target: ast.expr, into: set[str]) -> None:
 
 def _is_constant(statement: ast.stmt) -> bool:
     return type(statement) is ast.Expr and type(statement.value) is ast.Constant  # type: ignore[attr-defined]
+
+
+def match_may_be_refused(node: ast.stmt) -> bool:
+    """Whether the compiler may refuse a `match` statement's patterns: a case that matches
+    anything (a capture or `_`, unguarded) before another, a name bound twice in one pattern,
+    alternatives binding different names or one that matches anything before another, two stars
+    in a sequence, repeated or unproven mapping keys and class attributes, a value pattern
+    other than a literal or a dotted name."""
+    cases = node.cases  # type: ignore[attr-defined]
+    for at, case in enumerate(cases):
+        if at < len(cases) - 1 and case.guard is None and _irrefutable(case.pattern):
+            return True
+        if _bound(case.pattern) is None:
+            return True
+    return False
+
+
+def _irrefutable(pattern: ast.AST) -> bool:
+    kind = type(pattern)
+    if kind is ast.MatchAs:
+        return pattern.pattern is None or _irrefutable(pattern.pattern)  # type: ignore[attr-defined]
+    return kind is ast.MatchOr and any(map(_irrefutable, pattern.patterns))  # type: ignore[attr-defined]
+
+
+def _bound(pattern: ast.AST) -> list[str] | None:
+    """The names `pattern` binds, or None where the compiler may refuse it."""
+    kind = type(pattern)
+    if kind is ast.MatchValue:
+        return [] if _plain_value(pattern.value) else None  # type: ignore[attr-defined]
+    if kind is ast.MatchSingleton:
+        return []
+    if kind is ast.MatchStar:
+        return [pattern.name] if pattern.name else []  # type: ignore[attr-defined]
+    if kind is ast.MatchAs:
+        inner = _bound(pattern.pattern) if pattern.pattern is not None else []  # type: ignore[attr-defined]
+        return None if inner is None else _once(inner + ([pattern.name] if pattern.name else []))  # type: ignore[attr-defined]
+    if kind is ast.MatchSequence:
+        if sum(type(item) is ast.MatchStar for item in pattern.patterns) > 1:  # type: ignore[attr-defined]
+            return None
+        return _all_bound(pattern.patterns)  # type: ignore[attr-defined]
+    if kind is ast.MatchMapping:
+        keys = pattern.keys  # type: ignore[attr-defined]
+        if not all(type(key) is ast.Constant or _dotted_value(key) for key in keys):
+            return None
+        constants = [key.value for key in keys if type(key) is ast.Constant]
+        try:
+            if len(set(constants)) != len(constants):  # the compiler's own test: `1`, `1.0`, `True` are one key
+                return None
+        except TypeError:  # unhashable
+            return None
+        found = _all_bound(pattern.patterns)  # type: ignore[attr-defined]
+        rest = [pattern.rest] if pattern.rest else []  # type: ignore[attr-defined]
+        return None if found is None else _once(found + rest)
+    if kind is ast.MatchClass:
+        attributes = pattern.kwd_attrs  # type: ignore[attr-defined]
+        if len(set(attributes)) != len(attributes):
+            return None
+        return _all_bound([*pattern.patterns, *pattern.kwd_patterns])  # type: ignore[attr-defined]
+    if kind is ast.MatchOr:
+        alternatives = pattern.patterns  # type: ignore[attr-defined]
+        if any(map(_irrefutable, alternatives[:-1])):
+            return None
+        found = [_bound(alternative) for alternative in alternatives]
+        if any(names is None for names in found) or len({frozenset(names) for names in found}) > 1:  # type: ignore[arg-type]
+            return None
+        return found[0]
+    return None
+
+
+def _all_bound(patterns: list[ast.AST]) -> list[str] | None:
+    names: list[str] = []
+    for pattern in patterns:
+        found = _bound(pattern)
+        if found is None:
+            return None
+        names += found
+    return _once(names)
+
+
+def _once(names: list[str]) -> list[str] | None:
+    """The names, unless one is bound twice ("multiple assignments to name in pattern")."""
+    return names if len(set(names)) == len(names) else None
+
+
+def _plain_value(value: ast.expr) -> bool:
+    """A value pattern the compiler takes as written: a literal (not a complex sum) or a dotted name."""
+    if type(value) is ast.UnaryOp and type(value.op) is ast.USub:
+        value = value.operand
+    return type(value) is ast.Constant or _dotted_value(value)
+
+
+def _dotted_value(value: ast.expr) -> bool:
+    if type(value) is not ast.Attribute:
+        return False
+    while type(value) is ast.Attribute:
+        value = value.value  # type: ignore[attr-defined]
+    return type(value) is ast.Name

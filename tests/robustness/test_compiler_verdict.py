@@ -71,6 +71,13 @@ REFUSED = {
     "nonlocal_comprehension_variable.py": "def g(y):\n    z = [x for x in y]\n    def f():\n        nonlocal x\n",
     "nested_blocks.py": "".join("    " * i + f"for x{i} in y:\n" for i in range(21)) + "    " * 21 + "pass\n",
     "match_irrefutable_first.py": "match x:\n    case a:\n        pass\n    case b:\n        pass\n",
+    "match_wildcard_first.py": "match x:\n    case _:\n        pass\n    case 1:\n        pass\n",
+    "match_capture_twice.py": "match x:\n    case [a, a]:\n        pass\n",
+    "match_alternatives_differ.py": "match x:\n    case [a] | [b]:\n        pass\n",
+    "match_alternative_irrefutable.py": "match x:\n    case a | 1:\n        pass\n",
+    "match_two_stars.py": "match x:\n    case [*a, *b]:\n        pass\n",
+    "match_duplicate_key.py": "match x:\n    case {1: a, True: b}:\n        pass\n",
+    "match_repeated_attribute.py": "match x:\n    case C(a=1, a=2):\n        pass\n",
     "debug_keyword.py": "f(__debug__=1)\n",
 }
 
@@ -94,6 +101,8 @@ TAKEN = {
     "walrus in a comprehension's condition": "def f(xs):\n    return [y for x in xs if (y := x + 1)]\n",
     "future after the docstring": '"""doc"""\nfrom __future__ import annotations, division\n',
     "keywords once each": "f(a=1, b=2, **k)\nclass A(B, metaclass=M):\n    pass\n",
+    "match": "match x:\n    case [a, *rest] if a:\n        pass\n    case {'k': v, **kw}:\n        pass\n"
+             "    case C(1, b=c) | D(c):\n        pass\n    case m.CONST | -1 | None:\n        pass\n    case _:\n        pass\n",
     "a bare except last": "try:\n    pass\nexcept ValueError:\n    pass\nexcept:\n    pass\n",
     "eleven nested loops": "".join("    " * i + f"for x{i} in y:\n" for i in range(11)) + "    " * 11 + "pass\n",
 }
