@@ -4,7 +4,7 @@ The pre-pass compiles a file's tree only where the walk found something the comp
 beyond the grammar (scan.compiled_verdict); a text the compiler refuses that the walk let pass
 would be checked as valid. This script tries the walk on every text Python's parser takes and its
 compiler refuses, drawn from the files given (CPython's Lib/test is the richest source: whole
-files, every string constant in them, every doctest example), and on every file of a corpus it
+files, every string constant in them, as written and dedented, every doctest example), and on every file of a corpus it
 reports how many files and bytes are still compiled.
 
     python benchmarks/compiler_gate.py /root/.pyenv/versions/3.11.7/lib/python3.11/test
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
+import textwrap
 import warnings
 from pathlib import Path
 from typing import Iterator
@@ -66,6 +67,7 @@ def snippets(path: Path) -> Iterator[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip():
             yield node.value
+            yield textwrap.dedent(node.value)  # as the tests' own assert_syntax_error reads them
             yield from _doctests(node.value)
 
 
