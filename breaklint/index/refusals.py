@@ -26,10 +26,10 @@ _FUTURE_FEATURES = frozenset(__future__.all_feature_names) - {"barry_as_FLUFL"}
 
 
 def future_heads(tree: ast.Module) -> set[int]:
-    """The `from __future__` imports where Python takes them (after the docstring, before any
-    other statement) naming features it knows: the ids of their nodes."""
+    """The `from __future__` imports where Python takes them (after the docstring, a `str`, and
+    before any other statement, a number or bytes too) naming features it knows: their ids."""
     body = tree.body
-    start = 1 if body and _is_constant(body[0]) else 0
+    start = 1 if body and _is_constant(body[0]) and isinstance(body[0].value.value, str) else 0  # type: ignore[attr-defined]
     heads: set[int] = set()
     for statement in body[start:]:
         if type(statement) is not ast.ImportFrom or statement.module != "__future__":
