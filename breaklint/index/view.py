@@ -82,17 +82,19 @@ class Fragments:
     def __init__(self, earlier: Fragments | None = None) -> None:
         self.by_text: dict[str, Fragment] = {}
         self.alone_chars = earlier.alone_chars if earlier else 0  # of defs and classes parsed on their own
-        self._parsed_before = earlier.parsed() if earlier else 0  # by the Fragments this one replaced
+        # how many texts libcst has parsed, with those of the Fragments this one replaced: counted
+        # as they are parsed (a walk of every fragment at the end of a run was serial work)
+        self._parsed = [earlier.parsed() if earlier else 0]
 
     def __call__(self, text: str) -> Fragment:
         found = self.by_text.get(text)
         if found is None:
-            found = self.by_text[text] = Fragment(text)
+            found = self.by_text[text] = Fragment(text, self._parsed)
         return found
 
     def parsed(self) -> int:
         """How many of the texts libcst has parsed (the work-count test reads it)."""
-        return self._parsed_before + sum(1 for fragment in self.by_text.values() if fragment.parsed)
+        return self._parsed[0]
 
     def bindings(self, frozen: Bindings) -> dict[str, list[Assigned]]:
         return {name: [Assigned(self(text), iterated) for text, iterated in values] for name, values in frozen}
