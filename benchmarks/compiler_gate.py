@@ -55,6 +55,16 @@ def parsed(text: str) -> ast.Module | None:
         return None
 
 
+def parsed_file(path: Path) -> tuple[str, ast.Module] | None:
+    """A UTF-8 file's text and tree, or None."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError):
+        return None
+    tree = parsed(text)
+    return None if tree is None else (text, tree)
+
+
 def refusable(text: str, tree: ast.Module) -> bool:
     try:
         return summarize_lines(text, "m", False, tree)[3]
@@ -162,13 +172,10 @@ def main() -> int:
     for corpus in args.corpus:
         files = kept = total = kept_bytes = 0
         for path in sorted(corpus.rglob("*.py")):
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (UnicodeDecodeError, OSError):
+            found = parsed_file(path)
+            if found is None:
                 continue
-            tree = parsed(text)
-            if tree is None:
-                continue
+            text, tree = found
             files += 1
             total += len(text)
             is_refused = compiler_refuses(text, tree)
@@ -193,14 +200,10 @@ def mutate(corpora: list[Path], count: int, sample: int) -> int:
             paths = random.Random(1).sample(paths, min(sample, len(paths)))
         tried = refused = let_pass = 0
         for path in paths:
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (UnicodeDecodeError, OSError):
+            found = parsed_file(path)
+            if found is None:
                 continue
-            tree = parsed(text)
-            if tree is None:
-                continue
-            for mutant in mutants(text, tree, count, rnd):
+            for mutant in mutants(*found, count, rnd):
                 mutant_tree = parsed(mutant)
                 if mutant_tree is None:
                     continue
