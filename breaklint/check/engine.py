@@ -782,7 +782,7 @@ class _Run:
         (a `def forward` each where forwards are assumed compiled, else a compile call), the
         verdicts from the size of the text; both scale alike with the machine. Of these, only
         a file whose walk found something the compiler may refuse waits (scan.compiled_verdict:
-        2.2 % of torch's bytes, none of timm's); which those are is known only once it is walked,
+        a small share of a tree, docs/speed.md); which those are is known only once it is walked,
         so the budget counts every file's bytes and defers fewer than the cores could judge."""
         config = self.config
         starts = b"def forward" if config.assume_forward_compiled else b"compile("

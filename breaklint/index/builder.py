@@ -214,7 +214,7 @@ class _Walker:
         self.iterated: tuple[ast.expr, set[str]] | None = None  # _iterated_names's last answer
         self.future_heads: set[int] = set()  # ids of the `from __future__` imports in their place
         self.leading: set[int] = set()  # ids of the `global`/`nonlocal` statements opening a def
-        self.scan_budget = 4 * len(self.source) + 65536  # bytes _before may still hand out
+        self.scan_budget = 4 * len(self.source) + 65536  # bytes _named_before may still search
         self.function_nodes: list[ast.FunctionDef | ast.AsyncFunctionDef] = []  # by index, as self.functions
         # `nonlocal` names to find bound in an enclosing def once the file is walked: the names
         # and the indexes of the defs around, innermost last.
@@ -706,19 +706,19 @@ class _Walker:
         if self.refusable:
             return None  # the compiler judges the file anyway
         if fn is None or any(name in fn.params or name in other or name.startswith("__") for name in node.names) or (
-                id(node) not in self.leading and may_be_named_in(self._before(node), node.names)):
+                id(node) not in self.leading and self._named_before(node)):
             self.refusable = True
             return None
         return fn
 
-    def _before(self, node: ast.stmt) -> bytes:
-        """The text of the def being walked, from its `def` line to `node`; a text that may hold
-        anything once the searches of a file have read four times its size (a huge def with a
+    def _named_before(self, node: ast.Global | ast.Nonlocal) -> bool:
+        """Whether the def being walked may name `node`'s names before it (from its `def` line);
+        yes once the searches of a file have read four times its size (a huge def with a
         `global` on every line must not cost its size squared)."""
         start = self.line_starts[self.function_nodes[self.scope].lineno - 1]
         end = self.line_starts[node.lineno - 1] + node.col_offset
         self.scan_budget -= end - start
-        return self.source[start:end] if self.scan_budget >= 0 else b"\x80"  # (non-ASCII: may hold any name)
+        return self.scan_budget < 0 or may_be_named_in(self.source[start:end], node.names)
 
     def _global(self, node: ast.Global) -> None:
         self._declared(node, self.fn.nonlocal_names if self.fn is not None else ())

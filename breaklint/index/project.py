@@ -176,18 +176,17 @@ UNREADABLE = "__breaklint_unreadable__"
 class Fragment:
     """An expression kept as source text (by the pre-pass) and parsed by libcst when read."""
 
-    __slots__ = ("text", "_node", "parsed", "_count")
+    __slots__ = ("text", "_node", "_count")
 
-    def __init__(self, text: str, count: list[int] | None = None) -> None:
+    def __init__(self, text: str, count: list[int]) -> None:
         self.text = text
         self._node: cst.BaseExpression | None = None
-        self.parsed = False  # by libcst: most readers see only the spine lazy.py builds from the ast
-        self._count = count  # its registry's count of parsed fragments (view.Fragments.parsed)
+        # its registry's count of the fragments libcst parsed (view.Fragments.parsed): most
+        # readers see only the spine lazy.py builds from the ast
+        self._count = count
 
     def _heard(self) -> None:
-        self.parsed = True
-        if self._count is not None:
-            self._count[0] += 1
+        self._count[0] += 1
 
     @property
     def node(self) -> cst.BaseExpression:
