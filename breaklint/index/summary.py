@@ -10,9 +10,11 @@ into the cache, so they hold no libcst nodes and no paths.
 from __future__ import annotations
 
 import ast
+import operator
 import re
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
 
 # The source text of an expression, exactly as written (parentheses around it not included).
 Expr = str
@@ -24,9 +26,30 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 16  # bump when the fields below or their pickled form change (14: slots; 15: stub; 16: attr_methods): cached summaries are then ignored
+SUMMARY_FORMAT = 17  # bump when the fields below or their pickled form change (14: slots; 15: stub; 16: attr_methods; 17: pickled by fields): cached summaries are then ignored
+
+_Record = TypeVar("_Record", bound=type)
 
 
+def _pickled_by_fields(cls: _Record) -> _Record:
+    """A frozen slotted dataclass pickled as its class and its fields' values, and so loaded by
+    its constructor: a slotted dataclass's own state is set field by field through
+    `object.__setattr__` after listing its fields again. Summaries are unpickled on the regions'
+    serial path (the whole of timm's: 38 -> 25 ms to load, 43 -> 29 ms to dump)."""
+    names = tuple(field.name for field in fields(cls))
+    values = operator.attrgetter(*names)
+    if len(names) == 1:
+        def __reduce__(self: Any) -> tuple[type, tuple[Any, ...]]:
+            return cls, (values(self),)
+    else:
+        def __reduce__(self: Any) -> tuple[type, tuple[Any, ...]]:
+            return cls, values(self)
+    cls.__reduce__ = __reduce__  # type: ignore[assignment, method-assign]
+    return cls
+
+
+
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Guard:
     """One test that decides whether a statement runs, kept when it reads a setting: `subject`
@@ -45,6 +68,7 @@ class Guard:
 Guards = tuple[Guard, ...]  # every guard of one statement, outermost `if` first
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class FunctionSummary:
     qualname: str
@@ -86,6 +110,7 @@ class FunctionSummary:
                    for _, text in args)
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ClassSummary:
     qualname: str
@@ -104,6 +129,7 @@ class ClassSummary:
     attr_methods: tuple[tuple[str, int, str], ...] = ()
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class SiteSummary:
     """A compile site: `target` is an expression, or `function` the decorated function."""
@@ -122,6 +148,7 @@ class SiteSummary:
     target_at: tuple[int, int] = (0, 0)
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Place:
     """Where an expression or statement is: 1-based lines, 1-based columns in code points, the
@@ -135,6 +162,7 @@ class Place:
     scope: int
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Loop:
     """A for/while loop around a statement, in the same function: `target`/`iter` the for
@@ -144,6 +172,7 @@ class Loop:
     iter: Expr
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class CompiledCall:
     """A call of a name this file binds to a compiled callable (`model = torch.compile(net)`,
@@ -158,6 +187,7 @@ class CompiledCall:
     grad_disabled: bool  # under `torch.no_grad()`, `inference_mode()`, `set_grad_enabled(False)`
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class StateWrite:
     """A write other code makes to what a compiled frame guards on. `subject` is the dotted
@@ -176,6 +206,7 @@ class StateWrite:
     loops: tuple[Loop, ...] = ()  # the loops around it, in its own function (container writes only)
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class CompiledName:
     """A name this file binds to a compiled callable: `model = torch.compile(net)` (`target`
@@ -187,6 +218,7 @@ class CompiledName:
     place: Place
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ModuleSummary:
     module_name: str
