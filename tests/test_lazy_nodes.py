@@ -7,13 +7,14 @@ the settings a conditional expression's test decides, from its text (`written_te
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
 from breaklint.index.conditions import cst_guards_of, text_guards_of
-from breaklint.infra.lazy import calls_inside, parse_fragment, real_node, written_test
+from breaklint.infra.lazy import _MAY_WARN, calls_inside, parse_expression, parse_fragment, real_node, written_test
 from breaklint.infra.walk import content_nodes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,6 +104,49 @@ def test_every_expression_of_the_examples() -> None:
         _same(parse_fragment(text), real, text)
         checked += 1
     assert checked > 500
+
+
+# Texts on which `ast.parse` warns on one Python or another (3.10-3.13: DeprecationWarning, then
+# SyntaxWarning): an invalid escape, a number run into the name after it.
+WARNS = ['"\\d"', "b'\\d'", "f'\\d{x}'", "1if x else 2", "[0x1for x in y]", "1_000if a else b",
+         "0o7if a else b", "1jif a else b", "1.0if a else b", "1e5if a else b", "1 if 1else 2", "(.5if a else b)"]
+
+
+def _warns(text: str) -> bool:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            ast.parse(f"({text})", mode="eval")
+        except SyntaxError:
+            return False
+    return bool(caught)
+
+
+@pytest.mark.parametrize("text", WARNS)
+def test_a_text_that_makes_ast_warn_is_parsed_quietly(text: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning that escapes fails the test
+        lazy, parsed = parse_fragment(text), parse_expression(f"({text})")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(lazy, cst.parse_expression(f"({text})"), text)
+        assert ast.dump(parsed) == ast.dump(ast.parse(f"({text})", mode="eval").body)
+
+
+def test_the_quiet_parse_catches_warnings_wherever_ast_may_warn() -> None:
+    """`parse_expression` skips catching warnings where `_MAY_WARN` finds nothing: over every
+    expression of breaklint's own code, the examples, the testdata and WARNS, no text `ast.parse`
+    warns about is skipped."""
+    texts = set(_expressions()) | set(WARNS)
+    for path in sorted([*(ROOT / "breaklint").rglob("*.py"), *(ROOT / "rules").rglob("*.py")]):
+        lines = path.read_bytes().splitlines()
+        for node in ast.walk(ast.parse(b"\n".join(lines))):  # offsets are in UTF-8 bytes
+            if isinstance(node, ast.expr) and node.lineno == node.end_lineno:
+                texts.add(lines[node.lineno - 1][node.col_offset:node.end_col_offset].decode())
+    warned = [text for text in sorted(texts) if _warns(text)]
+    assert len(warned) >= 8  # WARNS warn here: the check below can fail
+    assert [text for text in warned if _MAY_WARN.search(f"({text})") is None] == []
+    assert sum(_MAY_WARN.search(f"({text})") is None for text in texts) > 0.9 * len(texts)  # most skip it
 
 
 def test_the_calls_of_a_call_are_itself_without_parsing() -> None:

@@ -10,6 +10,7 @@ import tokenize
 from typing import TYPE_CHECKING, Callable
 
 from breaklint.index.summary import Guard
+from breaklint.infra.lazy import parse_expression
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -116,7 +117,7 @@ def _as_ast(expr: cst.BaseExpression) -> tuple[ast.expr, Text] | None:
 def _text_as_ast(code: str) -> tuple[ast.expr, Text] | None:
     source = "(\n" + code + "\n)"
     try:
-        tree = ast.parse(source, mode="eval")
+        body = parse_expression(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return tree.body, lambda node: ast.get_source_segment(source, node) or ""
+    return body, lambda node: ast.get_source_segment(source, node) or ""
