@@ -14,7 +14,8 @@ import libcst as cst
 import pytest
 
 from breaklint.index.conditions import cst_guards_of, text_guards_of
-from breaklint.infra.lazy import _MAY_WARN, calls_inside, parse_expression, parse_fragment, real_node, written_test
+from breaklint.infra.lazy import calls_inside, parse_fragment, real_node, written_test
+from breaklint.infra.quiet_ast import _MAY_WARN, parse_expression
 from breaklint.infra.walk import content_nodes
 
 ROOT = Path(__file__).resolve().parent.parent

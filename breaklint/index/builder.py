@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import bisect
 import sys
-import warnings
 from itertools import accumulate
 from typing import Callable, Iterable, Iterator, Mapping, Optional, TypeVar
 
@@ -27,6 +26,7 @@ from breaklint.index.refusals import comprehension_targets, match_may_be_refused
 from breaklint.index.refusals import repeats_a_keyword
 from breaklint.index.summary import Bindings, CallArgs, ClassSummary, Expr, FunctionSummary, Guard, Guards, ModuleSummary, SiteSummary
 from breaklint.index.summary import CompiledCall, CompiledName, Loop, Place, StateWrite
+from breaklint.infra.quiet_ast import parse_module
 
 _DOTTED = (ast.Name, ast.Attribute)
 _SINGLETONS = {True: "True", False: "False", None: "None"}  # Names in libcst, constants in ast
@@ -47,16 +47,9 @@ def line_starts(source: bytes) -> list[int]:
     return starts
 
 
-def parse(text: str) -> ast.Module:
-    """`ast.parse`, quiet: a SyntaxWarning (`"\\d"`) is the compiler's business, not ours."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(text)
-
-
 def summarize(text: str, module_name: str, is_package: bool, tree: ast.Module | None = None) -> ModuleSummary:
     """Raises SyntaxError (and RecursionError, MemoryError) as `ast.parse` does."""
-    return _Walker(text, module_name, is_package).run(tree if tree is not None else parse(text))
+    return _Walker(text, module_name, is_package).run(tree if tree is not None else parse_module(text))
 
 
 def summarize_lines(text: str, module_name: str, is_package: bool, tree: ast.Module,

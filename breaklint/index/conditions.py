@@ -10,7 +10,7 @@ import tokenize
 from typing import TYPE_CHECKING, Callable
 
 from breaklint.index.summary import Guard
-from breaklint.infra.lazy import parse_expression
+from breaklint.infra.quiet_ast import parse_expression
 
 if TYPE_CHECKING:
     import libcst as cst

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple, TypeVar
 
 from breaklint.infra.files import NUL_BYTES, ReadProblem, decode_source, read_capped
+from breaklint.infra.quiet_ast import parse_module
 from breaklint.infra.recursion import with_room
 from breaklint.index.def_lines import split_lines
 from breaklint.index.imports import base_key
@@ -252,10 +253,8 @@ class PythonVerdict(NamedTuple):
 def parser_verdict(text: str) -> PythonVerdict:
     """Python's parser: the tree, or its BL001. Its compiler judges the tree next (compiled_verdict)
     where the index's walk found something it may refuse."""
-    from breaklint.index.builder import parse  # imported here so workers import it once
-
     try:
-        tree = parse(text)
+        tree = parse_module(text)
     except SyntaxError as error:
         return PythonVerdict(None, syntax_error(text, error), python_error_is_final(error))
     except (RecursionError, MemoryError) as error:  # Python's parser gave up, and says nothing of where

@@ -48,7 +48,6 @@ def _pickled_by_fields(cls: _Record) -> _Record:
     return cls
 
 
-
 @_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Guard:

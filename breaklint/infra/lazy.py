@@ -20,13 +20,12 @@ shapes: transformers' regions process peaked at 594 MB with it against 574 MB wi
 from __future__ import annotations
 
 import ast
-import re
-import warnings
 from functools import lru_cache
 from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
+from breaklint.infra.quiet_ast import parse_expression
 from breaklint.infra.recursion import parse_safely
 
 _OWN = frozenset({"_kind", "_known", "_real", "_resolved", "_on_read"})
@@ -100,25 +99,6 @@ def parse_fragment(text: str, on_parse: Callable[[], None] | None = None) -> cst
         return root()
     del tree  # the shape is what stays: an ast tree costs several times more
     return _spine(shape, root)  # type: ignore[return-value]
-
-
-# What may make `ast.parse` warn of an expression's text (DeprecationWarning or SyntaxWarning, by
-# Python version): an invalid escape in a string (`"\\d"`), or a number run into the name after
-# it (`1if`, `0x1for`, `1.0else`): a backslash, or a digit that starts a word and is followed by a
-# letter or `_` in it (`Conv2d`'s does not start one; `0xff` and `1e5` are taken to, harmlessly).
-_MAY_WARN = re.compile(r"\\|(?<!\w)\d[\w.]*[^\W\d]")
-
-
-def parse_expression(source: str) -> ast.expr:
-    """`ast.parse(source, mode="eval").body`, quiet: a warning about the user's text is the
-    compiler's business, not ours. Catching warnings costs as much again as parsing a short
-    expression, and the regions parse thousands (`parse_fragment`), so only a text that may warn
-    (`_MAY_WARN`) is parsed under `warnings.catch_warnings`."""
-    if _MAY_WARN.search(source) is None:
-        return ast.parse(source, mode="eval").body
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(source, mode="eval").body
 
 
 def _parse(text: str) -> cst.BaseExpression:
