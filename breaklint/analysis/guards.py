@@ -28,6 +28,7 @@ import libcst as cst
 
 from breaklint.index.project import ClassInfo, FunctionInfo, ModuleIndex, ProjectIndex
 from breaklint.infra.lazy import parse_fragment
+from breaklint.infra.quiet_ast import parse_expression
 from breaklint.index.summary import CompiledCall, CompiledName, Loop, Place, StateWrite
 
 RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit's default
@@ -168,7 +169,7 @@ def _from_tensor_data(text: str) -> str:
     """`int(x.sum())`, `float(loss)`-style reads of a reduction, `t.item()`: a Python number that
     follows the tensor's data (its kind: "int", "float", "bool", "number"), or ""."""
     try:
-        node = ast.parse(text, mode="eval").body
+        node = parse_expression(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile text: nothing known
         return ""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item" \
@@ -191,7 +192,7 @@ def _layout(text: str) -> tuple[str, str] | None:
     `x[:, ::2]`; layout the expression itself), or (base, "") for `x.contiguous()`; None for
     anything else."""
     try:
-        node = ast.parse(text, mode="eval").body
+        node = parse_expression(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile text: no layout known
         return None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "contiguous" \
@@ -220,7 +221,7 @@ def _shape_of(text: str) -> tuple[str, object] | None:
     """("list", length) for a list display, ("rank", n) for `torch.randn(4, 8)` with literal sizes,
     ("dict", keys) for a dict display with string keys."""
     try:
-        node = ast.parse(text, mode="eval").body
+        node = parse_expression(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile text: no shape known
         return None
     if isinstance(node, ast.List) and not any(isinstance(e, ast.Starred) for e in node.elts):
@@ -1014,7 +1015,7 @@ def _is_compile(text: str, resolve: Callable[[str], str | None]) -> bool:
 def _sized_dim(text: str, var: str) -> int | None:
     """Which dimension follows `var`: its place in a subscript's tuple or a factory's sizes."""
     try:
-        tree = ast.parse(text, mode="eval").body
+        tree = parse_expression(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile text: no shape known
         return None
 
@@ -1049,8 +1050,8 @@ def _first_size(text: str, var: str, call: CompiledCall) -> int | None:
     if loop is None:
         return None
     try:
-        header = ast.parse(loop.iter, mode="eval").body
-        tree = ast.parse(text, mode="eval").body
+        header = parse_expression(loop.iter)
+        tree = parse_expression(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     if not (isinstance(header, ast.Call) and isinstance(header.func, ast.Name) and header.func.id == "range"

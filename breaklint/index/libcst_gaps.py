@@ -22,6 +22,7 @@ from typing import Callable
 import libcst as cst
 
 from breaklint.index.def_lines import split_lines
+from breaklint.infra.quiet_ast import parse_module
 
 _AT = re.compile(r"error at (\d+):\d+")
 MAX_GAPS = 20  # beyond this the file is more libcst's problem than ours: BL001 as before
@@ -41,7 +42,7 @@ def parse_around_gaps(text: str, error: cst.ParserSyntaxError,
     """libcst's tree of `text` with the statements it rejects blanked, or None when Python
     rejects the text too (a real syntax error) or the rejection is not in a simple statement."""
     try:
-        statements = _statements(ast.parse(text))
+        statements = _statements(parse_module(text))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     lines = split_lines(text)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from breaklint.index.def_lines import split_lines
+from breaklint.infra.quiet_ast import parse_module
 
 _BLOCKS = ("body", "orelse", "finalbody")
 # What may hold a def (a simple statement never does: a lambda is not one).
@@ -100,7 +101,7 @@ def region_text(text: str, kept: Sequence[tuple[int, int]], blocks: Block | None
     lines = split_lines(text)
     if blocks is None:
         try:
-            blocks = outline(ast.parse(text), lines)
+            blocks = outline(parse_module(text), lines)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
     blanker = _Blanker(lines, sorted(kept))

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
+from breaklint.infra.quiet_ast import parse_expression
+
 # The source text of an expression, exactly as written (parentheses around it not included).
 Expr = str
 # `name -> values`, in the order the bindings were seen; a value is (expression, iterated).
@@ -251,7 +253,7 @@ def _built_part(text: Expr, params: tuple[str, ...]) -> bool:
     if text.isidentifier():
         return text not in params and text not in ("self", "True", "False", "None")
     try:
-        return isinstance(ast.parse(text, mode="eval").body, ast.Call)
+        return isinstance(parse_expression(text), ast.Call)
     except (SyntaxError, ValueError, RecursionError):
         return False
 
