@@ -34,9 +34,10 @@ def _mentions(expr: cst.BaseExpression, target: str) -> bool:
     """Whether `expr` reads `target` (a dotted name such as `self.step` or `STEP`)."""
     last = target.rpartition(".")[2]  # an Attribute's dotted name ends with its attr: asked only then
     for node in content_nodes(expr):
-        if isinstance(node, cst.Name) and node.value == target:
+        kind = node.__class__  # one lookup, not isinstance on libcst's ABCs (a lazy node answers it too)
+        if kind is cst.Name and node.value == target:  # type: ignore[attr-defined]
             return True
-        if isinstance(node, cst.Attribute) and node.attr.value == last and dotted(node) == target:
+        if kind is cst.Attribute and node.attr.value == last and dotted(node) == target:  # type: ignore[attr-defined]
             return True
     return False
 
