@@ -30,6 +30,10 @@ WRITTEN = [
     "[x[k(1)] + m(2) for x in y]", "[]", "(f(1), )",
     "A(c) if c.flag else B(c)", "a if not (c.x or c.y == 'v') else b", "a if (c.k in ('p',\n  'q')) else b",
     "a if c.s == 'x' 'y' else b", "a if (  # why\n  c.x and c.y != 2) else b", "a if c.n is None else (b if c.m else d)",
+    # a call of a dotted name as the whole text (lazy._callee), and texts that only look like one
+    "nn.Linear(\n  dim,\n  dim * 3, bias=b[0] or {1: (2)})", "print(x)", "f(a)(b)", "f(a) + g(b)", "f(a).g(b)",
+    "f(a)[0]", "f(a)if b else(c)", "f(a), g(b)", "f(')')", "f(a,  # )\n b)", "f(a, \\\n b)", "not(x)",
+    "a.b(c)(d)(e)", "f(*a)", "f(x for x in y)",
 ]
 
 
@@ -161,3 +165,26 @@ def test_the_calls_of_a_call_are_itself_without_parsing() -> None:
             if isinstance(value, cst.Call):
                 assert _constructor_calls(value) == (value,), text
     assert heard == []  # libcst parsed none of them
+
+
+def test_the_callee_of_a_call_of_a_dotted_name_is_known_without_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import breaklint.infra.lazy as lazy
+
+    parsed: list[str] = []
+    real_parse = lazy.parse_expression
+    monkeypatch.setattr(lazy, "parse_expression", lambda source: parsed.append(source) or real_parse(source))
+    node = parse_fragment("nn.Conv2d(\n    in_chs,\n    out_chs, kernel_size=(3, 3))")
+    assert isinstance(node, cst.Call) and dotted_text(node.func) == "nn.Conv2d"  # type: ignore[attr-defined]
+    assert parsed == []  # what it calls is read without the ast
+    assert [arg.keyword.value for arg in node.args if arg.keyword] == ["kernel_size"]  # type: ignore[attr-defined]
+    assert len(parsed) == 1  # the arguments, once read
+    for text in ("f(a)(b)", "f(a).g(b)", "f(')')"):
+        parse_fragment(text)
+    assert len(parsed) == 4  # those are read from the ast
+
+
+def dotted_text(node: object) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    assert isinstance(node, cst.Attribute)
+    return f"{dotted_text(node.value)}.{node.attr.value}"

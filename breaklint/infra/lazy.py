@@ -20,7 +20,9 @@ shapes: transformers' regions process peaked at 594 MB with it against 574 MB wi
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
+from keyword import iskeyword
 from typing import Callable, Iterator, Optional
 
 import libcst as cst
@@ -91,6 +93,15 @@ def parse_fragment(text: str, on_parse: Callable[[], None] | None = None) -> cst
             parsed.append(parse_safely(_parse, text))
         return parsed[0]
 
+    callee = _callee(text)
+    if callee is not None:  # its arguments from the ast when first read (most readers ask only what is called)
+        return LazyNode(cst.Call, {"func": lambda: callee, "args": lambda: getattr(_shaped(text, root), "args")},
+                        root)  # type: ignore[return-value]
+    return _shaped(text, root)  # type: ignore[return-value]
+
+
+def _shaped(text: str, root: Callable[[], cst.BaseExpression]) -> object:
+    """The node of `text` from the shape the `ast` gives it (see _spine)."""
     try:
         source = f"({text})"
         tree = parse_expression(source)
@@ -98,11 +109,37 @@ def parse_fragment(text: str, on_parse: Callable[[], None] | None = None) -> cst
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return root()
     del tree  # the shape is what stays: an ast tree costs several times more
-    return _spine(shape, root)  # type: ignore[return-value]
+    return _spine(shape, root)
 
 
 def _parse(text: str) -> cst.BaseExpression:
     return cst.parse_expression(f"({text})")
+
+
+def _callee(text: str) -> cst.BaseExpression | None:
+    """The callee of a text that is one call of a dotted name, `nn.Linear(dim, 3 * dim)` (most
+    of the values an attribute is assigned that the walk reads: a constructor call), built
+    without parsing; None for any other text. The call is the whole text where its `(` closes
+    at the end: the brackets between never close more than they opened (a fragment is valid
+    Python, so they pair up), `f(a)(b)`, `f(a) + g(b)` and `f(a).g(b)` fail it. A quote or a
+    comment could hold a bracket: those go to the ast."""
+    opened = text.find("(")
+    if opened <= 0 or text[-1] != ")" or _QUOTE_OR_COMMENT.search(text) is not None:
+        return None
+    head = text[:opened]
+    parts = head.split(".")
+    if not all(part.isidentifier() and not iskeyword(part) for part in parts):  # `not(x)` is no call
+        return None
+    depth = 0
+    for bracket in _BRACKETS.findall(text, opened + 1, len(text) - 1):
+        depth += 1 if bracket in "([{" else -1
+        if depth < 0:
+            return None
+    return _dotted_node(head) if depth == 0 else None
+
+
+_QUOTE_OR_COMMENT = re.compile(r"[\"'#]")
+_BRACKETS = re.compile(r"[()\[\]{}]")
 
 
 def _dotted_node(text: str) -> cst.BaseExpression | None:
