@@ -2,7 +2,8 @@
 
 The pre-pass keeps expressions as source text; the resolvers mostly read the spine of one
 (`nn.Linear(dim, bias=False)`: that it is a call, of what, with which arguments), rarely more. So
-`parse_fragment` builds `a.b.c` directly, and otherwise keeps a compact shape of the expression
+`parse_fragment` builds `a.b.c` directly, and the callee of `a.b(...)` (its arguments parsed when
+first read), and otherwise keeps a compact shape of the expression
 from the stdlib `ast` (ten times cheaper than libcst): calls (their `func` and `args`),
 attributes, subscripts, binary operations and conditional expressions become `LazyNode`s whose
 parts come from the shape, a list, tuple or comprehension also knows the calls inside it
