@@ -357,3 +357,111 @@ def test_plain_data_is_found_as_by_walking_every_node() -> None:
                 for source in sources for statement in ast.walk(ast.parse(source)) if isinstance(statement, ast.stmt)]
     assert all(ours == theirs for ours, theirs in verdicts)
     assert [ours for ours, _ in verdicts[:15]] == [True] * 3 + [False] * 12
+
+
+# --- an `__init__`'s own stores (FunctionSummary.stores) --------------------------------------
+def stores_by_libcst(text: str) -> dict[str, set[tuple[str, str]]]:
+    """What model_config read from the `__init__` libcst parsed, before the summary kept it: each
+    `self.attr = <dotted>` of a statement line of the def's own block."""
+    import libcst as cst
+
+    from breaklint.index.imports import dotted
+
+    found: dict[str, set[tuple[str, str]]] = {}
+
+    class Inits(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.names: list[str] = []
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            self.names.append(node.name.value)
+
+        def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+            self.names.pop()
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            params = node.params
+            first = [*params.posonly_params, *params.params]
+            decorators = {dotted(d.decorator) for d in node.decorators}
+            if node.name.value != "__init__" or not self.names or not first or \
+                    decorators & {"staticmethod", "classmethod"}:
+                return False
+            me = first[0].name.value
+            stores = found.setdefault(".".join(self.names), set())
+            if isinstance(node.body, cst.IndentedBlock):
+                for line in node.body.body:
+                    for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+                        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                            target = small.targets[0].target
+                            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                                    and target.value.value == me and dotted(small.value) is not None:
+                                stores.add((target.attr.value, dotted(small.value)))  # type: ignore[arg-type]
+            return False
+
+    cst.parse_module(text).visit(Inits())
+    return found
+
+
+INIT_STORES = '''
+class A:
+    def __init__(self, config, n):
+        self.dim = config.dim; self.heads = config.num_heads
+        self.n = n
+        (self.w) = (config.w)
+        self.a = self.b = config.x
+        self.k: int = config.k
+        self.call = config.make()
+        if config.flag:
+            self.flagged = config.flag
+        for _ in range(n):
+            self.looped = config.looped
+        def inner(me):
+            me.x = config.x
+
+    class B:
+        def __init__(this, cfg):  # not `self`
+            this.size = cfg.size
+            self.size = cfg.other
+
+class C:
+    def __init__(self, c): self.one_line = c.one_line
+
+class D:
+    @staticmethod
+    def __init__(c):
+        c.x = c.y
+    def __init__(self, c,
+                 d): self.late = c.late
+
+def __init__(self, c):
+    self.free = c.free
+'''
+
+
+def test_an_inits_stores_are_what_libcst_read_of_it() -> None:
+    texts = [INIT_STORES, *(path.read_text(encoding="utf-8") for path in sorted(
+        [*(ROOT / "examples").rglob("*.py"), *TESTDATA.rglob("*.py")]) if "__init__" in path.read_text(encoding="utf-8"))]
+    compared = 0
+    for text in texts:
+        try:
+            indexed = summarize(text, "m", False)
+            expected = stores_by_libcst(text)
+        except (SyntaxError, Exception) as error:  # a testdata file libcst or ast refuses
+            if isinstance(error, AssertionError):
+                raise
+            continue
+        classes = {klass.qualname for klass in indexed.classes}
+        got: dict[str, set[tuple[str, str]]] = {}
+        for fn in indexed.functions:
+            owner = fn.qualname.rpartition(".")[0]
+            if fn.name == "__init__" and owner in classes and fn.self_name:
+                got.setdefault(owner, set()).update(fn.stores)
+            else:
+                assert fn.stores == (), fn.qualname
+        assert got == {owner: stores for owner, stores in expected.items() if owner in got or stores}, text[:200]
+        compared += 1
+    assert compared > 20
+    a = {fn.qualname: set(fn.stores) for fn in summarize(INIT_STORES, "m", False).functions}
+    assert a["A.__init__"] == {("dim", "config.dim"), ("heads", "config.num_heads"), ("n", "n"), ("w", "config.w")}
+    assert a["A.B.__init__"] == {("size", "cfg.size")}
+    assert a["C.__init__"] == a["D.__init__"] == set()  # a body on the def's line is no block

@@ -374,26 +374,12 @@ def _argument(call: cst.Call, init: FunctionInfo, name: str) -> cst.BaseExpressi
 
 
 def _stored_in_init(klass: ClassInfo, init: FunctionInfo, attr: str, expr: cst.BaseExpression) -> bool:
-    """Whether `__init__` (read as content) stores `self.<attr> = <expr>` in a statement of its
-    own body, outside any `if`/loop/`try`: the value every instance holds."""
+    """Whether `__init__` stores `self.<attr> = <expr>` in a statement of its own body, outside
+    any `if`/loop/`try`: the value every instance holds (the pre-pass's FunctionSummary.stores:
+    the def is not parsed for it)."""
     if init.qualname != f"{klass.qualname}.__init__" or init.module.name != klass.module.name:
         return False  # an inherited `__init__`: the class's own body stores nothing
-    statement = _content(init.module).defined[init.ordinal].node  # `__init__` alone, not the whole class
-    want = dotted(expr)
-    if isinstance(statement, cst.FunctionDef):
-        if not isinstance(statement.body, cst.IndentedBlock):
-            return False
-        for line in statement.body.body:
-            if not isinstance(line, cst.SimpleStatementLine):
-                continue
-            for small in line.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    target = small.targets[0].target
-                    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
-                            and target.value.value == init.self_name and target.attr.value == attr \
-                            and dotted(small.value) == want:
-                        return True
-    return False
+    return (attr, dotted(expr)) in init.stores
 
 
 def _class_level(klass: ClassInfo, name: str, annotation: bool = False) -> cst.BaseExpression | None:

@@ -69,10 +69,10 @@ class _Function:
     def __init__(self, qualname: str, name: str, class_index: int, parent: int, self_name: str | None,
                  params: tuple[str, ...], line: int, decorators: tuple[Expr, ...],
                  signature: tuple[tuple[str, Expr | None, Expr | None, bool], ...] = (), end_line: int = 0,
-                 stub: bool = False) -> None:
+                 stub: bool = False, stores: tuple[tuple[str, str], ...] = ()) -> None:
         self.qualname, self.name, self.class_index, self.parent = qualname, name, class_index, parent
         self.self_name, self.params, self.line, self.decorators = self_name, params, line, decorators
-        self.signature, self.end_line, self.stub = signature, end_line, stub
+        self.signature, self.end_line, self.stub, self.stores = signature, end_line, stub, stores
         self.calls: list[Expr] = []
         self.call_args: list[CallArgs] = []
         self.call_guards: list[tuple[int, Guards]] = []
@@ -89,7 +89,7 @@ class _Function:
             _one(tuple(self.calls), shared), _one(tuple(self.refs), shared), _freeze(self.assigns, shared),
             tuple(self.nested), tuple(sorted(self.global_names)), self.line, self.decorators,
             _one(tuple(self.call_args), shared), tuple(self.call_guards), _one(self.signature, shared), self.end_line,
-            tuple(dict.fromkeys(self.implicit)), self.stub,
+            tuple(dict.fromkeys(self.implicit)), self.stub, self.stores,
         )
 
 
@@ -460,6 +460,26 @@ class _Walker:
     def _nothing(self, node: ast.stmt) -> None:
         pass
 
+    def _init_stores(self, node: ast.FunctionDef | ast.AsyncFunctionDef, self_name: str) -> tuple[tuple[str, str], ...]:
+        """FunctionSummary.stores: `self.attr = a.b` statements of the body itself (one target,
+        a dotted value); none where the body follows the colon on the def's line (libcst's
+        SimpleStatementSuite, not a block)."""
+        first = node.body[0]
+        start = self.line_starts[first.lineno - 1]
+        if self.source[start:start + first.col_offset].strip():
+            return ()
+        found: list[tuple[str, str]] = []
+        for statement in node.body:
+            if type(statement) is ast.Assign and len(statement.targets) == 1:
+                target = statement.targets[0]
+                if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == self_name:
+                    value = statement.value
+                    written = _SINGLETONS[value.value] if type(value) is ast.Constant and _is_singleton(value.value) \
+                        else _dotted(value)  # (`None` is a Name to libcst, which model_config matches it with)
+                    if written is not None:
+                        found.append((target.attr, written))
+        return tuple(found)
+
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         kinds = self.scope_kinds
         in_class = bool(kinds) and kinds[-1] == "class"
@@ -484,7 +504,8 @@ class _Walker:
                          parent, self_name, params,
                          self._at_sign_line(node.decorator_list[0]) if node.decorator_list else node.lineno,
                          tuple(self.text(d) for d in node.decorator_list), signature, node.end_lineno or node.lineno,
-                         in_class and _only_raises(node.body))
+                         in_class and _only_raises(node.body),
+                         self._init_stores(node, self_name) if node.name == "__init__" and self_name else ())
         self.functions.append(info)
         self.function_nodes.append(node)
         self.leading.update(leading_declarations(node.body))

@@ -131,6 +131,7 @@ class FunctionInfo:
     implicit: list[cst.BaseExpression] = field(default_factory=list)
     stub: bool = False  # a method whose body is one `raise` (summary.FunctionSummary.stub)
     passes_up: bool = False  # an `__init__` passing its base parts it builds (FunctionSummary.passes_parts_up)
+    stores: tuple[tuple[str, str], ...] = ()  # an `__init__`'s own `self.attr = a.b` (FunctionSummary.stores)
     # Facts an analysis derives from this function's code alone (see derived): made on first use,
     # as most functions of a large tree are never asked.
     _derived: dict[str, Any] | None = field(default=None, init=False, repr=False)

@@ -28,7 +28,7 @@ Bindings = tuple[tuple[str, tuple[tuple[Expr, bool], ...]], ...]
 # Name/Attribute argument keeps ().
 CallArgs = tuple[tuple[str | None, Expr | None], ...]
 
-SUMMARY_FORMAT = 17  # bump when the fields below or their pickled form change (14: slots; 15: stub; 16: attr_methods; 17: pickled by fields): cached summaries are then ignored
+SUMMARY_FORMAT = 18  # bump when the fields below or their pickled form change (14: slots; 15: stub; 16: attr_methods; 17: pickled by fields; 18: stores): cached summaries are then ignored
 
 _Record = TypeVar("_Record", bound=type)
 
@@ -95,6 +95,11 @@ class FunctionSummary:
     # A method whose body (a docstring aside) is one `raise`: a base's stub that its subclasses
     # override, or a subclass's refusal (regions.py, CallResolver.dispatch).
     stub: bool = False
+    # An `__init__`'s stores of a dotted value (or None, True, False) on `self` in statements of
+    # its own body, outside any `if`, loop or `try` (`self.dim = config.dim`): (attribute, value
+    # as written), the value every instance holds (model_config._stored_in_init); none where the
+    # body is on the def line.
+    stores: tuple[tuple[str, str], ...] = ()
 
     @property
     def passes_parts_up(self) -> bool:

@@ -335,6 +335,10 @@ class ShallowFunctionInfo(FunctionInfo):
                            for text, layout in zip(self._summary.calls, self._summary.call_args)]
         return self._calls
 
+    @property  # type: ignore[override]
+    def stores(self) -> tuple[tuple[str, str], ...]:
+        return self._summary.stores
+
     def _real_call(self, index: int) -> cst.Call:
         real_node(self._node)  # parses the def alone; its calls are then the node's (or the summary's)
         return real_node(self.calls[index])  # type: ignore[return-value]
