@@ -1,6 +1,7 @@
 """No silent regression: the work a check does on a fixed corpus (examples/ and the rules'
 testdata, one job, no cache) is counted — files and characters parsed by libcst, rule passes,
-other files' trees built for a rule, cross-file reads, expressions parsed from the index, the
+other files' trees built for a rule, cross-file reads, expressions parsed from the index (by
+libcst, and by the `ast` for a spine: infra/lazy.py), the
 regions' entry points and the modules they built (the memory of the regions' process on a large
 tree grows with them: transformers' 576 -> 634 MB went unnoticed for two sessions) — and
 a count that grows fails. A count, not a clock. When a change makes less work, refresh the

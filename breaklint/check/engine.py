@@ -1376,7 +1376,8 @@ class Work:
     """What a check did, counted where it happens (in the process that did it): files and
     characters parsed by libcst, whole trees read beside a file's region code, rule passes over a file, other files' trees built for a rule,
     reads of other modules a file's findings depend on, other files read for a def or class alone
-    (and the characters of those defs), and expressions parsed from the index."""
+    (and the characters of those defs), and expressions parsed from the index (by libcst, and
+    by the `ast` for the spine infra/lazy.py builds)."""
 
     libcst_files: int = 0
     libcst_chars: int = 0
@@ -1391,7 +1392,8 @@ class Work:
     region_modules: int = 0
 
     def counted(self, fragments: Fragments) -> dict[str, int]:
-        return {**vars(self), "fragments_parsed": fragments.parsed(), "libcst_chars_alone": fragments.alone_chars}
+        return {**vars(self), "fragments_parsed": fragments.parsed(), "fragments_shaped": fragments.shaped(),
+                "libcst_chars_alone": fragments.alone_chars}
 
 
 class _Packed(bytes):

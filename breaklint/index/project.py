@@ -182,18 +182,21 @@ class Fragment:
     def __init__(self, text: str, count: list[int]) -> None:
         self.text = text
         self._node: cst.BaseExpression | None = None
-        # its registry's count of the fragments libcst parsed (view.Fragments.parsed): most
-        # readers see only the spine lazy.py builds from the ast
+        # its registry's counts of the fragments libcst parsed and of those the ast parsed
+        # (view.Fragments.parsed, .shaped): most readers see only the spine lazy.py builds
         self._count = count
 
     def _heard(self) -> None:
         self._count[0] += 1
 
+    def _shaped(self) -> None:
+        self._count[1] += 1
+
     @property
     def node(self) -> cst.BaseExpression:
         if self._node is None:
             try:
-                self._node = parse_fragment(self.text, self._heard)
+                self._node = parse_fragment(self.text, self._heard, self._shaped)
             except Exception:  # a bad slice of the pre-pass must not end region computation for all
                 self._node = cst.Name(UNREADABLE)
         return self._node

@@ -82,9 +82,10 @@ class Fragments:
     def __init__(self, earlier: Fragments | None = None) -> None:
         self.by_text: dict[str, Fragment] = {}
         self.alone_chars = earlier.alone_chars if earlier else 0  # of defs and classes parsed on their own
-        # how many texts libcst has parsed, with those of the Fragments this one replaced: counted
-        # as they are parsed (a walk of every fragment at the end of a run was serial work)
-        self._parsed = [earlier.parsed() if earlier else 0]
+        # how many texts libcst and the ast have parsed, with those of the Fragments this one
+        # replaced: counted as they are parsed (a walk of every fragment at the end of a run was
+        # serial work)
+        self._parsed = [earlier.parsed(), earlier.shaped()] if earlier else [0, 0]
 
     def __call__(self, text: str) -> Fragment:
         found = self.by_text.get(text)
@@ -95,6 +96,10 @@ class Fragments:
     def parsed(self) -> int:
         """How many of the texts libcst has parsed (the work-count test reads it)."""
         return self._parsed[0]
+
+    def shaped(self) -> int:
+        """How many of the texts the `ast` has parsed for a spine (lazy.py; the work-count test)."""
+        return self._parsed[1]
 
     def bindings(self, frozen: Bindings) -> dict[str, list[Assigned]]:
         return {name: [Assigned(self(text), iterated) for text, iterated in values] for name, values in frozen}

@@ -79,9 +79,10 @@ def real_node(node: object) -> object:
     return node.resolve() if type(node) is LazyNode else node
 
 
-def parse_fragment(text: str, on_parse: Callable[[], None] | None = None) -> cst.BaseExpression:
+def parse_fragment(text: str, on_parse: Callable[[], None] | None = None,
+                   on_shape: Callable[[], None] | None = None) -> cst.BaseExpression:
     """The libcst expression for `text` (an expression as written, without its parentheses).
-    `on_parse` hears when libcst parses it (the work count)."""
+    `on_parse` hears when libcst parses it, `on_shape` when the ast does (the work counts)."""
     dotted = _dotted_node(text)
     if dotted is not None:
         return dotted
@@ -96,13 +97,16 @@ def parse_fragment(text: str, on_parse: Callable[[], None] | None = None) -> cst
 
     callee = _callee(text)
     if callee is not None:  # its arguments from the ast when first read (most readers ask only what is called)
-        return LazyNode(cst.Call, {"func": lambda: callee, "args": lambda: getattr(_shaped(text, root), "args")},
+        return LazyNode(cst.Call, {"func": lambda: callee,
+                                   "args": lambda: getattr(_shaped(text, root, on_shape), "args")},
                         root)  # type: ignore[return-value]
-    return _shaped(text, root)  # type: ignore[return-value]
+    return _shaped(text, root, on_shape)  # type: ignore[return-value]
 
 
-def _shaped(text: str, root: Callable[[], cst.BaseExpression]) -> object:
+def _shaped(text: str, root: Callable[[], cst.BaseExpression], on_shape: Callable[[], None] | None) -> object:
     """The node of `text` from the shape the `ast` gives it (see _spine)."""
+    if on_shape is not None:
+        on_shape()
     try:
         source = f"({text})"
         tree = parse_expression(source)
