@@ -338,6 +338,57 @@ def test_a_configuration_default_read_in_another_file_is_a_dependency(project: P
     assert "gated.py" in rechecked
 
 
+def test_an_inits_own_copy_of_a_setting_is_a_dependency(project: Path, rechecked: list[str]) -> None:
+    """`self.gated = config.gated`, a statement of `__init__`'s own body, makes `if self.gated:`
+    a settings test (the pre-pass's FunctionSummary.stores); moved under an `if`, it no longer
+    is: the cached answer follows the edit of `__init__` as a fresh run does."""
+    write(project, {
+        "config.py": """
+            class Config:
+                def __init__(self, gated=False):
+                    self.gated = gated
+            """,
+        "gated.py": """
+            import torch
+            from torch import nn
+
+            class Gated(nn.Module):
+                def forward(self, x):
+                    return x * x.sum().item()
+            """,
+        "net.py": """
+            import torch
+            from torch import nn
+            from config import Config
+            from gated import Gated
+
+            class Net(nn.Module):
+                def __init__(self, config: Config):
+                    super().__init__()
+                    self.gated = config.gated
+                    self.mix = Gated()
+
+                def forward(self, x):
+                    if self.gated:
+                        return self.mix(x)
+                    return x
+
+            fast = torch.compile(Net(Config()))
+            """,
+    })
+
+    def run(cached: bool) -> set[tuple[str, int, str]]:
+        config = Config(root=project, assume_forward_compiled=False)
+        result = Engine(config, RuleSet(config), cache=project_cache(project / CACHE_DIR) if cached else None).check([project])
+        return {(f.path, f.span.start_line, f.confidence.value) for f in result.findings if f.path == "gated.py"}
+
+    assert run(True) == {("gated.py", 7, "possible")} == run(False)
+    net = project / "net.py"
+    net.write_text(net.read_text().replace("        self.gated = config.gated\n",
+                                           "        if config:\n            self.gated = config.gated\n"))
+    assert run(True) == {("gated.py", 7, "likely")} == run(False)
+
+
 def test_reading_another_files_tree_ties_the_result_to_its_bytes(project: Path) -> None:
     write(project, {"layers.py": "import torch\n\ndef scale(x):\n    return x  # MARK\n"})
     cache = project / CACHE_DIR

@@ -14,8 +14,8 @@ config.seed`). What the default does not run is reported as a `possible` break w
 that enables it (finding.Region.gate), never dropped; anything not known keeps today's answer.
 
 Annotations and parameter defaults come from the index (FunctionHeader.signature, in the
-summary), and so do `__init__`'s own copies (FunctionSummary.stores); a class body is read as content (ModuleIndex.content_module): a cached result then
-depends on that file's bytes.
+summary), and so do `__init__`'s own copies (FunctionSummary.stores); a class body is read as
+content (ModuleIndex.content_module): a cached result then depends on that file's bytes.
 """
 
 from __future__ import annotations
