@@ -285,28 +285,42 @@ class _Marked(Rule):
                 self.report(node, confidence=Confidence.CERTAIN)
 
 
+# A configuration class whose `gated` defaults to False, and a module that breaks (its `.item()`,
+# line 7) where a model builds or calls it under that setting.
+GATED = {
+    "config.py": """
+        class Config:
+            def __init__(self, gated=False):
+                self.gated = gated
+        """,
+    "gated.py": """
+        import torch
+        from torch import nn
+
+        class Gated(nn.Module):
+            def forward(self, x):
+                return x * x.sum().item()
+
+        class Plain(nn.Module):
+            def forward(self, x):
+                return x
+        """,
+}
+
+
+def gated_findings(project: Path, cached: bool) -> set[tuple[str, int, str]]:
+    """gated.py's findings (line, confidence), with forwards compiled only where compiled."""
+    config = Config(root=project, assume_forward_compiled=False)
+    result = Engine(config, RuleSet(config), cache=project_cache(project / CACHE_DIR) if cached else None).check([project])
+    return {(f.path, f.span.start_line, f.confidence.value) for f in result.findings if f.path == "gated.py"}
+
+
 def test_a_configuration_default_read_in_another_file_is_a_dependency(project: Path, rechecked: list[str]) -> None:
     """model.py builds `Gated` only when `config.gated`: its `.item()` is `possible` while the
     configuration class (config.py) defaults it to False. The regions read config.py's
     parameter defaults; flipping the default makes it likely, through the cache as fresh."""
     write(project, {
-        "config.py": """
-            class Config:
-                def __init__(self, gated=False):
-                    self.gated = gated
-            """,
-        "gated.py": """
-            import torch
-            from torch import nn
-
-            class Gated(nn.Module):
-                def forward(self, x):
-                    return x * x.sum().item()
-
-            class Plain(nn.Module):
-                def forward(self, x):
-                    return x
-            """,
+        **GATED,
         "net.py": """
             import torch
             from torch import nn
@@ -325,16 +339,11 @@ def test_a_configuration_default_read_in_another_file_is_a_dependency(project: P
             """,
     })
 
-    def run(cached: bool) -> set[tuple[str, int, str]]:
-        config = Config(root=project, assume_forward_compiled=False)
-        result = Engine(config, RuleSet(config), cache=project_cache(project / CACHE_DIR) if cached else None).check([project])
-        return {(f.path, f.span.start_line, f.confidence.value) for f in result.findings if f.path == "gated.py"}
-
-    assert run(True) == {("gated.py", 7, "possible")}
+    assert gated_findings(project, True) == {("gated.py", 7, "possible")}
     config_file = project / "config.py"
     config_file.write_text(config_file.read_text().replace("gated=False", "gated=True"))
     rechecked.clear()
-    assert run(True) == {("gated.py", 7, "likely")} == run(False)
+    assert gated_findings(project, True) == {("gated.py", 7, "likely")} == gated_findings(project, False)
     assert "gated.py" in rechecked
 
 
@@ -343,19 +352,7 @@ def test_an_inits_own_copy_of_a_setting_is_a_dependency(project: Path, rechecked
     a settings test (the pre-pass's FunctionSummary.stores); moved under an `if`, it no longer
     is: the cached answer follows the edit of `__init__` as a fresh run does."""
     write(project, {
-        "config.py": """
-            class Config:
-                def __init__(self, gated=False):
-                    self.gated = gated
-            """,
-        "gated.py": """
-            import torch
-            from torch import nn
-
-            class Gated(nn.Module):
-                def forward(self, x):
-                    return x * x.sum().item()
-            """,
+        **GATED,
         "net.py": """
             import torch
             from torch import nn
@@ -377,16 +374,11 @@ def test_an_inits_own_copy_of_a_setting_is_a_dependency(project: Path, rechecked
             """,
     })
 
-    def run(cached: bool) -> set[tuple[str, int, str]]:
-        config = Config(root=project, assume_forward_compiled=False)
-        result = Engine(config, RuleSet(config), cache=project_cache(project / CACHE_DIR) if cached else None).check([project])
-        return {(f.path, f.span.start_line, f.confidence.value) for f in result.findings if f.path == "gated.py"}
-
-    assert run(True) == {("gated.py", 7, "possible")} == run(False)
+    assert gated_findings(project, True) == {("gated.py", 7, "possible")} == gated_findings(project, False)
     net = project / "net.py"
     net.write_text(net.read_text().replace("        self.gated = config.gated\n",
                                            "        if config:\n            self.gated = config.gated\n"))
-    assert run(True) == {("gated.py", 7, "likely")} == run(False)
+    assert gated_findings(project, True) == {("gated.py", 7, "likely")} == gated_findings(project, False)
 
 
 def test_reading_another_files_tree_ties_the_result_to_its_bytes(project: Path) -> None:
