@@ -132,15 +132,14 @@ def _callee(text: str) -> cst.BaseExpression | None:
     if opened <= 0 or text[-1] != ")" or _QUOTE_OR_COMMENT.search(text) is not None:
         return None
     head = text[:opened]
-    parts = head.split(".")
-    if not all(part.isidentifier() and not iskeyword(part) for part in parts):  # `not(x)` is no call
+    if any(iskeyword(part) for part in head.split(".")):  # `not(x)` is no call
         return None
     depth = 0
     for bracket in _BRACKETS.findall(text, opened + 1, len(text) - 1):
         depth += 1 if bracket in "([{" else -1
         if depth < 0:
             return None
-    return _dotted_node(head) if depth == 0 else None
+    return _dotted_node(head) if depth == 0 else None  # (None too where the head is no dotted name)
 
 
 _QUOTE_OR_COMMENT = re.compile(r"[\"'#]")
