@@ -65,19 +65,30 @@ def outline_plainly(statements: list[ast.stmt], lines: list[str]) -> tuple:  # t
         if isinstance(statement, defines) or (isinstance(statement, compound) and holds_a_def(statement)):
             flags = (FUNCTION if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
                      else CLASS if isinstance(statement, ast.ClassDef) else DEFINES)
-            items.append((first, last, flags, tuple(outline_plainly(inner, lines) for inner in blocks(statement))))
+            items.append((first, last, flags, tuple(outline_plainly(inner, lines) for inner in blocks(statement)),
+                          head_plainly(statement, lines) if flags == FUNCTION else None))
             continue
         # ast's columns count UTF-8 bytes
         starts = not lines[statement.lineno - 1].encode("utf-8")[:statement.col_offset].strip()
         rest = lines[last - 1].encode("utf-8")[statement.end_col_offset or 0:].strip()
         if starts and (not rest or rest.startswith(b"#")):
             if items and items[-1][2] == ALONE:
-                items[-1] = (items[-1][0], last, ALONE, ())
+                items[-1] = (items[-1][0], last, ALONE, (), None)
             else:
-                items.append((first, last, ALONE, ()))
+                items.append((first, last, ALONE, (), None))
         else:
-            items.append((first, last, 0, ()))
+            items.append((first, last, 0, (), None))
     return tuple(items)
+
+
+def head_plainly(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> tuple[int, str] | None:
+    """Where the body starts when it starts a line of its own, and the stub's `def name`."""
+    body = function.body[0]
+    stub = f"{'async ' if isinstance(function, ast.AsyncFunctionDef) else ''}def {function.name}"
+    if isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return min([body.lineno, *(d.lineno for d in body.decorator_list)]), stub
+    before = lines[body.lineno - 1].encode("utf-8")[:body.col_offset]  # ast's columns count UTF-8 bytes
+    return (body.lineno, stub) if body.lineno > function.lineno and not before.strip() else None
 
 
 SHAPES = '''\
@@ -124,6 +135,14 @@ class D: pass
 t = "ééé"; u = 1  # ast's columns are bytes: "é" is two
 v = "日本"; w = 2; x = "😀"
 y = "ééé";
+def z(a,
+      b): return a
+@decorated(
+    1)
+def zz(a,
+       b):  # a comment
+    # another
+    return a
 '''
 
 
@@ -137,13 +156,18 @@ def test_the_outline_is_the_plain_outline() -> None:
     found: set[int] = set()
 
     def flags_in(block: tuple) -> None:  # type: ignore[type-arg]
-        for _, _, flags, inner in block:
+        for _, _, flags, inner, _ in block:
             found.add(flags)
             for each in inner:
                 flags_in(each)
 
     flags_in(outline(ast.parse(SHAPES), split_lines(SHAPES)))
     assert found == {0, ALONE, FUNCTION, CLASS, DEFINES}
+    heads = {item[0]: item[4] for item in outline(ast.parse(SHAPES), split_lines(SHAPES))}
+    lines = SHAPES.splitlines()
+    assert heads[lines.index("async def q():") + 1] == (lines.index("    async with a:") + 1, "async def q")
+    assert heads[lines.index("def z(a,") + 1] is None  # the body is on the header's last line
+    assert heads[lines.index("@decorated(") + 1] == (lines.index("    return a") + 1, "def zz")
 
 
 # --- definitions' digests (scan.part_digests) ------------------------------------------------

@@ -1,5 +1,6 @@
 """libcst parses only the code the rules visit (index/region_text.py): everything else is
-blanked, lines and columns kept, every def and class header kept for the index to bind."""
+blanked, lines and columns kept, every class header and every def (as `def name():` outside the
+regions) kept for the index to bind."""
 
 from __future__ import annotations
 
@@ -56,14 +57,16 @@ def test_what_is_not_visited_is_blanked_and_everything_stays_in_place() -> None:
     original, masked = SOURCE.splitlines(), region.text.splitlines()
     placed = {region.file_line(number): line for number, line in enumerate(masked, start=1)}
     assert len(placed) == len(masked)  # each tree line is one line of the file
-    for number, line in placed.items():  # as written there, or a `pass` for what goes
-        assert line == original[number - 1] or line.strip() == "pass", (number, line)
+    for number, line in placed.items():  # as written there, or a `pass` for what goes, or a def's stub
+        assert line == original[number - 1] or line.strip() == "pass" or \
+            line == original[number - 1].partition("(")[0] + "():", (number, line)
     start, end = lines_of("forward")
     assert all(placed[n] == original[n - 1] for n in range(start, end + 1))  # the region as written
     assert placed[1] == "pass" and 2 not in placed and 3 not in placed  # import and table: one `pass`
     assert placed[8] == original[7] and placed[9] == original[8]  # a class body's own statements stay
-    assert placed[11] == original[10] and placed[12] == "        pass" and 13 not in placed  # a header stays
-    assert (placed[21], placed[22]) == (original[20], original[21])  # a nested def's header stays
+    assert placed[11] == "    def __init__():" and placed[12] == "        pass" and 13 not in placed  # a stub
+    assert (placed[20], placed[22]) == ("def helper():", "        def inner():")  # a nested def's too
+    assert placed[21] == original[20]  # what holds a def stays
     assert placed[23] == "            pass" and placed[24] == original[23]  # `a; b`: not blanked alone
     defs = [n.name for n in ast.walk(ast.parse(region.text)) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
     assert defs == [n.name for n in ast.walk(ast.parse(SOURCE)) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
@@ -187,3 +190,26 @@ def test_a_check_blanks_from_the_stored_outline(project: Path, monkeypatch: pyte
     found, work = check(project)
     assert ("BL101", 17, 16) in found and work["libcst_chars"] < len(SOURCE)
     assert made == []  # region_text never made an outline of its own
+
+
+def test_the_region_text_gives_the_whole_trees_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file of the examples and the rules' testdata checked from its region text (defs
+    outside the regions as `def name():` stubs, other code blanked) and from its whole tree:
+    the same findings, from less parsed (on timm 1.0.29: 0.86 of 3.89 M characters, against
+    1.33 M with whole headers)."""
+    import breaklint.check.engine as engine
+
+    root = Path(__file__).resolve().parent.parent
+    paths = [root / "examples", root / "testdata" / "rules"]
+    config = Config(root=root)
+
+    def findings() -> tuple[list[tuple[str, str, int, int, str]], int]:
+        result = Engine(config, RuleSet(config), jobs=1).check(paths)
+        return sorted((f.code, f.path, f.span.start_line, f.span.start_col, f.message) for f in result.findings), \
+            result.work["libcst_chars"]
+
+    from_regions, region_chars = findings()
+    monkeypatch.setattr(engine, "region_text", lambda *_: None)
+    from_trees, tree_chars = findings()
+    assert from_regions == from_trees and len(from_regions) > 300
+    assert region_chars < tree_chars

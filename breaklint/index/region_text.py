@@ -8,10 +8,13 @@ one `pass` for each run of them, their other lines left out; kept lines keep the
 functions, or a 7 MiB literal beside a compiled function, never reach libcst.
 
 What stays, so that the tree still matches the index (view.bind_tree numbers defs and classes
-in source order): every def and class header, and every compound statement that holds one.
-A non-region function keeps its header and loses its body; a reader of it (a caller's
-arguments, a fake kernel's body) gets it parsed from its own lines, as another file's defs are
-read (view.read_alone). A class body keeps its own statements.
+in source order): every def and every class header, and every compound statement that holds one.
+A non-region function becomes `def name():` over its body's `pass`: no decorators, no
+parameters (such headers were a third of what libcst parsed of timm). Nothing reads it from the
+tree: its index entry is a stand-in whose name and decorators are the summary's, and a reader
+of more (a caller's arguments, a fake kernel's body) gets the def parsed from its own lines, as
+another file's defs are read (view.read_alone, unbind_bodiless). A class body keeps its own
+statements.
 """
 
 from __future__ import annotations
@@ -54,9 +57,10 @@ class RegionText:
 
 # A file's statements as the blanking needs them, made by the pre-pass from its `ast` tree (so
 # that the check does not parse the file with `ast` again): a block is a tuple of items
-# (first line, last line, flags, inner blocks). Consecutive statements that stand alone on their
+# (first line, last line, flags, inner blocks, head). Consecutive statements that stand alone on their
 # lines and hold no def are one item: they are blanked together or not at all (what is kept is a
-# whole def, never part of a run).
+# whole def, never part of a run). `head`, for a def whose body starts a line of its own: (that
+# line, `def name` or `async def name`), what the def becomes outside the regions; else None.
 Block = tuple  # type: ignore[type-arg]
 FUNCTION, CLASS, DEFINES, ALONE = 1, 2, 4, 8  # DEFINES: a compound statement with a def or class in it
 _DEFINE_FLAGS = {ast.FunctionDef: FUNCTION, ast.AsyncFunctionDef: FUNCTION, ast.ClassDef: CLASS}
@@ -68,7 +72,7 @@ def outline(tree: ast.Module, lines: Sequence[str]) -> Block:
 
 
 def _outline(statements: list[ast.stmt], lines: Sequence[str]) -> Block:
-    items: list[tuple[int, int, int, tuple[Block, ...]]] = []
+    items: list[tuple[int, int, int, tuple[Block, ...], tuple[int, str] | None]] = []
     for statement in statements:
         kind = type(statement)  # (ast's classes are not subclassed: `type` is exact)
         last = statement.end_lineno or statement.lineno
@@ -80,15 +84,29 @@ def _outline(statements: list[ast.stmt], lines: Sequence[str]) -> Block:
             if kind in _COMPOUND and _defines(statement):
                 flags = DEFINES
         if flags is not None:
-            items.append((first, last, flags, tuple(_outline(inner, lines) for inner in _blocks(statement))))
+            head = _head(statement, lines) if flags == FUNCTION else None  # type: ignore[arg-type]
+            items.append((first, last, flags, tuple(_outline(inner, lines) for inner in _blocks(statement)), head))
         elif _starts_its_line(statement, lines) and _ends_its_line(statement, lines):
             if items and items[-1][2] == ALONE:
-                items[-1] = (items[-1][0], last, ALONE, ())
+                items[-1] = (items[-1][0], last, ALONE, (), None)
             else:
-                items.append((first, last, ALONE, ()))
+                items.append((first, last, ALONE, (), None))
         else:
-            items.append((first, last, 0, ()))
+            items.append((first, last, 0, (), None))
     return tuple(items)
+
+
+def _head(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: Sequence[str]) -> tuple[int, str] | None:
+    """Where a def's body starts and what its header becomes when its code goes (see Block);
+    None where the body shares a line with the header (`def f(): return 1`)."""
+    body = function.body[0]
+    if type(body) in _DEFINE_FLAGS:
+        start = _first_line(body)  # a def or class starts its line (no statement precedes it there)
+    elif _starts_its_line(body, lines) and body.lineno > function.lineno:
+        start = body.lineno
+    else:
+        return None
+    return start, ("async def " if type(function) is ast.AsyncFunctionDef else "def ") + function.name
 
 
 def region_text(text: str, kept: Sequence[tuple[int, int]], blocks: Block | None = None) -> RegionText | None:
@@ -134,7 +152,7 @@ class _Blanker:
         """`in_class`: a class body, whose own statements stay (its attributes and docstring are
         read from the tree by rules that look at a class: cheap, and matched with its methods)."""
         run: list[int] = []  # the first and last lines of the statements that go, blanked as one
-        for first, last, flags, inner in items:
+        for first, last, flags, inner, head in items:
             if any(start <= first and last <= end for start, end in self.kept):
                 self._blank(run)  # region code: as written
                 continue
@@ -142,6 +160,8 @@ class _Blanker:
                 self._blank(run)
                 if flags & FUNCTION and not self._holds_kept(first, last):
                     self.bodiless.add(first)
+                    if head is not None:
+                        self._stub(first, *head)
                 for block in inner:
                     self.block(block, bool(flags & CLASS))  # its header stays; what it holds likewise
             elif in_class:
@@ -154,6 +174,14 @@ class _Blanker:
 
     def _holds_kept(self, first: int, last: int) -> bool:
         return any(first <= start and end <= last for start, end in self.kept)
+
+    def _stub(self, first: int, body: int, header: str) -> None:
+        """The def's header (its decorators and signature, lines `first` to `body` - 1) as
+        `header():` on its first line, the other lines out."""
+        line = self.lines[first - 1]
+        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        self.passes[first] = f"{indent}{header}():{_ending(line)}"
+        self.dropped.update(range(first + 1, body))
 
     def _blank(self, run: list[int]) -> None:
         """`pass` at the first statement's indentation on its first line; the run's other lines out."""

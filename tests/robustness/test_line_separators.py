@@ -67,10 +67,10 @@ def test_blanking_is_that_of_the_plain_text(separator: str) -> None:
 
 def test_what_the_plain_text_blanks() -> None:
     """Every statement outside the compiled function goes: the module's four are one `pass`
-    (`ast` ends `X = "éééé "` at byte 15, character 11), the helper keeps its header only."""
+    (`ast` ends `X = "éééé "` at byte 15, character 11), the helper is `def helper():` only."""
     blanked = region_text(TEMPLATE.format(s=" "), [COMPILED])
     assert blanked is not None
-    assert blanked.text.split("\n")[:4] == ["pass", "", "def helper(x):", "    pass"]
+    assert blanked.text.split("\n")[:4] == ["pass", "", "def helper():", "    pass"]
     assert "tolist" not in blanked.text and blanked.text.count(".item()") == 2
 
 
