@@ -13,8 +13,9 @@ A non-region function becomes `def name():` over its body's `pass`: no decorator
 parameters (such headers were a third of what libcst parsed of timm). Nothing reads it from the
 tree: its index entry is a stand-in whose name and decorators are the summary's, and a reader
 of more (a caller's arguments, a fake kernel's body) gets the def parsed from its own lines, as
-another file's defs are read (view.read_alone, unbind_bodiless). A class body keeps its own
-statements.
+another file's defs are read (view.read_alone, unbind_bodiless). A class body's own statements
+go too (a docstring, `name = value`, `name: T`): what a class binds is the index's
+(`ClassSummary.body`, ShallowClassInfo.body_binding).
 """
 
 from __future__ import annotations
@@ -148,9 +149,7 @@ class _Blanker:
         self.dropped: set[int] = set()
         self.bodiless: set[int] = set()  # first lines of the defs whose code went (and holds no region)
 
-    def block(self, items: Block, in_class: bool = False) -> None:
-        """`in_class`: a class body, whose own statements stay (its attributes and docstring are
-        read from the tree by rules that look at a class: cheap, and matched with its methods)."""
+    def block(self, items: Block) -> None:
         run: list[int] = []  # the first and last lines of the statements that go, blanked as one
         for first, last, flags, inner, head in items:
             if any(start <= first and last <= end for start, end in self.kept):
@@ -163,9 +162,7 @@ class _Blanker:
                     if head is not None:
                         self._stub(first, *head)
                 for block in inner:
-                    self.block(block, bool(flags & CLASS))  # its header stays; what it holds likewise
-            elif in_class:
-                self._blank(run)
+                    self.block(block)  # its header stays; what it holds likewise
             elif flags & ALONE:
                 run[:] = [run[0] if run else first, last]
             else:
