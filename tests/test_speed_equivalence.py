@@ -350,5 +350,55 @@ def test_a_ready_worker_that_dies_changes_nothing(tmp_path: Path, monkeypatch: p
     same(warm, run([tmp_path], tmp_path))
 
 
+def _check_with_a_head_start(monkeypatch: pytest.MonkeyPatch) -> tuple[CheckResult, list[int]]:
+    """A cold two-job check of the rules' testdata (more files than _POOL_FROM, fewer than
+    _KEPT_MODULES: engine._head_start forks its worker), and how many files the head-start
+    worker offered to check from the trees it parsed ahead (-1: it died)."""
+    from breaklint.infra.parallel import HeadStart
+
+    monkeypatch.chdir(ROOT)
+    offered: list[int] = []
+    real_settle = HeadStart.settle
+
+    def counted(self: HeadStart, *args: object) -> object:
+        found = real_settle(self, *args)  # type: ignore[arg-type]
+        offered.append(-1 if found is None else len(found))
+        return found
+
+    monkeypatch.setattr(HeadStart, "settle", counted)
+    return run([ROOT / "testdata"], ROOT, jobs=2), offered
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a head-start worker is forked")
+def test_trees_parsed_ahead_of_the_regions_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The head-start worker parses the files the regions will likely name while they are
+    computed (likely_regions.py), then checks those whose guess held every region function:
+    from a tree of more code than the regions' (tests/test_region_text.py: the rules see only
+    the regions), with the same findings."""
+    from breaklint.check import engine
+
+    real = engine._Run.parse_ahead
+    # Regions this small are computed before the worker has parsed anything: here it parses
+    # all it would, whatever the clock (the check waits for it: HeadStart.settle).
+    monkeypatch.setattr(engine._Run, "parse_ahead", lambda run_, stop: real(run_, lambda: False))
+    checked, offered = _check_with_a_head_start(monkeypatch)
+    assert len(offered) == 1 and offered[0] > 20, offered
+    same(checked, run([ROOT / "testdata"], ROOT))
+
+
+def _die_ahead(run_: object, stop: object) -> None:
+    os._exit(3)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a head-start worker is forked")
+def test_a_head_start_worker_that_dies_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from breaklint.check import engine
+
+    monkeypatch.setattr(engine._Run, "parse_ahead", _die_ahead)  # only the worker calls it
+    checked, offered = _check_with_a_head_start(monkeypatch)
+    assert offered == [-1]  # it died: the pool checked every file
+    same(checked, run([ROOT / "testdata"], ROOT))
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))

@@ -39,12 +39,13 @@ from breaklint.infra.files import (DEFAULT_EXCLUDE, Excluder, ReadProblem, decod
                                    read_source)
 from breaklint.finding import CheckResult, Finding, Region, Span
 from breaklint.infra import deferred
-from breaklint.infra.parallel import ReadyWorker, WorkerPool
+from breaklint.infra.parallel import HeadStart, ReadyWorker, WorkerPool
 from breaklint.index.patterns import untraced_blocks
 from breaklint.index.project import (EVERY_MODULE, SUBCLASSES_OF, FunctionInfo, ModuleIndex, ModuleNames, PendingModule,
                                      ProjectIndex, module_name_for)
 from breaklint.analysis.regions import compute_regions, find_entry_points
 from breaklint.check import worker
+from breaklint.check.likely_regions import likely_regions
 from breaklint.check.registry import RuleSet
 from breaklint.rule import FileContext, Rule
 from breaklint.infra.recursion import parse_safely, with_room
@@ -504,6 +505,9 @@ class _Run:
         self.prepassed: list[int] = []  # the files the pre-pass ran on (not in the cache)
         self._packed = False  # see _pack_data
         self.run_key: str | None = None  # see _run_key
+        # In a head-start worker (_head_start): trees parsed ahead of the regions, by file, each
+        # with the positions of the defs whose code it holds.
+        self.ahead: dict[int, tuple[frozenset[int], ParsedFile | ReadProblem]] = {}
 
     def __getstate__(self) -> dict[str, Any]:  # what a spawned worker needs (no cache, no index)
         state = dict(self.__dict__)
@@ -577,8 +581,21 @@ class _Run:
             elif self._reported(self.sources[index].path):
                 findings.append(self.engine._problem(self.sources[index].display, facts.problem))
         unjudged = [index for index in indexed if self.facts[index].unjudged]
+        head = self._head_start(indexed) if ready is None else None
+        try:
+            return self._check_indexed(findings, file_count, indexed, unjudged, ready, head)
+        finally:
+            if head is not None:
+                head.close()
+
+    def _check_indexed(self, findings: list[Finding], file_count: int, indexed: list[int], unjudged: list[int],
+                       ready: ReadyWorker | None, head: HeadStart | None) -> tuple[list[Finding], int]:
+        config = self.config
         regions = self._compute_regions(indexed, unjudged)
         if regions is None:  # rare: Python's compiler refused a file its parser took (see _prepass)
+            if head is not None:  # it parsed ahead with the refused files' facts
+                head.close()
+                head = None
             for index in indexed:
                 problem = self.facts[index].problem
                 if problem is not None and self._reported(self.sources[index].path):
@@ -603,7 +620,7 @@ class _Run:
                 deep.append(index)
             elif self.facts[index].maybe_suppressed:
                 shallow.append(index)
-        findings.extend(self._check_deep(deep, ready))
+        findings.extend(self._check_deep(deep, ready, head))
         for index in shallow:  # no rule runs here: every suppression is unused
             findings.extend(self._unused_suppressions(index))
         if self.cache is not None:
@@ -611,6 +628,51 @@ class _Run:
                 self.cache.runs.put(self.run_key, (tuple(findings), file_count))  # not an internal error's
             self.cache.save()
         return findings, file_count
+
+    def _head_start(self, indexed: list[int]) -> HeadStart | None:
+        """A cold check with two jobs or more computes the regions here on one core, a walk
+        that cannot be divided (docs/speed.md, sessions 33-35), while the other cores idle: a
+        worker forked now parses, meanwhile, the files the regions will likely name
+        (likely_regions.py; parse_ahead), then checks them with the pool's workers. Not where
+        the regions are computed in a process of their own (more than _KEPT_MODULES modules:
+        the cores judge files meanwhile), nor with unsaved buffers (the editor), nor when few
+        files were pre-passed (the cache answers most: the regions too)."""
+        if (self.engine.jobs < 2 or len(self.prepassed) < _POOL_FROM or len(indexed) > _KEPT_MODULES
+                or self.overlays or not WorkerPool.forks()):
+            return None
+        worker.SERVED[:] = [self]  # it inherits the run as it is now
+        try:
+            return HeadStart(worker.install_ahead, None, worker.parse_ahead)
+        finally:
+            worker.SERVED.clear()
+
+    def parse_ahead(self, stop: Callable[[], bool]) -> None:
+        """In a head-start worker, until `stop()`: libcst's trees of the files the regions will
+        likely name, for the functions they will likely hold (likely_regions.py), the largest
+        first (as the check takes them), at most _AHEAD_CHARS characters of them."""
+        config = self.config
+        summaries = {index: found.summary() for index, found in enumerate(self.facts)
+                     if found.problem is None and found.has_functions
+                     and self._reported(self.sources[index].path) and self.rules.for_file(self.sources[index].display)}
+        if stop():
+            return
+        guessed = likely_regions(summaries, config.assume_forward_compiled, config.scope == "all")
+        budget = _AHEAD_CHARS
+        for index in sorted(guessed, key=lambda i: (not self.facts[i].entry_candidate, -self.facts[i].size)):
+            if stop() or budget <= 0:
+                return
+            text = self._text(index)
+            parsed = self._parsed(index, summaries[index], text, guessed[index])
+            budget -= parsed.tree_chars if isinstance(parsed, ParsedFile) else len(text) if isinstance(text, str) else 0
+            self.ahead[index] = (guessed[index], parsed)
+
+    def usable_ahead(self) -> list[int]:
+        """The files whose trees parse_ahead made hold every function of their regions (the
+        others' are dropped)."""
+        for index, (kept, _) in list(self.ahead.items()):
+            if not kept.issuperset(self._region_ordinals(index, self.facts[index].summary())):
+                del self.ahead[index]
+        return list(self.ahead)
 
     def _ready_worker(self) -> ReadyWorker | None:
         """After an edit (a few files changed, the rest answered from the cache), the file or two
@@ -891,12 +953,12 @@ class _Run:
         file's tree a rule reads), not only the code the rules visit."""
         source = self.sources[index]
         text = self._text(index)
-        buffer = self.engine.parse_buffer if source.path in self.overlays else None
-        parse = (lambda code: buffer(source.path, code)) if buffer is not None else None
         summary = self.facts[index].summary()
-        visited = self._visited_lines(index, summary, text) if not whole else None
-        parsed = parse_file(source.path, self.shown_from, text, (source.module_name, source.is_package), parse,
-                            visited, self.facts[index].blocks())
+        ahead = self.ahead.pop(index, None) if not whole else None
+        if ahead is not None and ahead[0].issuperset(self._region_ordinals(index, summary)):
+            parsed = ahead[1]  # parsed while the regions were computed (parse_ahead)
+        else:
+            parsed = self._parsed(index, summary, text, None if whole else self._region_ordinals(index, summary))
         self.work.libcst_files += 1
         if isinstance(parsed, ReadProblem):
             self.work.libcst_chars += len(text) if isinstance(text, str) else 0
@@ -910,22 +972,37 @@ class _Run:
             unbind_bodiless(module, summary, parsed.region.bodiless, text, self.fragments)
         return module
 
+    def _parsed(self, index: int, summary: ModuleSummary, text: str | ReadProblem,
+                chosen: Iterable[int] | None) -> ParsedFile | ReadProblem:
+        """The file parsed by libcst: the code of the defs at positions `chosen` (None: all of
+        it), unless a rule reads the whole file."""
+        source = self.sources[index]
+        buffer = self.engine.parse_buffer if source.path in self.overlays else None
+        parse = (lambda code: buffer(source.path, code)) if buffer is not None else None
+        visited = self._visited_lines(index, summary, text, chosen) if chosen is not None else None
+        return parse_file(source.path, self.shown_from, text, (source.module_name, source.is_package), parse,
+                          visited, self.facts[index].blocks())
+
+    def _region_ordinals(self, index: int, summary: ModuleSummary) -> Iterable[int]:
+        """The positions among the file's defs of the functions the rules visit: its regions',
+        every one under `--scope all`."""
+        if self.config.scope == "all":
+            return range(len(summary.functions))
+        return (ordinal for ordinal, _ in self.regions[index].regions)
+
     def _parsed_whole(self, text: str) -> None:
         """A rule read the whole tree of the file it checks: libcst's work."""
         self.work.whole_trees += 1
         self.work.libcst_chars += len(text)
 
-    def _visited_lines(self, index: int, summary: ModuleSummary, text: str | ReadProblem) -> list[tuple[int, int]] | None:
-        """The line ranges of the functions the rules visit in this file (its regions; all of
-        them under `--scope all`), or None when a rule reads the whole file."""
+    def _visited_lines(self, index: int, summary: ModuleSummary, text: str | ReadProblem,
+                       chosen: Iterable[int]) -> list[tuple[int, int]] | None:
+        """The line ranges of the defs at positions `chosen` (the functions the rules visit in
+        this file), or None when a rule reads the whole file."""
         if not isinstance(text, str) or any(
                 cls.reads_whole_file(text) for cls in self.rules.for_file(self.sources[index].display) if not cls.meta):
             return None
         functions = summary.functions
-        if self.config.scope == "all":
-            chosen: Iterable[int] = range(len(functions))
-        else:
-            chosen = (ordinal for ordinal, _ in self.regions[index].regions)
         ranges = [(functions[o].line, functions[o].end_line) for o in chosen if o < len(functions)]
         return None if any(end < start for start, end in ranges) else ranges
 
@@ -1130,10 +1207,11 @@ class _Run:
             return recorded
         return loose, tuple((path, digests.get(path), items) for path, _, items in by_file)
 
-    def _check_deep(self, indices: list[int], ready: ReadyWorker | None = None) -> list[Finding]:
+    def _check_deep(self, indices: list[int], ready: ReadyWorker | None = None,
+                    head: HeadStart | None = None) -> list[Finding]:
         """The rules over every file with a region: cached findings where their inputs are
         unchanged, else libcst and the rules, in worker processes (in `ready` when there are
-        at most _READY_FILES to check)."""
+        at most _READY_FILES to check; shared with `head`, which parsed some ahead)."""
         results: dict[int, tuple[Finding, ...]] = {}
         keys: dict[int, str] = {}
         for index in indices:
@@ -1156,6 +1234,9 @@ class _Run:
                                 meanwhile=(lambda: cache.save(settled=True)) if cache is not None else None)
         elif ready is not None:
             ready.close()  # not needed: the cores are the pool's
+        if head is not None and len(todo) < 2:
+            head.close()
+            head = None
         if todo and checked is None:
             # What the regions built: the workers start without it. A full collection walks every
             # object (0.34 s on timm, a tenth of the parent's serial time with two jobs) and finds
@@ -1169,7 +1250,15 @@ class _Run:
             worker.SERVED[:] = [self]  # forked workers inherit it; one job runs it right here
             try:
                 with WorkerPool(jobs, worker.install, self) as pool:
-                    checked = pool.map(worker.check_task, todo, chunksize=1, on_crash=self._crashed)
+                    # (No facts: the compiler's verdicts meanwhile changed only their `unjudged`
+                    # marks, or refused a file, and then the head start was given up.)
+                    ahead = head.settle(worker.adopt_ahead, (self.regions, {})) if head is not None else None
+                    if head is not None and ahead is not None:
+                        place = {index: position for position, index in enumerate(todo)}
+                        checked = head.share(worker.check_task, todo, sorted((place[i] for i in ahead if i in place)),
+                                             pool, on_crash=self._crashed)
+                    else:
+                        checked = pool.map(worker.check_task, todo, chunksize=1, on_crash=self._crashed)
             finally:
                 worker.SERVED.clear()
                 gc.unfreeze()
@@ -1414,6 +1503,7 @@ class _Unparsable(Exception):
 
 _NO_REGIONS = _FileRegions((), False)
 _POOL_FROM = 64  # files to pre-pass for a pool of workers (fewer: in this process)
+_AHEAD_CHARS = 4_000_000  # region text a head-start worker parses at most (their trees stay: memory)
 _READY_FILES = 2  # files to check in a ready worker (more: a pool, each worker importing libcst meanwhile)
 _KEPT_TREES = 8
 # Modules built from summaries that a process keeps between files (see _Run.release_index): about

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from breaklint.infra.deferred import when_imported
 from breaklint.infra.files import NUL_BYTES, ReadProblem, not_unicode
@@ -34,6 +34,17 @@ def install(run: _Run | None) -> None:
         when_imported("libcst", trust_parsed_nodes)  # a process of its own, which reads parsed trees only
     gc.disable()  # for good: a process of the check's (infra/collector.py); check_task collects after each file
     gc.freeze()  # what the worker inherited is never garbage: keep the collector off it
+
+
+def install_ahead(run: _Run | None) -> None:
+    """`install`, in a head-start worker (engine.py, `_head_start`): it works ahead beside the
+    regions, which everything waits for, and the compiler's verdicts, which the check waits
+    for, so it yields the core to both."""
+    install(run)
+    try:
+        os.nice(19)
+    except (OSError, AttributeError):
+        pass
 
 
 def install_yielding(run: _Run | None) -> None:
@@ -92,6 +103,17 @@ def adopt(news: tuple[dict[int, _FileRegions], dict[int, FileFacts]]) -> None:
     run.regions = regions
     for index, found in facts.items():
         run.facts[index] = found
+
+
+def parse_ahead(stop: Callable[[], bool]) -> None:
+    """A head-start worker's work while the regions are computed (engine.py, `_head_start`)."""
+    SERVED[0].parse_ahead(stop)
+
+
+def adopt_ahead(news: tuple[dict[int, _FileRegions], dict[int, FileFacts]]) -> list[int]:
+    """The regions, in a head-start worker; the files whose trees it parsed ahead serve them."""
+    adopt(news)
+    return SERVED[0].usable_ahead()
 
 
 def check_task(index: int) -> _Checked:

@@ -214,6 +214,174 @@ class ReadyWorker:
         self._process.join()
 
 
+class HeadStart:
+    """One worker forked before the work it will share is known: it works ahead (`ahead(stop)`,
+    until `stop()` says that news waits: such as parsing what it expects to be given) while
+    this process works out what there is to do, then takes its share of the items with workers
+    forked afterwards (`share`), preferring those its work ahead served. It inherits this
+    process as it is at the fork; `settle(adopt, news)` gives it what was worked out since.
+    Only where pools fork."""
+
+    def __init__(self, initializer: Callable[[Any], None], state: Any,
+                 ahead: Callable[[Callable[[], bool]], object]) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        self._conn, theirs = context.Pipe()
+        self._process = context.Process(target=_serve_ahead,
+                                        args=(os.getpid(), initializer, state, ahead, theirs), daemon=True)
+        self._process.start()
+        theirs.close()
+
+    def settle(self, adopt: Callable[[Any], Any], news: Any) -> Any:
+        """`adopt(news)` in the worker, which stops working ahead; its answer (None when the
+        worker died: then it takes no share)."""
+        try:
+            self._conn.send((adopt, news))
+            ok, value = self._conn.recv()
+        except Exception:  # it died (EOFError, OSError), or what it needs does not pickle
+            self.close()
+            return None
+        if not ok:
+            self.close()
+            raise value
+        return value
+
+    def share(self, function: Callable[[T], R], items: Sequence[T], preferred: Iterable[int], pool: WorkerPool,
+              on_crash: Callable[[T, str], R] | None = None) -> list[R]:
+        """`function` over `items`, results in their order, in this worker and `pool.jobs - 1`
+        workers forked now, each given the next item when it is done with one: this one the
+        `preferred` items (positions) first, the others the rest first, in the order given.
+        An item whose process died runs again alone (`pool.apart`, `on_crash` as for map); the
+        items left when every worker died go to `pool.map`. The worker ends with the call."""
+        import multiprocessing
+        from multiprocessing.connection import wait
+
+        mine = [position for position in preferred]
+        wanted = set(mine)
+        rest = [position for position in range(len(items)) if position not in wanted]
+        mine.reverse()  # taken from the end
+        rest.reverse()
+        results: dict[int, R] = {}
+        context = multiprocessing.get_context("fork")
+        workers: dict[Any, Any] = {self._conn: self._process}
+        try:
+            for _ in range(pool.jobs - 1):
+                conn, theirs = context.Pipe()
+                process = context.Process(target=_serve_items,
+                                          args=(os.getpid(), pool._initializer, pool._state, theirs), daemon=True)
+                process.start()
+                theirs.close()
+                workers[conn] = process
+            in_flight: dict[Any, int] = {}
+
+            def give(conn: Any) -> None:
+                first, second = (mine, rest) if conn is self._conn else (rest, mine)
+                queue = first or second
+                if not queue:
+                    return
+                position = queue.pop()
+                try:
+                    conn.send((function, items[position]))
+                except Exception:  # it died: the item waits for another
+                    queue.append(position)
+                    del workers[conn]
+                    return
+                in_flight[conn] = position
+
+            for conn in list(workers):
+                give(conn)
+            while in_flight:
+                for conn in wait(list(in_flight)):
+                    position = in_flight.pop(conn)
+                    try:
+                        ok, value = conn.recv()
+                    except (EOFError, OSError):  # it died on this item: alone, it tells whether the item kills
+                        del workers[conn]
+                        results[position] = pool.apart(function, items[position], on_crash)
+                        continue
+                    if not ok:
+                        raise value  # the function's own exception, as the pool would raise it
+                    results[position] = value
+                    give(conn)
+                if not in_flight and (mine or rest):  # every worker died
+                    for conn in list(workers):
+                        give(conn)
+            left = [*reversed(mine), *reversed(rest)]
+            if left:
+                results.update(zip(left, pool.map(function, [items[p] for p in left], on_crash=on_crash)))
+        finally:
+            for conn, process in workers.items():
+                if process is not self._process:
+                    try:
+                        conn.send(None)
+                    except Exception:
+                        pass
+                    conn.close()
+                    process.join()
+            self.close()
+        return [results[i] for i in range(len(items))]
+
+    def close(self) -> None:
+        """End the worker (at once, if it is not needed)."""
+        try:
+            self._conn.send(None)
+        except Exception:
+            pass
+        self._conn.close()
+        self._process.join(timeout=1)
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join()
+
+
+def _serve_ahead(parent: int, initializer: Callable[[Any], None], state: Any,
+                 ahead: Callable[[Callable[[], bool]], object], conn: Any) -> None:
+    die_with(parent)
+    initializer(state)
+    try:
+        ahead(conn.poll)
+    except Exception:  # the work ahead is a bonus: what it made so far serves, the rest is done as it would be
+        pass
+    try:
+        message = conn.recv()
+    except (EOFError, OSError):
+        return
+    if message is None:  # not needed after all
+        return
+    adopt, news = message
+    try:
+        outcome: tuple[bool, object] = (True, adopt(news))
+    except Exception as error:
+        outcome = (False, error)
+    conn.send(outcome)
+    if outcome[0]:
+        _serve(conn)
+
+
+def _serve_items(parent: int, initializer: Callable[[Any], None], state: Any, conn: Any) -> None:
+    die_with(parent)
+    initializer(state)
+    _serve(conn)
+
+
+def _serve(conn: Any) -> None:
+    """(function, item) after (function, item) from `conn`, each answered, until None or EOF."""
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        function, item = message
+        try:
+            outcome: tuple[bool, object] = (True, function(item))
+        except Exception as error:  # handed to the parent, which raises it as the pool would
+            outcome = (False, error)
+        conn.send(outcome)
+
+
 def _serve_ready(parent: int, initializer: Callable[[Any], None], state: Any, ready: Callable[[], object],
                  conn: Any) -> None:
     die_with(parent)

@@ -13,10 +13,11 @@ import sys
 import textwrap
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
-from breaklint.infra.parallel import WorkerPool
+from breaklint.infra.parallel import HeadStart, WorkerPool
 from breaklint.rule import Rule
 
 from .support import BAD, by_path, check, exit_status
@@ -241,3 +242,65 @@ def test_a_worker_dying_in_the_pre_pass(tree: Path, monkeypatch: pytest.MonkeyPa
     assert all(found[f"more_{i}.py"] == [("BL101", 5, 12)] for i in range(70))
     assert found["other.py"] == found["third.py"] == [("BL101", 5, 12)]
     assert exit_status(result) == 2
+
+
+# A head-start worker (HeadStart): what it did ahead is marked in its own process.
+_AHEAD: list[int] = []
+
+
+def _work_ahead(stop: Callable[[], bool]) -> None:
+    _AHEAD.append(os.getpid())
+
+
+def _die_ahead(stop: Callable[[], bool]) -> None:
+    os._exit(7)
+
+
+def _adopted(news: int) -> list[int]:
+    return [news, len(_AHEAD)]
+
+
+def _square_where(item: int) -> tuple[int, bool]:
+    """The square, and whether the head-start worker computed it (_die_or_square: 13 and 21 die)."""
+    return _square_or_die(item), bool(_AHEAD)
+
+
+def _crashed_where(item: int, why: str) -> tuple[int, bool]:
+    return _crashed(item, why), False
+
+
+def _raise_on_five(item: int) -> int:
+    if item == 5:
+        raise ValueError("five")
+    return item
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a head-start worker is forked")
+def test_a_head_start_shares_the_items_and_survives_dying_workers() -> None:
+    """The head-start worker answers settle() after its work ahead and starts on its preferred
+    items; every item gets its result in order, an item whose process died gets on_crash's
+    (13 kills the head-start worker, 21 the other), and what is left when both died runs in a
+    pool."""
+    with WorkerPool(2, _no_state, None) as pool:
+        head = HeadStart(_no_state, None, _work_ahead)
+        assert head.settle(_adopted, 4) == [4, 1]  # adopted where the work ahead was done
+        results = head.share(_square_where, list(range(30)), [10, 13, 2], pool, on_crash=_crashed_where)
+    assert [value for value, _ in results] == [-i if i in (13, 21) else i * i for i in range(30)]
+    # Its first preferred item is given to it at once, the next kills it: 2 goes to the other.
+    assert [i for i, (_, where) in enumerate(results) if where] == [10]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a head-start worker is forked")
+def test_a_head_start_that_dies_ahead_takes_no_share() -> None:
+    head = HeadStart(_no_state, None, _die_ahead)
+    assert head.settle(_adopted, 4) is None
+    head.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a head-start worker is forked")
+def test_a_head_start_passes_on_the_items_exception() -> None:
+    with WorkerPool(2, _no_state, None) as pool:
+        head = HeadStart(_no_state, None, _work_ahead)
+        head.settle(_adopted, 0)
+        with pytest.raises(ValueError, match="five"):
+            head.share(_raise_on_five, list(range(10)), [5], pool)
