@@ -1503,7 +1503,7 @@ class _Unparsable(Exception):
 
 _NO_REGIONS = _FileRegions((), False)
 _POOL_FROM = 64  # files to pre-pass for a pool of workers (fewer: in this process)
-_AHEAD_CHARS = 4_000_000  # region text a head-start worker parses at most (their trees stay: memory)
+_AHEAD_CHARS = 2_000_000  # region text a head-start worker parses at most (its trees stay: about 75 bytes a character)
 _READY_FILES = 2  # files to check in a ready worker (more: a pool, each worker importing libcst meanwhile)
 _KEPT_TREES = 8
 # Modules built from summaries that a process keeps between files (see _Run.release_index): about
