@@ -178,14 +178,7 @@ class ReadyWorker:
     it is at the fork; `adopt(news)` gives it what was worked out since. Only where pools fork."""
 
     def __init__(self, initializer: Callable[[Any], None], state: Any, ready: Callable[[], object]) -> None:
-        import multiprocessing
-
-        context = multiprocessing.get_context("fork")
-        self._conn, theirs = context.Pipe()
-        self._process = context.Process(target=_serve_ready,
-                                        args=(os.getpid(), initializer, state, ready, theirs), daemon=True)
-        self._process.start()
-        theirs.close()
+        self._conn, self._process = _forked(_serve_ready, initializer, state, ready)
 
     def map(self, function: Callable[[T], R], items: Sequence[T], adopt: Callable[[Any], None],
             news: Any, meanwhile: Callable[[], object] | None = None) -> list[R] | None:
@@ -224,14 +217,7 @@ class HeadStart:
 
     def __init__(self, initializer: Callable[[Any], None], state: Any,
                  ahead: Callable[[Callable[[], bool]], object]) -> None:
-        import multiprocessing
-
-        context = multiprocessing.get_context("fork")
-        self._conn, theirs = context.Pipe()
-        self._process = context.Process(target=_serve_ahead,
-                                        args=(os.getpid(), initializer, state, ahead, theirs), daemon=True)
-        self._process.start()
-        theirs.close()
+        self._conn, self._process = _forked(_serve_ahead, initializer, state, ahead)
 
     def settle(self, adopt: Callable[[Any], Any], news: Any) -> Any:
         """`adopt(news)` in the worker, which stops working ahead; its answer (None when the
@@ -254,7 +240,6 @@ class HeadStart:
         `preferred` items (positions) first, the others the rest first, in the order given.
         An item whose process died runs again alone (`pool.apart`, `on_crash` as for map); the
         items left when every worker died go to `pool.map`. The worker ends with the call."""
-        import multiprocessing
         from multiprocessing.connection import wait
 
         mine = [position for position in preferred]
@@ -263,15 +248,10 @@ class HeadStart:
         mine.reverse()  # taken from the end
         rest.reverse()
         results: dict[int, R] = {}
-        context = multiprocessing.get_context("fork")
         workers: dict[Any, Any] = {self._conn: self._process}
         try:
             for _ in range(pool.jobs - 1):
-                conn, theirs = context.Pipe()
-                process = context.Process(target=_serve_items,
-                                          args=(os.getpid(), pool._initializer, pool._state, theirs), daemon=True)
-                process.start()
-                theirs.close()
+                conn, process = _forked(_serve_items, pool._initializer, pool._state)
                 workers[conn] = process
             in_flight: dict[Any, int] = {}
 
@@ -380,6 +360,19 @@ def _serve(conn: Any) -> None:
         except Exception as error:  # handed to the parent, which raises it as the pool would
             outcome = (False, error)
         conn.send(outcome)
+
+
+def _forked(target: Callable[..., None], *args: Any) -> tuple[Any, Any]:
+    """A daemon process forked now, running `target(this pid, *args, its end of a pipe)`:
+    our end of the pipe, and the process."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    ours, theirs = context.Pipe()
+    process = context.Process(target=target, args=(os.getpid(), *args, theirs), daemon=True)
+    process.start()
+    theirs.close()  # ours: end of input once the child's copy closes
+    return ours, process
 
 
 def _serve_ready(parent: int, initializer: Callable[[Any], None], state: Any, ready: Callable[[], object],
