@@ -143,8 +143,8 @@ class WorkerPool:
 
         context = self._context
         receiver, sender = context.Pipe(duplex=False)
-        process = context.Process(target=_run_alone,
-                                  args=(os.getpid(), self._initializer, self._state, function, item, sender))
+        process = context.Process(target=_quietly,
+                                  args=(_run_alone, os.getpid(), self._initializer, self._state, function, item, sender))
         process.start()
         sender.close()  # ours: end of input once the child's copy closes
         try:
@@ -369,10 +369,20 @@ def _forked(target: Callable[..., None], *args: Any) -> tuple[Any, Any]:
 
     context = multiprocessing.get_context("fork")
     ours, theirs = context.Pipe()
-    process = context.Process(target=target, args=(os.getpid(), *args, theirs), daemon=True)
+    process = context.Process(target=_quietly, args=(target, os.getpid(), *args, theirs), daemon=True)
     process.start()
     theirs.close()  # ours: end of input once the child's copy closes
     return ours, process
+
+
+def _quietly(target: Callable[..., None], *args: Any) -> None:
+    """`target(*args)` in a process of the engine's: Ctrl-C reaches every process of the
+    terminal's group, and the one that started this answers it (it ends its workers), so this
+    one ends without a traceback of its own."""
+    try:
+        target(*args)
+    except KeyboardInterrupt:
+        pass
 
 
 def _serve_ready(parent: int, initializer: Callable[[Any], None], state: Any, ready: Callable[[], object],

@@ -304,3 +304,19 @@ def test_a_head_start_passes_on_the_items_exception() -> None:
         head.settle(_adopted, 0)
         with pytest.raises(ValueError, match="five"):
             head.share(_raise_on_five, list(range(10)), [5], pool)
+
+
+def _interrupted_ahead(stop: Callable[[], bool]) -> None:
+    raise KeyboardInterrupt  # Ctrl-C reaches every process of the terminal's group
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a head-start worker is forked")
+def test_an_interrupted_worker_ends_without_a_traceback(capfd: pytest.CaptureFixture[str]) -> None:
+    """The process that started it answers Ctrl-C (it ends its workers and says `Aborted!`):
+    a worker prints nothing of its own (the interrupt once printed its traceback beside it)."""
+    head = HeadStart(_no_state, None, _interrupted_ahead)
+    assert head.settle(_adopted, 4) is None
+    head.close()
+    with WorkerPool(2, _no_state, None) as pool:
+        assert pool.apart(_interrupted_ahead, lambda: False, on_crash=lambda item, why: why) == "exit code 0"
+    assert "Traceback" not in capfd.readouterr().err
