@@ -572,7 +572,6 @@ class _Run:
     def _check_scanned(self, findings: list[Finding], file_count: int,
                        ready: ReadyWorker | None) -> tuple[list[Finding], int]:
         """Every step after the pre-pass; `ready`: see _ready_worker."""
-        config = self.config
         self._seed_imported_helpers()
         indexed: list[int] = []
         for index, facts in enumerate(self.facts):
@@ -580,17 +579,19 @@ class _Run:
                 indexed.append(index)
             elif self._reported(self.sources[index].path):
                 findings.append(self.engine._problem(self.sources[index].display, facts.problem))
-        unjudged = [index for index in indexed if self.facts[index].unjudged]
         head = self._head_start(indexed) if ready is None else None
         try:
-            return self._check_indexed(findings, file_count, indexed, unjudged, ready, head)
+            return self._check_indexed(findings, file_count, indexed, ready, head)
         finally:
             if head is not None:
                 head.close()
 
-    def _check_indexed(self, findings: list[Finding], file_count: int, indexed: list[int], unjudged: list[int],
+    def _check_indexed(self, findings: list[Finding], file_count: int, indexed: list[int],
                        ready: ReadyWorker | None, head: HeadStart | None) -> tuple[list[Finding], int]:
+        """The regions of the files the pre-pass could read (`indexed`), then their rules; `head`:
+        see _head_start."""
         config = self.config
+        unjudged = [index for index in indexed if self.facts[index].unjudged]
         regions = self._compute_regions(indexed, unjudged)
         if regions is None:  # rare: Python's compiler refused a file its parser took (see _prepass)
             if head is not None:  # it parsed ahead with the refused files' facts

@@ -242,7 +242,7 @@ class HeadStart:
         items left when every worker died go to `pool.map`. The worker ends with the call."""
         from multiprocessing.connection import wait
 
-        mine = [position for position in preferred]
+        mine = list(preferred)
         wanted = set(mine)
         rest = [position for position in range(len(items)) if position not in wanted]
         mine.reverse()  # taken from the end
@@ -284,7 +284,7 @@ class HeadStart:
                         raise value  # the function's own exception, as the pool would raise it
                     results[position] = value
                     give(conn)
-                if not in_flight and (mine or rest):  # every worker died
+                if not in_flight and (mine or rest):  # none has an item: each died (or failed to take one)
                     for conn in list(workers):
                         give(conn)
             left = [*reversed(mine), *reversed(rest)]
