@@ -350,10 +350,10 @@ def test_a_ready_worker_that_dies_changes_nothing(tmp_path: Path, monkeypatch: p
     same(warm, run([tmp_path], tmp_path))
 
 
-def _check_with_a_head_start(monkeypatch: pytest.MonkeyPatch) -> tuple[CheckResult, list[int]]:
-    """A cold two-job check of the rules' testdata (more files than _POOL_FROM, fewer than
-    _KEPT_MODULES: engine._head_start forks its worker), and how many files the head-start
-    worker offered to check from the trees it parsed ahead (-1: it died)."""
+def _check_with_a_head_start(monkeypatch: pytest.MonkeyPatch, jobs: int = 2) -> tuple[CheckResult, list[int]]:
+    """A cold check of the rules' testdata with `jobs` (more files than _POOL_FROM, fewer than
+    _KEPT_MODULES: engine._head_start forks a worker for each job but one), and how many files
+    each head-start worker offered to check from the trees it parsed ahead (-1: it died)."""
     from breaklint.infra.parallel import HeadStart
 
     monkeypatch.chdir(ROOT)
@@ -366,27 +366,29 @@ def _check_with_a_head_start(monkeypatch: pytest.MonkeyPatch) -> tuple[CheckResu
         return found
 
     monkeypatch.setattr(HeadStart, "settle", counted)
-    return run([ROOT / "testdata"], ROOT, jobs=2), offered
+    return run([ROOT / "testdata"], ROOT, jobs=jobs), offered
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a head-start worker is forked")
-def test_trees_parsed_ahead_of_the_regions_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_trees_parsed_ahead_of_the_regions_change_nothing(monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
     """The head-start worker parses the files the regions will likely name while they are
     computed (likely_regions.py), then checks those whose guess held every region function:
     from a tree of more code than the regions' (tests/test_region_text.py: the rules see only
-    the regions), with the same findings."""
+    the regions), with the same findings. With three jobs, two of them share the files."""
     from breaklint.check import engine
 
     real = engine._Run.parse_ahead
     # Regions this small are computed before the worker has parsed anything: here it parses
     # all it would, whatever the clock (the check waits for it: HeadStart.settle).
-    monkeypatch.setattr(engine._Run, "parse_ahead", lambda run_, stop: real(run_, lambda: False))
-    checked, offered = _check_with_a_head_start(monkeypatch)
-    assert len(offered) == 1 and offered[0] > 20, offered
+    monkeypatch.setattr(engine._Run, "parse_ahead", lambda run_, stop, part: real(run_, lambda: False, part))
+    checked, offered = _check_with_a_head_start(monkeypatch, jobs)
+    # Each parses its part (every other file with two of them): all of it, as the check waits.
+    assert len(offered) == jobs - 1 and min(offered) > 40 // (jobs - 1), offered
     same(checked, run([ROOT / "testdata"], ROOT))
 
 
-def _die_ahead(run_: object, stop: object) -> None:
+def _die_ahead(run_: object, stop: object, part: object) -> None:
     os._exit(3)
 
 

@@ -19,6 +19,7 @@ Cache keys (cache.py) hold everything their value depends on:
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import os
@@ -39,7 +40,7 @@ from breaklint.infra.files import (DEFAULT_EXCLUDE, Excluder, ReadProblem, decod
                                    read_source)
 from breaklint.finding import CheckResult, Finding, Region, Span
 from breaklint.infra import deferred
-from breaklint.infra.parallel import HeadStart, ReadyWorker, WorkerPool
+from breaklint.infra.parallel import HeadStart, ReadyWorker, WorkerPool, share
 from breaklint.index.patterns import untraced_blocks
 from breaklint.index.project import (EVERY_MODULE, SUBCLASSES_OF, FunctionInfo, ModuleIndex, ModuleNames, PendingModule,
                                      ProjectIndex, module_name_for)
@@ -579,24 +580,24 @@ class _Run:
                 indexed.append(index)
             elif self._reported(self.sources[index].path):
                 findings.append(self.engine._problem(self.sources[index].display, facts.problem))
-        head = self._head_start(indexed) if ready is None else None
+        heads = self._head_start(indexed) if ready is None else []
         try:
-            return self._check_indexed(findings, file_count, indexed, ready, head)
+            return self._check_indexed(findings, file_count, indexed, ready, heads)
         finally:
-            if head is not None:
+            for head in heads:
                 head.close()
 
     def _check_indexed(self, findings: list[Finding], file_count: int, indexed: list[int],
-                       ready: ReadyWorker | None, head: HeadStart | None) -> tuple[list[Finding], int]:
-        """The regions of the files the pre-pass could read (`indexed`), then their rules; `head`:
+                       ready: ReadyWorker | None, heads: list[HeadStart]) -> tuple[list[Finding], int]:
+        """The regions of the files the pre-pass could read (`indexed`), then their rules; `heads`:
         see _head_start."""
         config = self.config
         unjudged = [index for index in indexed if self.facts[index].unjudged]
         regions = self._compute_regions(indexed, unjudged)
         if regions is None:  # rare: Python's compiler refused a file its parser took (see _prepass)
-            if head is not None:  # it parsed ahead with the refused files' facts
+            for head in heads:  # they parsed ahead with the refused files' facts
                 head.close()
-                head = None
+            heads = []
             for index in indexed:
                 problem = self.facts[index].problem
                 if problem is not None and self._reported(self.sources[index].path):
@@ -621,7 +622,7 @@ class _Run:
                 deep.append(index)
             elif self.facts[index].maybe_suppressed:
                 shallow.append(index)
-        findings.extend(self._check_deep(deep, ready, head))
+        findings.extend(self._check_deep(deep, ready, heads))
         for index in shallow:  # no rule runs here: every suppression is unused
             findings.extend(self._unused_suppressions(index))
         if self.cache is not None:
@@ -630,27 +631,30 @@ class _Run:
             self.cache.save()
         return findings, file_count
 
-    def _head_start(self, indexed: list[int]) -> HeadStart | None:
+    def _head_start(self, indexed: list[int]) -> list[HeadStart]:
         """A cold check with two jobs or more computes the regions here on one core, a walk
         that cannot be divided (docs/speed.md, sessions 33-35), while the other cores idle: a
-        worker forked now parses, meanwhile, the files the regions will likely name
-        (likely_regions.py; parse_ahead), then checks them with the pool's workers. Not where
-        the regions are computed in a process of their own (more than _KEPT_MODULES modules:
-        the cores judge files meanwhile), nor with unsaved buffers (the editor), nor when few
-        files were pre-passed (the cache answers most: the regions too)."""
+        worker forked now on each of them parses, meanwhile, its part of the files the regions
+        will likely name (likely_regions.py; parse_ahead), then checks them with the pool's
+        workers. Not where the regions are computed in a process of their own (more than
+        _KEPT_MODULES modules: the cores judge files meanwhile), nor with unsaved buffers (the
+        editor), nor when few files were pre-passed (the cache answers most: the regions too)."""
         if (self.engine.jobs < 2 or len(self.prepassed) < _POOL_FROM or len(indexed) > _KEPT_MODULES
                 or self.overlays or not WorkerPool.forks()):
-            return None
-        worker.SERVED[:] = [self]  # it inherits the run as it is now
+            return []
+        count = self.engine.jobs - 1
+        worker.SERVED[:] = [self]  # they inherit the run as it is now
         try:
-            return HeadStart(worker.install_ahead, None, worker.parse_ahead)
+            return [HeadStart(worker.install_ahead, None, functools.partial(worker.parse_ahead, part=(part, count)))
+                    for part in range(count)]
         finally:
             worker.SERVED.clear()
 
-    def parse_ahead(self, stop: Callable[[], bool]) -> None:
+    def parse_ahead(self, stop: Callable[[], bool], part: tuple[int, int] = (0, 1)) -> None:
         """In a head-start worker, until `stop()`: libcst's trees of the files the regions will
         likely name, for the functions they will likely hold (likely_regions.py), the largest
-        first (as the check takes them), at most _AHEAD_CHARS characters of them."""
+        first (as the check takes them), at most _AHEAD_CHARS characters of them; of those files,
+        every `part[1]`-th from the `part[0]`-th (one part for each head-start worker)."""
         config = self.config
         summaries = {index: found.summary() for index, found in enumerate(self.facts)
                      if found.problem is None and found.has_functions
@@ -659,7 +663,8 @@ class _Run:
             return
         guessed = likely_regions(summaries, config.assume_forward_compiled, config.scope == "all")
         budget = _AHEAD_CHARS
-        for index in sorted(guessed, key=lambda i: (not self.facts[i].entry_candidate, -self.facts[i].size)):
+        order = sorted(guessed, key=lambda i: (not self.facts[i].entry_candidate, -self.facts[i].size))
+        for index in order[part[0]::part[1]]:
             if stop() or budget <= 0:
                 return
             text = self._text(index)
@@ -1209,10 +1214,10 @@ class _Run:
         return loose, tuple((path, digests.get(path), items) for path, _, items in by_file)
 
     def _check_deep(self, indices: list[int], ready: ReadyWorker | None = None,
-                    head: HeadStart | None = None) -> list[Finding]:
+                    heads: Sequence[HeadStart] = ()) -> list[Finding]:
         """The rules over every file with a region: cached findings where their inputs are
         unchanged, else libcst and the rules, in worker processes (in `ready` when there are
-        at most _READY_FILES to check; shared with `head`, which parsed some ahead)."""
+        at most _READY_FILES to check; shared with `heads`, which parsed some ahead)."""
         results: dict[int, tuple[Finding, ...]] = {}
         keys: dict[int, str] = {}
         for index in indices:
@@ -1235,9 +1240,10 @@ class _Run:
                                 meanwhile=(lambda: cache.save(settled=True)) if cache is not None else None)
         elif ready is not None:
             ready.close()  # not needed: the cores are the pool's
-        if head is not None and len(todo) < 2:
-            head.close()
-            head = None
+        if len(todo) < 2:
+            for head in heads:
+                head.close()
+            heads = ()
         if todo and checked is None:
             # What the regions built: the workers start without it. A full collection walks every
             # object (0.34 s on timm, a tenth of the parent's serial time with two jobs) and finds
@@ -1253,11 +1259,12 @@ class _Run:
                 with WorkerPool(jobs, worker.install, self) as pool:
                     # (No facts: the compiler's verdicts meanwhile changed only their `unjudged`
                     # marks, or refused a file, and then the head start was given up.)
-                    ahead = head.settle(worker.adopt_ahead, (self.regions, {})) if head is not None else None
-                    if head is not None and ahead is not None:
-                        place = {index: position for position, index in enumerate(todo)}
-                        checked = head.share(worker.check_task, todo, sorted((place[i] for i in ahead if i in place)),
-                                             pool, on_crash=self._crashed)
+                    place = {index: position for position, index in enumerate(todo)}
+                    settled = [(head, head.settle(worker.adopt_ahead, (self.regions, {}))) for head in heads]
+                    live = [(head, sorted(place[i] for i in ahead if i in place))
+                            for head, ahead in settled if ahead is not None]
+                    if live:
+                        checked = share(worker.check_task, todo, live, pool, on_crash=self._crashed)
                     else:
                         checked = pool.map(worker.check_task, todo, chunksize=1, on_crash=self._crashed)
             finally:

@@ -37,13 +37,19 @@ def install(run: _Run | None) -> None:
 
 
 def install_ahead(run: _Run | None) -> None:
-    """`install`, in a head-start worker (engine.py, `_head_start`): it works ahead beside the
-    regions, which everything waits for, and the compiler's verdicts, which the check waits
-    for, so it yields the core to both."""
+    """`install`, in a head-start worker (engine.py, `_head_start`): while it works ahead, beside
+    the regions, which everything waits for, and the compiler's verdicts, which the check waits
+    for, it runs only on a core nothing else wants (SCHED_IDLE: below any nice level, and below
+    whatever else the machine runs); adopt_ahead gives it back its normal share for the check
+    (a niced worker would stay niced, and lose its files to the machine's other work)."""
     install(run)
+    _schedule("SCHED_IDLE")
+
+
+def _schedule(policy: str) -> None:
     try:
-        os.nice(19)
-    except (OSError, AttributeError):
+        os.sched_setscheduler(0, getattr(os, policy), os.sched_param(0))  # type: ignore[attr-defined]
+    except (OSError, AttributeError):  # not here (not Linux), or not allowed: it competes as an equal
         pass
 
 
@@ -105,13 +111,15 @@ def adopt(news: tuple[dict[int, _FileRegions], dict[int, FileFacts]]) -> None:
         run.facts[index] = found
 
 
-def parse_ahead(stop: Callable[[], bool]) -> None:
-    """A head-start worker's work while the regions are computed (engine.py, `_head_start`)."""
-    SERVED[0].parse_ahead(stop)
+def parse_ahead(stop: Callable[[], bool], part: tuple[int, int] = (0, 1)) -> None:
+    """A head-start worker's work while the regions are computed (engine.py, `_head_start`):
+    its part of it, (which, of how many)."""
+    SERVED[0].parse_ahead(stop, part)
 
 
 def adopt_ahead(news: tuple[dict[int, _FileRegions], dict[int, FileFacts]]) -> list[int]:
     """The regions, in a head-start worker; the files whose trees it parsed ahead serve them."""
+    _schedule("SCHED_OTHER")  # it checks beside the others now (an unprivileged process may: its nice is 0)
     adopt(news)
     return SERVED[0].usable_ahead()
 

@@ -210,10 +210,10 @@ class ReadyWorker:
 class HeadStart:
     """One worker forked before the work it will share is known: it works ahead (`ahead(stop)`,
     until `stop()` says that news waits: such as parsing what it expects to be given) while
-    this process works out what there is to do, then takes its share of the items with workers
-    forked afterwards (`share`), preferring those its work ahead served. It inherits this
-    process as it is at the fork; `settle(adopt, news)` gives it what was worked out since.
-    Only where pools fork."""
+    this process works out what there is to do, then takes its share of the items with other
+    head starts and workers forked afterwards (`share`), preferring those its work ahead served.
+    It inherits this process as it is at the fork; `settle(adopt, news)` gives it what was
+    worked out since. Only where pools fork."""
 
     def __init__(self, initializer: Callable[[Any], None], state: Any,
                  ahead: Callable[[Callable[[], bool]], object]) -> None:
@@ -233,75 +233,6 @@ class HeadStart:
             raise value
         return value
 
-    def share(self, function: Callable[[T], R], items: Sequence[T], preferred: Iterable[int], pool: WorkerPool,
-              on_crash: Callable[[T, str], R] | None = None) -> list[R]:
-        """`function` over `items`, results in their order, in this worker and `pool.jobs - 1`
-        workers forked now, each given the next item when it is done with one: this one the
-        `preferred` items (positions) first, the others the rest first, in the order given.
-        An item whose process died runs again alone (`pool.apart`, `on_crash` as for map); the
-        items left when every worker died go to `pool.map`. The worker ends with the call."""
-        from multiprocessing.connection import wait
-
-        mine = list(preferred)
-        wanted = set(mine)
-        rest = [position for position in range(len(items)) if position not in wanted]
-        mine.reverse()  # taken from the end
-        rest.reverse()
-        results: dict[int, R] = {}
-        workers: dict[Any, Any] = {self._conn: self._process}
-        try:
-            for _ in range(pool.jobs - 1):
-                conn, process = _forked(_serve_items, pool._initializer, pool._state)
-                workers[conn] = process
-            in_flight: dict[Any, int] = {}
-
-            def give(conn: Any) -> None:
-                first, second = (mine, rest) if conn is self._conn else (rest, mine)
-                queue = first or second
-                if not queue:
-                    return
-                position = queue.pop()
-                try:
-                    conn.send((function, items[position]))
-                except Exception:  # it died: the item waits for another
-                    queue.append(position)
-                    del workers[conn]
-                    return
-                in_flight[conn] = position
-
-            for conn in list(workers):
-                give(conn)
-            while in_flight:
-                for conn in wait(list(in_flight)):
-                    position = in_flight.pop(conn)
-                    try:
-                        ok, value = conn.recv()
-                    except (EOFError, OSError):  # it died on this item: alone, it tells whether the item kills
-                        del workers[conn]
-                        results[position] = pool.apart(function, items[position], on_crash)
-                        continue
-                    if not ok:
-                        raise value  # the function's own exception, as the pool would raise it
-                    results[position] = value
-                    give(conn)
-                if not in_flight and (mine or rest):  # none has an item: each died (or failed to take one)
-                    for conn in list(workers):
-                        give(conn)
-            left = [*reversed(mine), *reversed(rest)]
-            if left:
-                results.update(zip(left, pool.map(function, [items[p] for p in left], on_crash=on_crash)))
-        finally:
-            for conn, process in workers.items():
-                if process is not self._process:
-                    try:
-                        conn.send(None)
-                    except Exception:
-                        pass
-                    conn.close()
-                    process.join()
-            self.close()
-        return [results[i] for i in range(len(items))]
-
     def close(self) -> None:
         """End the worker (at once, if it is not needed)."""
         try:
@@ -313,6 +244,92 @@ class HeadStart:
         if self._process.is_alive():
             self._process.terminate()
             self._process.join()
+
+
+def share(function: Callable[[T], R], items: Sequence[T], heads: Sequence[tuple[HeadStart, Iterable[int]]],
+          pool: WorkerPool, on_crash: Callable[[T, str], R] | None = None) -> list[R]:
+    """`function` over `items`, results in their order, in the settled `heads` and the workers
+    forked now that make them `pool.jobs` processes, each given the next item when it is done
+    with one: a head start the items it prefers (positions) first, then the others', every
+    process the items no head prefers first. Once none is left to start, a process that is done
+    takes again an item another still works on, and the first answer counts: a process the
+    machine starves (a head start is niced while it works ahead, and stays so) does not hold the
+    end; those still working then are ended. An item whose every process died runs again alone
+    (`pool.apart`, `on_crash` as for map); the items left when every process died go to
+    `pool.map`. The head starts end with the call."""
+    from multiprocessing.connection import wait
+
+    queues: dict[Any, list[int]] = {}  # what each head start prefers, the next one last
+    for head, preferred in heads:
+        queues[head._conn] = list(reversed(list(preferred)))
+    taken = {position for queue in queues.values() for position in queue}
+    rest = [position for position in reversed(range(len(items))) if position not in taken]
+    results: dict[int, R] = {}
+    workers: dict[Any, Any] = {head._conn: head._process for head, _ in heads}
+    forked: list[tuple[Any, Any]] = []
+    in_flight: dict[Any, int] = {}  # by process, the item it works on, the one given first first
+    twice: set[int] = set()  # items given to a second process
+    try:
+        for _ in range(pool.jobs - len(heads)):
+            forked.append(_forked(_serve_items, pool._initializer, pool._state))
+            workers[forked[-1][0]] = forked[-1][1]
+
+        def give(conn: Any) -> None:
+            for queue in (queues.get(conn), rest, *queues.values()):
+                if queue:
+                    position = queue.pop()
+                    break
+            else:
+                waiting = [p for p in in_flight.values() if p not in twice]
+                if not waiting:
+                    return
+                position, queue = waiting[0], None
+                twice.add(position)
+            try:
+                conn.send((function, items[position]))
+            except Exception:  # it died: the item waits for another
+                if queue is not None:
+                    queue.append(position)
+                del workers[conn]
+                return
+            in_flight[conn] = position
+
+        for conn in list(workers):
+            give(conn)
+        while in_flight and len(results) < len(items):
+            for conn in wait(list(in_flight)):
+                position = in_flight.pop(conn)
+                try:
+                    ok, value = conn.recv()
+                except (EOFError, OSError):  # it died on this item: alone, it tells whether the item kills
+                    del workers[conn]
+                    if position not in results and position not in in_flight.values():
+                        results[position] = pool.apart(function, items[position], on_crash)
+                    continue
+                if not ok:
+                    raise value  # the function's own exception, as the pool would raise it
+                results.setdefault(position, value)
+                give(conn)
+            if not in_flight:  # none has an item: each died (or failed to take one)
+                for conn in list(workers):
+                    give(conn)
+        left = [position for queue in (rest, *queues.values()) for position in queue]
+        if left:
+            results.update(zip(left, pool.map(function, [items[p] for p in left], on_crash=on_crash)))
+    finally:
+        for conn in in_flight:  # working on an item answered by another (or the run failed)
+            if conn in workers:
+                workers[conn].terminate()
+        for conn, process in forked:
+            try:
+                conn.send(None)
+            except Exception:
+                pass
+            conn.close()
+            process.join()
+        for head, _ in heads:
+            head.close()
+    return [results[i] for i in range(len(items))]
 
 
 def _serve_ahead(parent: int, initializer: Callable[[Any], None], state: Any,

@@ -11,13 +11,14 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
-from breaklint.infra.parallel import HeadStart, WorkerPool
+from breaklint.infra.parallel import HeadStart, WorkerPool, share
 from breaklint.rule import Rule
 
 from .support import BAD, by_path, check, exit_status
@@ -284,7 +285,7 @@ def test_a_head_start_shares_the_items_and_survives_dying_workers() -> None:
     with WorkerPool(2, _no_state, None) as pool:
         head = HeadStart(_no_state, None, _work_ahead)
         assert head.settle(_adopted, 4) == [4, 1]  # adopted where the work ahead was done
-        results = head.share(_square_where, list(range(30)), [10, 13, 2], pool, on_crash=_crashed_where)
+        results = share(_square_where, list(range(30)), [(head, [10, 13, 2])], pool, on_crash=_crashed_where)
     assert [value for value, _ in results] == [-i if i in (13, 21) else i * i for i in range(30)]
     # Its first preferred item is given to it at once, the next kills it: 2 goes to the other.
     assert [i for i, (_, where) in enumerate(results) if where] == [10]
@@ -303,7 +304,7 @@ def test_a_head_start_passes_on_the_items_exception() -> None:
         head = HeadStart(_no_state, None, _work_ahead)
         head.settle(_adopted, 0)
         with pytest.raises(ValueError, match="five"):
-            head.share(_raise_on_five, list(range(10)), [5], pool)
+            share(_raise_on_five, list(range(10)), [(head, [5])], pool)
 
 
 def _interrupted_ahead(stop: Callable[[], bool]) -> None:
@@ -320,3 +321,23 @@ def test_an_interrupted_worker_ends_without_a_traceback(capfd: pytest.CaptureFix
     with WorkerPool(2, _no_state, None) as pool:
         assert pool.apart(_interrupted_ahead, lambda: False, on_crash=lambda item, why: why) == "exit code 0"
     assert "Traceback" not in capfd.readouterr().err
+
+
+def _stuck_in_the_head_start(item: int) -> tuple[int, bool]:
+    """Item 7 never ends in the head-start worker (as if the machine starved it: bounded, so
+    that a share that waits for it fails the test instead of hanging it)."""
+    if item == 7 and _AHEAD:
+        time.sleep(HANG_GUARD_S)
+    return item * item, bool(_AHEAD)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a head-start worker is forked")
+def test_an_item_a_starved_worker_holds_is_taken_again() -> None:
+    """Once nothing is left to start, a process that is done takes again an item another
+    still works on: the first answer counts, and the slow one does not hold the end."""
+    with WorkerPool(2, _no_state, None) as pool:
+        head = HeadStart(_no_state, None, _work_ahead)
+        head.settle(_adopted, 0)
+        results = share(_stuck_in_the_head_start, list(range(20)), [(head, [7, 8, 9])], pool)
+    assert [value for value, _ in results] == [i * i for i in range(20)]
+    assert results[7] == (49, False)  # answered by the other worker
