@@ -4,7 +4,8 @@ engine._KEPT_MODULES) are computed in a process of their own
 that process, and neither this process (one job: the whole of transformers peaked at 630 MB
 with both) nor the check's workers, forked afterwards, keep its heap. In a smaller tree they are computed
 here, and the workers inherit the modules they built. Meanwhile a pool's workers ask Python's
-compiler about the files the pre-pass left to it. The findings are those of one job
+compiler about the files the pre-pass left to it (where head starts take the cores the regions
+leave, a small tree's cold check, the pre-pass judges every file itself). The findings are those of one job
 (tests/test_speed_equivalence.py); here: where the work runs, and what a death of either
 process is reported as."""
 
@@ -91,6 +92,12 @@ def test_the_pools_workers_judge_beside_the_regions(monkeypatch: pytest.MonkeyPa
     _record_pids(monkeypatch, judged, engine_module._Run, "verdict")
     _record_pids(monkeypatch, regions, engine_module._Run, "regions_computed")
     main = str(os.getpid())
+    # A small tree's cold check gets head starts, which take the cores the regions leave: the
+    # pre-pass judges every file itself (the refused one is left out of the regions at once).
+    assert _check_tree(tree, 2) == one
+    assert not judged.exists() and regions.read_text().split() == [main]
+    regions.unlink()
+    monkeypatch.setattr(engine_module._Run, "_heads_wanted", lambda run: False)
     for large in (False, True):
         if large:
             monkeypatch.setattr(engine_module, "_KEPT_MODULES", 0)
@@ -120,6 +127,7 @@ def test_a_death_of_the_compilers_process_changes_nothing(monkeypatch: pytest.Mo
         return verdict(run, index)
 
     monkeypatch.setattr(engine_module._Run, "verdict", die_on_refused)
+    monkeypatch.setattr(engine_module._Run, "_heads_wanted", lambda run: False)  # else the pre-pass judges
     if large:
         monkeypatch.setattr(engine_module, "_KEPT_MODULES", 0)
     assert _check_tree(tree, 2) == one

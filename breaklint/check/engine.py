@@ -544,10 +544,12 @@ class _Run:
             return list(answered), count
         tasks = self._cached_facts(digests)
         ready = self._ready_worker()
+        ahead = ready is None and self._heads_wanted()
         try:
             # A cold run, or many files changed: its processes will hold the bytes (_pack_data).
-            self._prepass(tasks, defer_compile=True, pack=len(tasks) >= _POOL_FROM)
-            return self._check_scanned(findings, len(files), ready)
+            # Python's compiler waits for the cores the regions leave, unless head starts take them.
+            self._prepass(tasks, defer_compile=not ahead, pack=len(tasks) >= _POOL_FROM)
+            return self._check_scanned(findings, len(files), ready, ahead)
         finally:
             if ready is not None:
                 ready.close()
@@ -571,8 +573,9 @@ class _Run:
                        [(finding.code, finding.path, finding.message) for finding in problems])
 
     def _check_scanned(self, findings: list[Finding], file_count: int,
-                       ready: ReadyWorker | None) -> tuple[list[Finding], int]:
-        """Every step after the pre-pass; `ready`: see _ready_worker."""
+                       ready: ReadyWorker | None, ahead: bool = False) -> tuple[list[Finding], int]:
+        """Every step after the pre-pass; `ready`: see _ready_worker; `ahead`: with head starts
+        (_heads_wanted)."""
         self._seed_imported_helpers()
         indexed: list[int] = []
         for index, facts in enumerate(self.facts):
@@ -580,7 +583,7 @@ class _Run:
                 indexed.append(index)
             elif self._reported(self.sources[index].path):
                 findings.append(self.engine._problem(self.sources[index].display, facts.problem))
-        heads = self._head_start(indexed) if ready is None else []
+        heads = self._head_start() if ahead else []
         try:
             return self._check_indexed(findings, file_count, indexed, ready, heads)
         finally:
@@ -631,21 +634,25 @@ class _Run:
             self.cache.save()
         return findings, file_count
 
-    def _head_start(self, indexed: list[int]) -> list[HeadStart]:
+    def _heads_wanted(self) -> bool:
+        """Whether the check gets head starts (_head_start): a cold check (or many files
+        changed) with two jobs or more, where the regions are computed in this process (at most
+        _KEPT_MODULES files: more are computed in a process of their own, while the cores judge
+        files meanwhile), without unsaved buffers (the editor). Asked before the pre-pass, which
+        then judges every file itself (with head starts, no core waits for the compiler)."""
+        return (self.engine.jobs >= 2 and len(self.prepassed) >= _POOL_FROM and len(self.sources) <= _KEPT_MODULES
+                and not self.overlays and WorkerPool.forks())
+
+    def _head_start(self) -> list[HeadStart]:
         """A cold check with two jobs or more computes the regions here on one core, a walk
         that cannot be divided (docs/speed.md, sessions 33-35), while the other cores idle: a
         worker forked now on each of them parses, meanwhile, its part of the files the regions
         will likely name (likely_regions.py; parse_ahead), then checks them with the pool's
-        workers. Not where the regions are computed in a process of their own (more than
-        _KEPT_MODULES modules: the cores judge files meanwhile), nor with unsaved buffers (the
-        editor), nor when few files were pre-passed (the cache answers most: the regions too)."""
-        if (self.engine.jobs < 2 or len(self.prepassed) < _POOL_FROM or len(indexed) > _KEPT_MODULES
-                or self.overlays or not WorkerPool.forks()):
-            return []
+        workers (see _heads_wanted for when)."""
         count = self.engine.jobs - 1
         worker.SERVED[:] = [self]  # they inherit the run as it is now
         try:
-            return [HeadStart(worker.install_ahead, None, functools.partial(worker.parse_ahead, part=(part, count)))
+            return [HeadStart(worker.install, None, functools.partial(worker.parse_ahead, part=(part, count)))
                     for part in range(count)]
         finally:
             worker.SERVED.clear()

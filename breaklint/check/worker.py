@@ -36,23 +36,6 @@ def install(run: _Run | None) -> None:
     gc.freeze()  # what the worker inherited is never garbage: keep the collector off it
 
 
-def install_ahead(run: _Run | None) -> None:
-    """`install`, in a head-start worker (engine.py, `_head_start`): while it works ahead, beside
-    the regions, which everything waits for, and the compiler's verdicts, which the check waits
-    for, it runs only on a core nothing else wants (SCHED_IDLE: below any nice level, and below
-    whatever else the machine runs); adopt_ahead gives it back its normal share for the check
-    (a niced worker would stay niced, and lose its files to the machine's other work)."""
-    install(run)
-    _schedule("SCHED_IDLE")
-
-
-def _schedule(policy: str) -> None:
-    try:
-        os.sched_setscheduler(0, getattr(os, policy), os.sched_param(0))  # type: ignore[attr-defined]
-    except (OSError, AttributeError):  # not here (not Linux), or not allowed: it competes as an equal
-        pass
-
-
 def install_yielding(run: _Run | None) -> None:
     """`install`, in a process that yields the core to the others (the compiler's verdicts beside
     the regions, which the check waits for: engine.py, `_regions_beside_verdicts`)."""
@@ -119,7 +102,6 @@ def parse_ahead(stop: Callable[[], bool], part: tuple[int, int] = (0, 1)) -> Non
 
 def adopt_ahead(news: tuple[dict[int, _FileRegions], dict[int, FileFacts]]) -> list[int]:
     """The regions, in a head-start worker; the files whose trees it parsed ahead serve them."""
-    _schedule("SCHED_OTHER")  # it checks beside the others now (an unprivileged process may: its nice is 0)
     adopt(news)
     return SERVED[0].usable_ahead()
 
