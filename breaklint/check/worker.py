@@ -2,7 +2,9 @@
 
 The engine's pool (infra/parallel.py) starts each worker with `install`, then calls
 `scan_task` (the pre-pass of one file), `regions_task` (the compiled regions, in a process of
-their own) or `check_task` (libcst and the rules for one file) in it. The run a worker serves
+their own) or `check_task` (libcst and the rules for one file) in it; a head start
+(infra/parallel.HeadStart) runs `parse_ahead` beside the regions, then `adopt_ahead` and
+`check_task`. The run a worker serves
 is kept here, set before the pool forks (or by `install`, when the run arrives pickled into a
 spawned worker): process-local by construction, and nothing else is kept between calls. A
 one-job check runs the same task functions in the main process.
