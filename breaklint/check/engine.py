@@ -683,9 +683,14 @@ class _Run:
         """The files whose trees parse_ahead made hold every function of their regions (the
         others' are dropped)."""
         for index, (kept, _) in list(self.ahead.items()):
-            if not kept.issuperset(self._region_ordinals(index, self.facts[index].summary())):
+            if not self._holds_regions(index, kept, self.facts[index].summary()):
                 del self.ahead[index]
         return list(self.ahead)
+
+    def _holds_regions(self, index: int, kept: frozenset[int], summary: ModuleSummary) -> bool:
+        """Whether a tree of the defs at positions `kept` holds every function the rules visit
+        in the file: then it gives the same findings as the tree of those alone."""
+        return kept.issuperset(self._region_ordinals(index, summary))
 
     def _ready_worker(self) -> ReadyWorker | None:
         """After an edit (a few files changed, the rest answered from the cache), the file or two
@@ -968,7 +973,7 @@ class _Run:
         text = self._text(index)
         summary = self.facts[index].summary()
         ahead = self.ahead.pop(index, None) if not whole else None
-        if ahead is not None and ahead[0].issuperset(self._region_ordinals(index, summary)):
+        if ahead is not None and self._holds_regions(index, ahead[0], summary):
             parsed = ahead[1]  # parsed while the regions were computed (parse_ahead)
         else:
             parsed = self._parsed(index, summary, text, None if whole else self._region_ordinals(index, summary))
@@ -1265,7 +1270,7 @@ class _Run:
             try:
                 with WorkerPool(jobs, worker.install, self) as pool:
                     # (No facts: the compiler's verdicts meanwhile changed only their `unjudged`
-                    # marks, or refused a file, and then the head start was given up.)
+                    # marks, or refused a file, and then the head starts were given up.)
                     place = {index: position for position, index in enumerate(todo)}
                     settled = [(head, head.settle(worker.adopt_ahead, (self.regions, {}))) for head in heads]
                     live = [(head, sorted(place[i] for i in ahead if i in place))
